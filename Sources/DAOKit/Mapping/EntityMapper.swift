@@ -1,0 +1,81 @@
+import Foundation
+
+/// Converts any `Encodable` value into any `Decodable` type whose fields have the same names,
+/// replacing hand-written translators between domain values and storage entities.
+///
+/// ```swift
+/// let mapper = EntityMapper()
+/// let entity = try mapper.map(message, to: MessageEntity.self)
+/// let plain = try mapper.map(entity, to: Message.self)
+/// let entities = try mapper.map(messages, to: [MessageEntity].self)
+/// ```
+///
+/// The mapper encodes the value with an in-memory `Encoder` and decodes the result with an
+/// in-memory `Decoder`: no JSON text, no `Data`, no `Any`. `Date`, `Data`, `URL`, `UUID` and
+/// `Decimal` pass through as values, numbers convert only when the target type holds them exactly,
+/// and every failure is a ``MappingError`` that names both types and the coding path.
+///
+/// By default the mapper is lenient: the target may ignore fields of the source. A strict mapper,
+/// `EntityMapper(strict: true)`, also fails when the target never reads a field of the source, so
+/// nothing is dropped without notice.
+///
+/// `EntityMapper` is a value type that is cheap to create and safe to use from any number of
+/// threads at once; the coders it reuses for speed are kept per thread.
+public struct EntityMapper: Sendable {
+    /// Whether a source field that the target never reads is an error.
+    public let isStrict: Bool
+
+    /// Creates a mapper.
+    /// - Parameter strict: When `true`, mapping fails with ``MappingError/Kind/unmappedKey`` if
+    ///   the target type never reads a key that the source has, at any depth (null values excepted:
+    ///   they carry nothing to lose).
+    public init(strict: Bool = false) {
+        self.isStrict = strict
+    }
+
+    /// Converts `value` to `type` through their Codable conformances.
+    ///
+    /// - Returns: a new instance of `type` holding `value`'s fields.
+    /// - Throws: ``MappingError`` when a field is missing, of another kind, out of range for the
+    ///   target's numeric type, invalid, unread in strict mode, or when either type's own
+    ///   `encode(to:)` or `init(from:)` throws.
+    public func map<Source: Encodable, Target: Decodable>(_ value: Source, to type: Target.Type) throws -> Target {
+        do {
+            return try convert(value, to: Target.self, depthLimit: NestingLimits.onCallerThread)
+        } catch is NestingTooDeep {
+            // Deeper than the caller's stack is sure to allow: redo the work where it is.
+            return try DeepStack.run { try self.convert(value, to: Target.self, depthLimit: NestingLimits.absolute) }
+        }
+    }
+
+    /// One attempt at a conversion on the current thread.
+    ///
+    /// - Throws: `NestingTooDeep` when the value nests deeper than `depthLimit` (even if user code
+    ///   swallowed the signal on the way), otherwise a ``MappingError``.
+    private func convert<Source: Encodable, Target: Decodable>(
+        _ value: Source, to type: Target.Type, depthLimit: Int
+    ) throws -> Target {
+        try CodingSession.withSession { session in
+            let arena = session.arena
+            arena.depthLimit = depthLimit
+            let root = arena.makeRoot()
+            let result: Target
+            do {
+                try session.encoder.encodeTopLevel(value, into: root)
+                result = try session.decoder.decodeTopLevel(Target.self, from: root)
+            } catch {
+                if arena.exceededDepthLimit { throw NestingTooDeep() }
+                throw MappingError(translating: error, from: Source.self, to: Target.self, userErrorPath: arena.userErrorPath)
+            }
+            if arena.exceededDepthLimit { throw NestingTooDeep() }
+            if isStrict, let unread = UnreadKeys.first(in: root) {
+                throw MappingError(
+                    sourceType: String(describing: Source.self),
+                    targetType: String(describing: Target.self),
+                    kind: .unmappedKey,
+                    codingPath: unread)
+            }
+            return result
+        }
+    }
+}

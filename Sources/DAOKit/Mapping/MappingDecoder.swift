@@ -1,0 +1,117 @@
+import Foundation
+
+/// The `Decoder` half of ``EntityMapper``: reads a ``MappedValue`` tree as a `Decodable` type.
+///
+/// Like ``MappingEncoder``, one decoder walks the whole tree. Its state is the value being decoded
+/// and where that value sits (entry `index` of `node`, for coding paths), saved on the call stack
+/// and restored around every nested value.
+final class MappingDecoder: Decoder {
+    let arena: CodingArena
+    /// The value being decoded at the current level.
+    @exclusivity(unchecked) var value: MappedValue
+    /// The node holding `value`; with `index`, where errors say it is.
+    @exclusivity(unchecked) var node: ContainerNode
+    /// The entry of `node` holding `value`; -1 for a `superDecoder()` key the source lacks.
+    @exclusivity(unchecked) var index: Int
+    /// Identifies the current nesting level (see `MappingEncoder.level`).
+    @exclusivity(unchecked) var level: UInt32
+
+    init(arena: CodingArena, value: MappedValue, node: ContainerNode, index: Int) {
+        self.arena = arena
+        self.value = value
+        self.node = node
+        self.index = index
+        self.level = arena.nextLevel()
+    }
+
+    var position: CodingPosition { CodingPosition(node: node, index: index) }
+    var codingPath: [any CodingKey] { node.codingPath(appending: index) }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    /// Decodes a call's top-level value from `root`.
+    func decodeTopLevel<T: Decodable>(_ type: T.Type, from root: ContainerNode) throws -> T {
+        value = root.values[0]
+        node = root
+        index = 0
+        level = arena.nextLevel()
+        if let kind = PrimitiveKind(T.self), !value.isDataAsBytes(kind) {
+            return try value.primitive(kind, as: T.self, at: position)
+        }
+        return try T(from: self)
+    }
+
+    /// Decodes entry `entry` of `parent` as `T`, a type that is not a primitive, one level deeper.
+    func decodeNested<T: Decodable>(_ type: T.Type, from nested: MappedValue, in parent: ContainerNode, at entry: Int) throws -> T {
+        let savedValue = value, savedNode = node, savedIndex = index, savedLevel = level
+        value = nested
+        node = parent
+        index = entry
+        level = arena.nextLevel()
+        arena.depth &+= 1
+        defer {
+            arena.depth &-= 1
+            value = savedValue
+            node = savedNode
+            index = savedIndex
+            level = savedLevel
+        }
+        if arena.depth > arena.depthLimit { try arena.refuseDeeperNesting(at: parent.codingPath(appending: entry)) }
+        let result: T
+        do {
+            result = try T(from: self)
+        } catch {
+            arena.noteUserError(error, at: parent.codingPath(appending: entry))
+            throw error
+        }
+        arena.userErrorPath = nil
+        return result
+    }
+
+    /// Decodes entry `entry` of `parent` as `T`, by value when `T` is a primitive.
+    @inline(__always)
+    func decode<T: Decodable>(_ type: T.Type, entry: Int, of parent: ContainerNode) throws -> T {
+        if let kind = PrimitiveKind(T.self), !parent.values[entry].isDataAsBytes(kind) {
+            return try parent.values[entry].primitive(kind, as: T.self, at: CodingPosition(node: parent, index: entry))
+        }
+        return try decodeNested(T.self, from: parent.values[entry], in: parent, at: entry)
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard case let .keyed(keyed) = value else {
+            throw value.mismatch(KeyedDecodingContainer<Key>.self, codingPath: codingPath)
+        }
+        return KeyedDecodingContainer(MappingKeyedDecodingContainer(decoder: self, node: keyed))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        switch value {
+        case let .unkeyed(unkeyed):
+            return MappingUnkeyedDecodingContainer(decoder: self, node: unkeyed)
+        case let .data(bytes):
+            // A `Data` read as `[UInt8]` (its own Codable form): present its bytes as elements.
+            let elements = arena.makeNode(unkeyed: true, parent: node, index: index)
+            elements.values.reserveCapacity(bytes.count)
+            for byte in bytes { elements.values.append(.uint(UInt64(byte))) }
+            return MappingUnkeyedDecodingContainer(decoder: self, node: elements)
+        default:
+            throw value.mismatch(UnkeyedDecodingContainer.self, codingPath: codingPath)
+        }
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        MappingSingleValueDecodingContainer(decoder: self, level: level)
+    }
+
+    /// A decoder for `superDecoder()`: reads entry `entry` of `parent`, or a null when the source
+    /// has no such key (`entry` -1), as `JSONDecoder` does.
+    func makeSuperDecoder(parent: ContainerNode, entry: Int) -> MappingDecoder {
+        MappingDecoder(arena: arena, value: entry >= 0 ? parent.values[entry] : .null, node: parent, index: entry)
+    }
+}
+
+/// Thrown by a decoding container that user code kept and used after its mapping had finished.
+func staleDecodingContainerError(_ path: [any CodingKey]) -> DecodingError {
+    .dataCorrupted(DecodingError.Context(
+        codingPath: path,
+        debugDescription: "A container was used after the mapping that created it had finished"))
+}

@@ -1,0 +1,332 @@
+import Foundation
+
+// The three decoding containers. Keyed lookups try the position after the previous hit first
+// (types usually read keys in the order they were written) and fall back to a scan, so a
+// well-behaved type pays one string comparison per key, and one in any other order still works.
+// Every successful read is recorded on the node, for strict mode.
+
+struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    /// Unowned and unretained: the standard library's container box copies this struct for every
+    /// call, and each retained reference would cost a retain and a release per field. Sound because
+    /// every use of `decoder` follows a `generation` check on the strongly held `node`: a match
+    /// means the mapping that made this container is still running, so its session and decoder
+    /// are alive.
+    unowned(unsafe) let decoder: MappingDecoder
+    let node: ContainerNode
+    let generation: UInt64
+
+    init(decoder: MappingDecoder, node: ContainerNode) {
+        self.decoder = decoder
+        self.node = node
+        self.generation = node.generation
+    }
+
+    var codingPath: [any CodingKey] { node.codingPath }
+
+    var allKeys: [Key] {
+        guard node.generation == generation else { return [] }
+        return node.keys.indices.compactMap { Key(stringValue: node.keys[$0]) }
+    }
+
+    func contains(_ key: Key) -> Bool {
+        node.generation == generation && node.keys.contains(key.stringValue)
+    }
+
+    /// The entry holding `key`, recorded as read; `nil` when the source has no such key.
+    @inline(__always)
+    private func entry(for key: Key) throws -> Int? {
+        guard node.generation == generation else { throw staleDecodingContainerError(node.codingPath) }
+        guard let entry = node.index(of: key.stringValue) else { return nil }
+        node.markRead(entry)
+        return entry
+    }
+
+    @inline(__always)
+    private func requiredEntry(for key: Key) throws -> Int {
+        if let found = try entry(for: key) { return found }
+        throw DecodingError.keyNotFound(key, DecodingError.Context(
+            codingPath: node.codingPath,
+            debugDescription: "No value associated with key \(key.stringValue.debugDescription)"))
+    }
+
+    @inline(__always)
+    private func position(_ entry: Int) -> CodingPosition { CodingPosition(node: node, index: entry) }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        node.values[try requiredEntry(for: key)].isNull
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        let entry = try requiredEntry(for: key)
+        return try node.values[entry].bool(at: position(entry))
+    }
+
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        let entry = try requiredEntry(for: key)
+        return try node.values[entry].string(at: position(entry))
+    }
+
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        let entry = try requiredEntry(for: key)
+        return try node.values[entry].double(at: position(entry))
+    }
+
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        let entry = try requiredEntry(for: key)
+        return try node.values[entry].float(at: position(entry))
+    }
+
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
+
+    @inline(__always)
+    private func integer<I: FixedWidthInteger>(_ key: Key) throws -> I {
+        let entry = try requiredEntry(for: key)
+        return try node.values[entry].integer(I.self, at: position(entry))
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try decoder.decode(T.self, entry: try requiredEntry(for: key), of: node)
+    }
+
+    // One lookup for an optional: absent and null both decode as nil.
+    @inline(__always)
+    private func presentEntry(for key: Key) throws -> Int? {
+        guard let entry = try entry(for: key), !node.values[entry].isNull else { return nil }
+        return entry
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        guard let entry = try presentEntry(for: key) else { return nil }
+        return try node.values[entry].bool(at: position(entry))
+    }
+
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        guard let entry = try presentEntry(for: key) else { return nil }
+        return try node.values[entry].string(at: position(entry))
+    }
+
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        guard let entry = try presentEntry(for: key) else { return nil }
+        return try node.values[entry].double(at: position(entry))
+    }
+
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+        guard let entry = try presentEntry(for: key) else { return nil }
+        return try node.values[entry].float(at: position(entry))
+    }
+
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try optionalInteger(key) }
+
+    @inline(__always)
+    private func optionalInteger<I: FixedWidthInteger>(_ key: Key) throws -> I? {
+        guard let entry = try presentEntry(for: key) else { return nil }
+        return try node.values[entry].integer(I.self, at: position(entry))
+    }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let entry = try presentEntry(for: key) else { return nil }
+        return try decoder.decode(T.self, entry: entry, of: node)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        let entry = try requiredEntry(for: key)
+        guard case let .keyed(child) = node.values[entry] else {
+            throw node.values[entry].mismatch(KeyedDecodingContainer<NestedKey>.self, at: position(entry))
+        }
+        return KeyedDecodingContainer(MappingKeyedDecodingContainer<NestedKey>(decoder: decoder, node: child))
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        let entry = try requiredEntry(for: key)
+        guard case let .unkeyed(child) = node.values[entry] else {
+            throw node.values[entry].mismatch(UnkeyedDecodingContainer.self, at: position(entry))
+        }
+        return MappingUnkeyedDecodingContainer(decoder: decoder, node: child)
+    }
+
+    func superDecoder() throws -> any Decoder {
+        guard node.generation == generation else { throw staleDecodingContainerError(node.codingPath) }
+        let found = node.index(of: MappingKey.super.stringValue)
+        if let found { node.markRead(found) }
+        return decoder.makeSuperDecoder(parent: node, entry: found ?? -1)
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        let entry = try requiredEntry(for: key)
+        return decoder.makeSuperDecoder(parent: node, entry: entry)
+    }
+}
+
+struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
+    /// Unretained, and used only after a `generation` check (see `MappingKeyedDecodingContainer`).
+    unowned(unsafe) let decoder: MappingDecoder
+    let node: ContainerNode
+    let generation: UInt64
+    private(set) var currentIndex = 0
+
+    init(decoder: MappingDecoder, node: ContainerNode) {
+        self.decoder = decoder
+        self.node = node
+        self.generation = node.generation
+    }
+
+    var codingPath: [any CodingKey] { node.codingPath }
+    var count: Int? { node.values.count }
+    var isAtEnd: Bool { currentIndex >= node.values.count }
+
+    /// The next element's entry. The index advances only once the element has decoded, as in
+    /// `JSONDecoder`, so a failed read can be retried as another type.
+    @inline(__always)
+    private func nextEntry(_ type: Any.Type) throws -> Int {
+        guard node.generation == generation else { throw staleDecodingContainerError(node.codingPath) }
+        guard currentIndex < node.values.count else {
+            throw DecodingError.valueNotFound(type, DecodingError.Context(
+                codingPath: node.codingPath(appending: currentIndex),
+                debugDescription: "Unkeyed container is at end"))
+        }
+        return currentIndex
+    }
+
+    @inline(__always)
+    private mutating func advance() {
+        currentIndex &+= 1
+        if node.readPrefix < currentIndex { node.readPrefix = currentIndex }
+    }
+
+    @inline(__always)
+    private mutating func read<T>(_ type: T.Type, _ convert: (MappedValue, CodingPosition) throws -> T) throws -> T {
+        let entry = try nextEntry(T.self)
+        let result = try convert(node.values[entry], CodingPosition(node: node, index: entry))
+        advance()
+        return result
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        let entry = try nextEntry(Never.self)
+        guard node.values[entry].isNull else { return false }
+        advance()
+        return true
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try read(Bool.self) { try $0.bool(at: $1) } }
+    mutating func decode(_ type: String.Type) throws -> String { try read(String.self) { try $0.string(at: $1) } }
+    mutating func decode(_ type: Double.Type) throws -> Double { try read(Double.self) { try $0.double(at: $1) } }
+    mutating func decode(_ type: Float.Type) throws -> Float { try read(Float.self) { try $0.float(at: $1) } }
+    mutating func decode(_ type: Int.Type) throws -> Int { try integer() }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try integer() }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try integer() }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try integer() }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try integer() }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try integer() }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try integer() }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try integer() }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try integer() }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try integer() }
+
+    @inline(__always)
+    private mutating func integer<I: FixedWidthInteger>() throws -> I {
+        try read(I.self) { try $0.integer(I.self, at: $1) }
+    }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let entry = try nextEntry(T.self)
+        let result = try decoder.decode(T.self, entry: entry, of: node)
+        advance()
+        return result
+    }
+
+    mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
+        let entry = try nextEntry(T.self)
+        if node.values[entry].isNull {
+            advance()
+            return nil
+        }
+        let result = try decoder.decode(T.self, entry: entry, of: node)
+        advance()
+        return result
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        let entry = try nextEntry(KeyedDecodingContainer<NestedKey>.self)
+        guard case let .keyed(child) = node.values[entry] else {
+            throw node.values[entry].mismatch(KeyedDecodingContainer<NestedKey>.self, at: CodingPosition(node: node, index: entry))
+        }
+        advance()
+        return KeyedDecodingContainer(MappingKeyedDecodingContainer<NestedKey>(decoder: decoder, node: child))
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let entry = try nextEntry(UnkeyedDecodingContainer.self)
+        guard case let .unkeyed(child) = node.values[entry] else {
+            throw node.values[entry].mismatch(UnkeyedDecodingContainer.self, at: CodingPosition(node: node, index: entry))
+        }
+        advance()
+        return MappingUnkeyedDecodingContainer(decoder: decoder, node: child)
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        let entry = try nextEntry(Decoder.self)
+        advance()
+        return decoder.makeSuperDecoder(parent: node, entry: entry)
+    }
+}
+
+/// Reads the decoder's current value. Two words, so it lives inline in the
+/// `any SingleValueDecodingContainer` existential and asking for one allocates nothing.
+struct MappingSingleValueDecodingContainer: SingleValueDecodingContainer {
+    let decoder: MappingDecoder
+    let level: UInt32
+
+    var codingPath: [any CodingKey] { decoder.codingPath }
+
+    @inline(__always)
+    private func current() throws -> MappedValue {
+        guard decoder.level == level else { throw staleDecodingContainerError(decoder.codingPath) }
+        return decoder.value
+    }
+
+    func decodeNil() -> Bool { decoder.level == level && decoder.value.isNull }
+    func decode(_ type: Bool.Type) throws -> Bool { try current().bool(at: decoder.position) }
+    func decode(_ type: String.Type) throws -> String { try current().string(at: decoder.position) }
+    func decode(_ type: Double.Type) throws -> Double { try current().double(at: decoder.position) }
+    func decode(_ type: Float.Type) throws -> Float { try current().float(at: decoder.position) }
+    func decode(_ type: Int.Type) throws -> Int { try current().integer(Int.self, at: decoder.position) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try current().integer(Int8.self, at: decoder.position) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try current().integer(Int16.self, at: decoder.position) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try current().integer(Int32.self, at: decoder.position) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try current().integer(Int64.self, at: decoder.position) }
+    func decode(_ type: UInt.Type) throws -> UInt { try current().integer(UInt.self, at: decoder.position) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try current().integer(UInt8.self, at: decoder.position) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try current().integer(UInt16.self, at: decoder.position) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try current().integer(UInt32.self, at: decoder.position) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try current().integer(UInt64.self, at: decoder.position) }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let value = try current()
+        if let kind = PrimitiveKind(T.self), !value.isDataAsBytes(kind) {
+            return try value.primitive(kind, as: T.self, at: decoder.position)
+        }
+        // The wrapped value is read from this same position, one level deeper.
+        return try decoder.decodeNested(T.self, from: value, in: decoder.node, at: decoder.index)
+    }
+}

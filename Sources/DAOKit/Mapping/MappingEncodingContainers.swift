@@ -1,0 +1,260 @@
+import Foundation
+
+// The three encoding containers. Each refers to the node it writes to and the generation that
+// node had when the container was made: a container user code kept after its mapping finished
+// finds the generation changed and throws instead of writing into a recycled node.
+
+struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    /// Unretained, and used only after a `generation` check on `node`, which proves the mapping
+    /// that made this container (and so its session and encoder) is still running.
+    unowned(unsafe) let encoder: MappingEncoder
+    let node: ContainerNode
+    let generation: UInt64
+
+    init(encoder: MappingEncoder, node: ContainerNode) {
+        self.encoder = encoder
+        self.node = node
+        self.generation = node.generation
+    }
+
+    /// A container whose generation never matches its node's, so every write throws and every
+    /// nested container is detached too; it never dereferences `encoder`.
+    private init(detachedFrom encoder: MappingEncoder) {
+        self.encoder = encoder
+        self.node = ContainerNode()
+        self.generation = node.generation &+ 1
+    }
+
+    var codingPath: [any CodingKey] { node.codingPath }
+
+    @inline(__always)
+    private func put(_ value: MappedValue, forKey key: Key) throws {
+        guard node.generation == generation else { throw staleContainerError(node.codingPath) }
+        node.append(key: key.stringValue, value: value)
+    }
+
+    mutating func encodeNil(forKey key: Key) throws { try put(.null, forKey: key) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { try put(.bool(value), forKey: key) }
+    mutating func encode(_ value: String, forKey key: Key) throws { try put(.string(value), forKey: key) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { try put(.double(value), forKey: key) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { try put(.float(value), forKey: key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try put(.int(Int64(value)), forKey: key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try put(.int(Int64(value)), forKey: key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try put(.int(Int64(value)), forKey: key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try put(.int(Int64(value)), forKey: key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { try put(.int(value), forKey: key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try put(.uint(UInt64(value)), forKey: key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try put(.uint(UInt64(value)), forKey: key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try put(.uint(UInt64(value)), forKey: key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try put(.uint(UInt64(value)), forKey: key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try put(.uint(value), forKey: key) }
+
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        if let primitive = MappedValue(primitive: value) {
+            return try put(primitive, forKey: key)
+        }
+        try put(.null, forKey: key)
+        try encoder.encodeNested(value, into: node, slot: lastSlot(of: key))
+    }
+
+    // Optionals cost one branch here, not a trip through the protocol's default implementation.
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
+    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) }
+    }
+
+    /// The slot a key was just written to: the last one, unless a shared node replaced an
+    /// earlier entry with the same key.
+    private func lastSlot(of key: Key) -> Int {
+        node.isShared ? node.keys.firstIndex(of: key.stringValue)! : node.values.count - 1
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type, forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
+        guard node.generation == generation else {
+            return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>.detached(encoder))
+        }
+        node.append(key: key.stringValue, value: .null)
+        let slot = lastSlot(of: key)
+        let child = encoder.arena.makeNode(unkeyed: false, parent: node, index: slot)
+        node.values[slot] = .keyed(child)
+        return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>(encoder: encoder, node: child))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        guard node.generation == generation else { return MappingUnkeyedEncodingContainer.detached(encoder) }
+        node.append(key: key.stringValue, value: .null)
+        let slot = lastSlot(of: key)
+        let child = encoder.arena.makeNode(unkeyed: true, parent: node, index: slot)
+        node.values[slot] = .unkeyed(child)
+        return MappingUnkeyedEncodingContainer(encoder: encoder, node: child)
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        superEncoder(keyString: MappingKey.super.stringValue)
+    }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        superEncoder(keyString: key.stringValue)
+    }
+
+    private func superEncoder(keyString: String) -> any Encoder {
+        guard node.generation == generation else { return MappingEncoder.detached(encoder) }
+        node.append(key: keyString, value: .null)
+        let slot = node.isShared ? node.keys.firstIndex(of: keyString)! : node.values.count - 1
+        return encoder.makeSuperEncoder(node: node, slot: slot)
+    }
+
+    /// What a stale container hands out from its non-throwing methods: a container that refuses
+    /// every write, so misuse is reported instead of corrupting another mapping.
+    static func detached(_ encoder: MappingEncoder) -> Self {
+        Self(detachedFrom: encoder)
+    }
+}
+
+struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer {
+    /// Unretained, and used only after a `generation` check (see `MappingKeyedEncodingContainer`).
+    unowned(unsafe) let encoder: MappingEncoder
+    let node: ContainerNode
+    let generation: UInt64
+
+    init(encoder: MappingEncoder, node: ContainerNode) {
+        self.encoder = encoder
+        self.node = node
+        self.generation = node.generation
+    }
+
+    /// See `MappingKeyedEncodingContainer.init(detachedFrom:)`.
+    private init(detachedFrom encoder: MappingEncoder) {
+        self.encoder = encoder
+        self.node = ContainerNode()
+        self.node.isUnkeyed = true
+        self.generation = node.generation &+ 1
+    }
+
+    var codingPath: [any CodingKey] { node.codingPath }
+    var count: Int { node.values.count }
+
+    @inline(__always)
+    private func put(_ value: MappedValue) throws {
+        guard node.generation == generation else { throw staleContainerError(node.codingPath) }
+        node.values.append(value)
+    }
+
+    mutating func encodeNil() throws { try put(.null) }
+    mutating func encode(_ value: Bool) throws { try put(.bool(value)) }
+    mutating func encode(_ value: String) throws { try put(.string(value)) }
+    mutating func encode(_ value: Double) throws { try put(.double(value)) }
+    mutating func encode(_ value: Float) throws { try put(.float(value)) }
+    mutating func encode(_ value: Int) throws { try put(.int(Int64(value))) }
+    mutating func encode(_ value: Int8) throws { try put(.int(Int64(value))) }
+    mutating func encode(_ value: Int16) throws { try put(.int(Int64(value))) }
+    mutating func encode(_ value: Int32) throws { try put(.int(Int64(value))) }
+    mutating func encode(_ value: Int64) throws { try put(.int(value)) }
+    mutating func encode(_ value: UInt) throws { try put(.uint(UInt64(value))) }
+    mutating func encode(_ value: UInt8) throws { try put(.uint(UInt64(value))) }
+    mutating func encode(_ value: UInt16) throws { try put(.uint(UInt64(value))) }
+    mutating func encode(_ value: UInt32) throws { try put(.uint(UInt64(value))) }
+    mutating func encode(_ value: UInt64) throws { try put(.uint(value)) }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        if let primitive = MappedValue(primitive: value) {
+            return try put(primitive)
+        }
+        try put(.null)
+        try encoder.encodeNested(value, into: node, slot: node.values.count - 1)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        guard node.generation == generation else {
+            return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>.detached(encoder))
+        }
+        let child = encoder.arena.makeNode(unkeyed: false, parent: node, index: node.values.count)
+        node.values.append(.keyed(child))
+        return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>(encoder: encoder, node: child))
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        guard node.generation == generation else { return Self.detached(encoder) }
+        let child = encoder.arena.makeNode(unkeyed: true, parent: node, index: node.values.count)
+        node.values.append(.unkeyed(child))
+        return MappingUnkeyedEncodingContainer(encoder: encoder, node: child)
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        guard node.generation == generation else { return MappingEncoder.detached(encoder) }
+        node.values.append(.null)
+        return encoder.makeSuperEncoder(node: node, slot: node.values.count - 1)
+    }
+
+    static func detached(_ encoder: MappingEncoder) -> Self {
+        Self(detachedFrom: encoder)
+    }
+}
+
+/// Writes through the encoder into its current slot. Small enough (two words) to live inline in
+/// the `any SingleValueEncodingContainer` existential, so asking for one allocates nothing.
+struct MappingSingleValueEncodingContainer: SingleValueEncodingContainer {
+    let encoder: MappingEncoder
+    let level: UInt32
+
+    var codingPath: [any CodingKey] { encoder.codingPath }
+
+    @inline(__always)
+    private func put(_ value: MappedValue) throws {
+        guard encoder.level == level else { throw staleContainerError(encoder.codingPath) }
+        encoder.store(value)
+    }
+
+    mutating func encodeNil() throws { try put(.null) }
+    mutating func encode(_ value: Bool) throws { try put(.bool(value)) }
+    mutating func encode(_ value: String) throws { try put(.string(value)) }
+    mutating func encode(_ value: Double) throws { try put(.double(value)) }
+    mutating func encode(_ value: Float) throws { try put(.float(value)) }
+    mutating func encode(_ value: Int) throws { try put(.int(Int64(value))) }
+    mutating func encode(_ value: Int8) throws { try put(.int(Int64(value))) }
+    mutating func encode(_ value: Int16) throws { try put(.int(Int64(value))) }
+    mutating func encode(_ value: Int32) throws { try put(.int(Int64(value))) }
+    mutating func encode(_ value: Int64) throws { try put(.int(value)) }
+    mutating func encode(_ value: UInt) throws { try put(.uint(UInt64(value))) }
+    mutating func encode(_ value: UInt8) throws { try put(.uint(UInt64(value))) }
+    mutating func encode(_ value: UInt16) throws { try put(.uint(UInt64(value))) }
+    mutating func encode(_ value: UInt32) throws { try put(.uint(UInt64(value))) }
+    mutating func encode(_ value: UInt64) throws { try put(.uint(value)) }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        if let primitive = MappedValue(primitive: value) {
+            return try put(primitive)
+        }
+        guard encoder.level == level else { throw staleContainerError(encoder.codingPath) }
+        // The wrapped value takes this value's place, one level deeper.
+        encoder.didStore = true
+        try encoder.encodeNested(value, into: encoder.target, slot: encoder.slot)
+    }
+}
+
+extension MappingEncoder {
+    /// What a stale container hands out for `superEncoder()`: an encoder of its own, over a
+    /// node no mapping will read, so the writes are lost instead of corrupting another mapping.
+    /// It shares nothing with the (possibly deallocated) encoder of the finished mapping.
+    static func detached(_ stale: MappingEncoder) -> MappingEncoder {
+        let node = ContainerNode()
+        node.isUnkeyed = true
+        node.values.append(.null)
+        return MappingEncoder(arena: CodingArena(), target: node, slot: 0)
+    }
+}

@@ -1,0 +1,46 @@
+extension MappingError {
+    /// Classifies an error thrown while mapping `Source` to `Target`.
+    ///
+    /// The coders throw the standard `DecodingError`/`EncodingError`, so that user types which
+    /// catch them keep working; here they become a ``MappingError`` of the matching kind. Any other
+    /// error came from a type's own `encode(to:)` or `init(from:)` and is kept as the underlying
+    /// error of a ``Kind/userError``, at `userErrorPath`, the deepest point it was seen crossing.
+    init<Source, Target>(
+        translating error: any Error, from source: Source.Type, to target: Target.Type,
+        userErrorPath: [any CodingKey]? = nil
+    ) {
+        let kind: Kind
+        let path: [any CodingKey]
+        switch error {
+        case let DecodingError.keyNotFound(key, context):
+            kind = .keyNotFound
+            path = context.codingPath + [key]
+        case let DecodingError.valueNotFound(_, context):
+            kind = .valueNotFound
+            path = context.codingPath
+        case let DecodingError.typeMismatch(expected, context):
+            let found = (context.underlyingError as? FoundValueKind)?.name ?? context.debugDescription
+            kind = .typeMismatch(expected: String(describing: expected), found: found)
+            path = context.codingPath
+        case let DecodingError.dataCorrupted(context):
+            if let number = context.underlyingError as? NumberNotRepresentable {
+                kind = .numberNotRepresentable(value: number.value, target: number.target)
+            } else {
+                kind = .dataCorrupted(context.debugDescription)
+            }
+            path = context.codingPath
+        case let EncodingError.invalidValue(_, context):
+            kind = .userError
+            path = context.codingPath
+        default:
+            kind = .userError
+            path = userErrorPath ?? []
+        }
+        self.init(
+            sourceType: String(describing: Source.self),
+            targetType: String(describing: Target.self),
+            kind: kind,
+            codingPath: path,
+            underlyingError: error)
+    }
+}

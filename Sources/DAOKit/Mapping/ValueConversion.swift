@@ -1,0 +1,180 @@
+import Foundation
+
+/// Where a value sits in the mapped tree: entry `index` of `node`. Turned into a coding path only
+/// when an error needs one.
+struct CodingPosition {
+    let node: ContainerNode
+    let index: Int
+
+    var codingPath: [any CodingKey] { node.codingPath(appending: index) }
+}
+
+/// Attached to a `DecodingError.typeMismatch` the mapper throws, to say what it found instead.
+struct FoundValueKind: Error, CustomStringConvertible {
+    let name: String
+    var description: String { name }
+}
+
+/// Attached to a `DecodingError.dataCorrupted` the mapper throws when a number does not fit.
+struct NumberNotRepresentable: Error, CustomStringConvertible {
+    let value: String
+    let target: String
+    var description: String { "\(value) is not representable as \(target)" }
+}
+
+// Conversions from a mapped value to the types the mapper carries as values.
+//
+// The rule is "never a silent wrong value": a number converts only when the target type holds it
+// exactly (no wrapping, no truncation, no rounding); `Bool` and `String` are never numbers. The few
+// conversions between kinds mirror what a `JSONEncoder`/`JSONDecoder` round trip with default
+// strategies does where that round trip is lossless: `Date` ↔ seconds since the reference date,
+// `URL` ↔ its absolute string, `UUID` ↔ its `uuidString`.
+extension MappedValue {
+    func bool(at position: CodingPosition) throws -> Bool {
+        if case let .bool(value) = self { return value }
+        throw mismatch(Bool.self, at: position)
+    }
+
+    func string(at position: CodingPosition) throws -> String {
+        switch self {
+        case let .string(value): return value
+        case let .url(value): return value.absoluteString
+        case let .uuid(value): return value.uuidString
+        default: throw mismatch(String.self, at: position)
+        }
+    }
+
+    func integer<I: FixedWidthInteger>(_ type: I.Type, at position: CodingPosition) throws -> I {
+        switch self {
+        case let .int(value):
+            if let exact = I(exactly: value) { return exact }
+            throw notRepresentable(String(value), as: I.self, at: position)
+        case let .uint(value):
+            if let exact = I(exactly: value) { return exact }
+            throw notRepresentable(String(value), as: I.self, at: position)
+        case let .double(value):
+            if let exact = I(exactly: value) { return exact }
+            throw notRepresentable("\(value)", as: I.self, at: position)
+        case let .float(value):
+            if let exact = I(exactly: value) { return exact }
+            throw notRepresentable("\(value)", as: I.self, at: position)
+        default:
+            throw mismatch(I.self, at: position)
+        }
+    }
+
+    func double(at position: CodingPosition) throws -> Double {
+        switch self {
+        case let .double(value): return value
+        case let .float(value): return Double(value)
+        case let .int(value):
+            if let exact = Double(exactly: value) { return exact }
+            throw notRepresentable(String(value), as: Double.self, at: position)
+        case let .uint(value):
+            if let exact = Double(exactly: value) { return exact }
+            throw notRepresentable(String(value), as: Double.self, at: position)
+        case let .date(value):
+            return value.timeIntervalSinceReferenceDate
+        default:
+            throw mismatch(Double.self, at: position)
+        }
+    }
+
+    func float(at position: CodingPosition) throws -> Float {
+        switch self {
+        case let .float(value): return value
+        case let .double(value):
+            if value.isNaN { return .nan }
+            if let exact = Float(exactly: value) { return exact }
+            throw notRepresentable("\(value)", as: Float.self, at: position)
+        case let .int(value):
+            if let exact = Float(exactly: value) { return exact }
+            throw notRepresentable(String(value), as: Float.self, at: position)
+        case let .uint(value):
+            if let exact = Float(exactly: value) { return exact }
+            throw notRepresentable(String(value), as: Float.self, at: position)
+        default:
+            throw mismatch(Float.self, at: position)
+        }
+    }
+
+    func date(at position: CodingPosition) throws -> Date {
+        switch self {
+        case let .date(value): return value
+        case .double, .float, .int, .uint:
+            return Date(timeIntervalSinceReferenceDate: try double(at: position))
+        default:
+            throw mismatch(Date.self, at: position)
+        }
+    }
+
+    func url(at position: CodingPosition) throws -> URL {
+        switch self {
+        case let .url(value): return value
+        case let .string(text):
+            if let value = URL(string: text) { return value }
+            throw corrupted("Invalid URL string \(text.debugDescription)", at: position)
+        default:
+            throw mismatch(URL.self, at: position)
+        }
+    }
+
+    func uuid(at position: CodingPosition) throws -> UUID {
+        switch self {
+        case let .uuid(value): return value
+        case let .string(text):
+            if let value = UUID(uuidString: text) { return value }
+            throw corrupted("Invalid UUID string \(text.debugDescription)", at: position)
+        default:
+            throw mismatch(UUID.self, at: position)
+        }
+    }
+
+    func data(at position: CodingPosition) throws -> Data {
+        if case let .data(value) = self { return value }
+        throw mismatch(Data.self, at: position)
+    }
+
+    func decimal(at position: CodingPosition) throws -> Decimal {
+        switch self {
+        case let .decimal(value): return value
+        case let .int(value): return Decimal(value)
+        case let .uint(value): return Decimal(value)
+        case let .double(value) where value.isFinite:
+            // As a JSON round trip would: the shortest decimal text that reads back as `value`.
+            if let exact = Decimal(string: "\(value)") { return exact }
+            throw notRepresentable("\(value)", as: Decimal.self, at: position)
+        default:
+            throw mismatch(Decimal.self, at: position)
+        }
+    }
+
+    /// `valueNotFound` for a null, `typeMismatch` naming what was found for anything else.
+    func mismatch(_ expected: Any.Type, at position: CodingPosition) -> DecodingError {
+        mismatch(expected, codingPath: position.codingPath)
+    }
+
+    func mismatch(_ expected: Any.Type, codingPath: [any CodingKey]) -> DecodingError {
+        if isNull {
+            return .valueNotFound(expected, DecodingError.Context(
+                codingPath: codingPath,
+                debugDescription: "Expected \(expected) but found null"))
+        }
+        return .typeMismatch(expected, DecodingError.Context(
+            codingPath: codingPath,
+            debugDescription: "Expected \(expected) but found \(kindName)",
+            underlyingError: FoundValueKind(name: kindName)))
+    }
+
+    private func notRepresentable(_ text: String, as target: Any.Type, at position: CodingPosition) -> DecodingError {
+        let detail = NumberNotRepresentable(value: text, target: "\(target)")
+        return .dataCorrupted(DecodingError.Context(
+            codingPath: position.codingPath,
+            debugDescription: "Number \(detail)",
+            underlyingError: detail))
+    }
+
+    private func corrupted(_ message: String, at position: CodingPosition) -> DecodingError {
+        .dataCorrupted(DecodingError.Context(codingPath: position.codingPath, debugDescription: message))
+    }
+}
