@@ -28,7 +28,7 @@ final class CodingSession {
         self.isThreadLocal = isThreadLocal
         let placeholder = ContainerNode()
         encoder = MappingEncoder(arena: arena, target: placeholder, slot: 0)
-        decoder = MappingDecoder(arena: arena, value: .null, node: placeholder, index: 0)
+        decoder = MappingDecoder(arena: arena, node: placeholder, index: 0)
     }
 
     /// Runs `body` with this thread's session, or a fresh one when it is already in use.
@@ -58,6 +58,9 @@ final class CodingSession {
     }
 
     private func giveBack() {
+        // New level numbers invalidate any single-value container user code kept from this call.
+        encoder.level = arena.nextLevel()
+        decoder.level = arena.nextLevel()
         arena.reset()
         if isThreadLocal { isBorrowed = false }
     }

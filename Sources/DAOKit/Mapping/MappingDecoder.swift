@@ -2,27 +2,31 @@ import Foundation
 
 /// The `Decoder` half of ``EntityMapper``: reads a ``MappedValue`` tree as a `Decodable` type.
 ///
-/// Like ``MappingEncoder``, one decoder walks the whole tree. Its state is the value being decoded
-/// and where that value sits (entry `index` of `node`, for coding paths), saved on the call stack
-/// and restored around every nested value.
+/// Like ``MappingEncoder``, one decoder walks the whole tree. Its state is where the value being
+/// decoded sits — entry `index` of `node` — saved on the call stack and restored around every
+/// nested value. Keeping a position rather than a copy of the value means entering a nested
+/// value copies no payload.
 final class MappingDecoder: Decoder {
     let arena: CodingArena
-    /// The value being decoded at the current level.
-    @exclusivity(unchecked) var value: MappedValue
-    /// The node holding `value`; with `index`, where errors say it is.
+    /// The node holding the value being decoded.
     @exclusivity(unchecked) var node: ContainerNode
-    /// The entry of `node` holding `value`; -1 for a `superDecoder()` key the source lacks.
+    /// The entry of `node` holding the value; -1 for a `superDecoder()` key the source lacks,
+    /// which reads as null.
     @exclusivity(unchecked) var index: Int
     /// Identifies the current nesting level (see `MappingEncoder.level`).
     @exclusivity(unchecked) var level: UInt32
+    /// Reused keyed containers; never touched re-entrantly (it calls no user code).
+    @exclusivity(unchecked) private var keyedContainers = ContainerCache()
 
-    init(arena: CodingArena, value: MappedValue, node: ContainerNode, index: Int) {
+    init(arena: CodingArena, node: ContainerNode, index: Int) {
         self.arena = arena
-        self.value = value
         self.node = node
         self.index = index
         self.level = arena.nextLevel()
     }
+
+    /// The value being decoded at the current level.
+    var value: MappedValue { index >= 0 ? node.values[index] : .null }
 
     var position: CodingPosition { CodingPosition(node: node, index: index) }
     var codingPath: [any CodingKey] { node.codingPath(appending: index) }
@@ -30,27 +34,21 @@ final class MappingDecoder: Decoder {
 
     /// Decodes a call's top-level value from `root`.
     func decodeTopLevel<T: Decodable>(_ type: T.Type, from root: ContainerNode) throws -> T {
-        value = root.values[0]
         node = root
         index = 0
         level = arena.nextLevel()
-        if let kind = PrimitiveKind(T.self), !value.isDataAsBytes(kind) {
-            return try value.primitive(kind, as: T.self, at: position)
-        }
-        return try T(from: self)
+        return try decode(T.self, entry: 0, of: root)
     }
 
     /// Decodes entry `entry` of `parent` as `T`, a type that is not a primitive, one level deeper.
-    func decodeNested<T: Decodable>(_ type: T.Type, from nested: MappedValue, in parent: ContainerNode, at entry: Int) throws -> T {
-        let savedValue = value, savedNode = node, savedIndex = index, savedLevel = level
-        value = nested
+    func decodeNested<T: Decodable>(_ type: T.Type, in parent: ContainerNode, at entry: Int) throws -> T {
+        let savedNode = node, savedIndex = index, savedLevel = level
         node = parent
         index = entry
         level = arena.nextLevel()
         arena.depth &+= 1
         defer {
             arena.depth &-= 1
-            value = savedValue
             node = savedNode
             index = savedIndex
             level = savedLevel
@@ -73,14 +71,14 @@ final class MappingDecoder: Decoder {
         if let kind = PrimitiveKind(T.self), !parent.values[entry].isDataAsBytes(kind) {
             return try parent.values[entry].primitive(kind, as: T.self, at: CodingPosition(node: parent, index: entry))
         }
-        return try decodeNested(T.self, from: parent.values[entry], in: parent, at: entry)
+        return try decodeNested(T.self, in: parent, at: entry)
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard case let .keyed(keyed) = value else {
+        guard index >= 0, case let .keyed(keyed) = node.values[index] else {
             throw value.mismatch(KeyedDecodingContainer<Key>.self, codingPath: codingPath)
         }
-        return KeyedDecodingContainer(MappingKeyedDecodingContainer(decoder: self, node: keyed))
+        return keyedContainers.decodingContainer(for: keyed, keyedBy: Key.self, decoder: self)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -105,7 +103,7 @@ final class MappingDecoder: Decoder {
     /// A decoder for `superDecoder()`: reads entry `entry` of `parent`, or a null when the source
     /// has no such key (`entry` -1), as `JSONDecoder` does.
     func makeSuperDecoder(parent: ContainerNode, entry: Int) -> MappingDecoder {
-        MappingDecoder(arena: arena, value: entry >= 0 ? parent.values[entry] : .null, node: parent, index: entry)
+        MappingDecoder(arena: arena, node: parent, index: entry)
     }
 }
 

@@ -8,34 +8,34 @@ import Foundation
 struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// Unowned and unretained: the standard library's container box copies this struct for every
     /// call, and each retained reference would cost a retain and a release per field. Sound because
-    /// every use of `decoder` follows a `generation` check on the strongly held `node`: a match
-    /// means the mapping that made this container is still running, so its session and decoder
-    /// are alive.
+    /// every use of `decoder` follows a generation check on the cursor: a match means the mapping
+    /// that made this container is still running, so its session and decoder are alive.
     unowned(unsafe) let decoder: MappingDecoder
-    let node: ContainerNode
-    let generation: UInt64
+    let cursor: ContainerCursor
 
-    init(decoder: MappingDecoder, node: ContainerNode) {
+    init(decoder: MappingDecoder, cursor: ContainerCursor) {
         self.decoder = decoder
-        self.node = node
-        self.generation = node.generation
+        self.cursor = cursor
     }
+
+    @inline(__always) private var node: ContainerNode { cursor.node }
+    @inline(__always) private var isCurrent: Bool { cursor.isCurrent }
 
     var codingPath: [any CodingKey] { node.codingPath }
 
     var allKeys: [Key] {
-        guard node.generation == generation else { return [] }
+        guard isCurrent else { return [] }
         return node.keys.indices.compactMap { Key(stringValue: node.keys[$0]) }
     }
 
     func contains(_ key: Key) -> Bool {
-        node.generation == generation && node.keys.contains(key.stringValue)
+        isCurrent && node.keys.contains(key.stringValue)
     }
 
     /// The entry holding `key`, recorded as read; `nil` when the source has no such key.
     @inline(__always)
     private func entry(for key: Key) throws -> Int? {
-        guard node.generation == generation else { throw staleDecodingContainerError(node.codingPath) }
+        guard isCurrent else { throw staleDecodingContainerError(node.codingPath) }
         guard let entry = node.index(of: key.stringValue) else { return nil }
         node.markRead(entry)
         return entry
@@ -153,7 +153,7 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
         guard case let .keyed(child) = node.values[entry] else {
             throw node.values[entry].mismatch(KeyedDecodingContainer<NestedKey>.self, at: position(entry))
         }
-        return KeyedDecodingContainer(MappingKeyedDecodingContainer<NestedKey>(decoder: decoder, node: child))
+        return KeyedDecodingContainer(MappingKeyedDecodingContainer<NestedKey>(decoder: decoder, cursor: ContainerCursor(node: child)))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
@@ -165,7 +165,7 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     }
 
     func superDecoder() throws -> any Decoder {
-        guard node.generation == generation else { throw staleDecodingContainerError(node.codingPath) }
+        guard isCurrent else { throw staleDecodingContainerError(node.codingPath) }
         let found = node.index(of: MappingKey.super.stringValue)
         if let found { node.markRead(found) }
         return decoder.makeSuperDecoder(parent: node, entry: found ?? -1)
@@ -181,14 +181,19 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     /// Unretained, and used only after a `generation` check (see `MappingKeyedDecodingContainer`).
     unowned(unsafe) let decoder: MappingDecoder
     let node: ContainerNode
-    let generation: UInt64
-    private(set) var currentIndex = 0
+    /// The low half of the node's generation and the index, packed so the container is three
+    /// words and fits the `any UnkeyedDecodingContainer` existential without an allocation.
+    /// (A stale container would need to outlive four billion reuses of its node to be fooled.)
+    private let generation: UInt32
+    private var index: UInt32 = 0
 
     init(decoder: MappingDecoder, node: ContainerNode) {
         self.decoder = decoder
         self.node = node
-        self.generation = node.generation
+        self.generation = UInt32(truncatingIfNeeded: node.generation)
     }
+
+    var currentIndex: Int { Int(index) }
 
     var codingPath: [any CodingKey] { node.codingPath }
     var count: Int? { node.values.count }
@@ -198,7 +203,9 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     /// `JSONDecoder`, so a failed read can be retried as another type.
     @inline(__always)
     private func nextEntry(_ type: Any.Type) throws -> Int {
-        guard node.generation == generation else { throw staleDecodingContainerError(node.codingPath) }
+        guard UInt32(truncatingIfNeeded: node.generation) == generation else {
+            throw staleDecodingContainerError(node.codingPath)
+        }
         guard currentIndex < node.values.count else {
             throw DecodingError.valueNotFound(type, DecodingError.Context(
                 codingPath: node.codingPath(appending: currentIndex),
@@ -209,7 +216,7 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     @inline(__always)
     private mutating func advance() {
-        currentIndex &+= 1
+        index &+= 1
         if node.readPrefix < currentIndex { node.readPrefix = currentIndex }
     }
 
@@ -272,7 +279,7 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
             throw node.values[entry].mismatch(KeyedDecodingContainer<NestedKey>.self, at: CodingPosition(node: node, index: entry))
         }
         advance()
-        return KeyedDecodingContainer(MappingKeyedDecodingContainer<NestedKey>(decoder: decoder, node: child))
+        return KeyedDecodingContainer(MappingKeyedDecodingContainer<NestedKey>(decoder: decoder, cursor: ContainerCursor(node: child)))
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -327,6 +334,6 @@ struct MappingSingleValueDecodingContainer: SingleValueDecodingContainer {
             return try value.primitive(kind, as: T.self, at: decoder.position)
         }
         // The wrapped value is read from this same position, one level deeper.
-        return try decoder.decodeNested(T.self, from: value, in: decoder.node, at: decoder.index)
+        return try decoder.decodeNested(T.self, in: decoder.node, at: decoder.index)
     }
 }

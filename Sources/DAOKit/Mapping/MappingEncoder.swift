@@ -17,6 +17,8 @@ final class MappingEncoder: Encoder {
     @exclusivity(unchecked) var level: UInt32
     /// Whether the current level has stored anything at the slot yet.
     @exclusivity(unchecked) var didStore = false
+    /// Reused keyed containers; never touched re-entrantly (it calls no user code).
+    @exclusivity(unchecked) private var keyedContainers = ContainerCache()
 
     init(arena: CodingArena, target: ContainerNode, slot: Int) {
         self.arena = arena
@@ -84,7 +86,7 @@ final class MappingEncoder: Encoder {
             if case let .keyed(existing) = target.values[slot] {
                 // A second container on one value: class hierarchies sharing the encoder.
                 existing.isShared = true
-                return KeyedEncodingContainer(MappingKeyedEncodingContainer(encoder: self, node: existing))
+                return keyedContainers.encodingContainer(for: existing, keyedBy: Key.self, encoder: self)
             }
             arena.deferredError = arena.deferredError ?? EncodingError.invalidValue(
                 target.values[slot].kindName,
@@ -94,7 +96,7 @@ final class MappingEncoder: Encoder {
         }
         let node = arena.makeNode(unkeyed: false, parent: target, index: slot)
         store(.keyed(node))
-        return KeyedEncodingContainer(MappingKeyedEncodingContainer(encoder: self, node: node))
+        return keyedContainers.encodingContainer(for: node, keyedBy: Key.self, encoder: self)
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {

@@ -5,31 +5,30 @@ import Foundation
 // finds the generation changed and throws instead of writing into a recycled node.
 
 struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    /// Unretained, and used only after a `generation` check on `node`, which proves the mapping
+    /// Unretained, and used only after a generation check on the cursor, which proves the mapping
     /// that made this container (and so its session and encoder) is still running.
     unowned(unsafe) let encoder: MappingEncoder
-    let node: ContainerNode
-    let generation: UInt64
+    let cursor: ContainerCursor
 
-    init(encoder: MappingEncoder, node: ContainerNode) {
+    init(encoder: MappingEncoder, cursor: ContainerCursor) {
         self.encoder = encoder
-        self.node = node
-        self.generation = node.generation
+        self.cursor = cursor
     }
 
-    /// A container whose generation never matches its node's, so every write throws and every
-    /// nested container is detached too; it never dereferences `encoder`.
+    /// A container whose every write throws and whose nested containers are detached too; it
+    /// never dereferences `encoder`.
     private init(detachedFrom encoder: MappingEncoder) {
         self.encoder = encoder
-        self.node = ContainerNode()
-        self.generation = node.generation &+ 1
+        self.cursor = .detached()
     }
+
+    @inline(__always) private var node: ContainerNode { cursor.node }
 
     var codingPath: [any CodingKey] { node.codingPath }
 
     @inline(__always)
     private func put(_ value: MappedValue, forKey key: Key) throws {
-        guard node.generation == generation else { throw staleContainerError(node.codingPath) }
+        guard cursor.isCurrent else { throw staleContainerError(node.codingPath) }
         node.append(key: key.stringValue, value: value)
     }
 
@@ -85,18 +84,18 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        guard node.generation == generation else {
+        guard cursor.isCurrent else {
             return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>.detached(encoder))
         }
         node.append(key: key.stringValue, value: .null)
         let slot = lastSlot(of: key)
         let child = encoder.arena.makeNode(unkeyed: false, parent: node, index: slot)
         node.values[slot] = .keyed(child)
-        return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>(encoder: encoder, node: child))
+        return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>(encoder: encoder, cursor: ContainerCursor(node: child)))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        guard node.generation == generation else { return MappingUnkeyedEncodingContainer.detached(encoder) }
+        guard cursor.isCurrent else { return MappingUnkeyedEncodingContainer.detached(encoder) }
         node.append(key: key.stringValue, value: .null)
         let slot = lastSlot(of: key)
         let child = encoder.arena.makeNode(unkeyed: true, parent: node, index: slot)
@@ -113,7 +112,7 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     }
 
     private func superEncoder(keyString: String) -> any Encoder {
-        guard node.generation == generation else { return MappingEncoder.detached(encoder) }
+        guard cursor.isCurrent else { return MappingEncoder.detached(encoder) }
         node.append(key: keyString, value: .null)
         let slot = node.isShared ? node.keys.firstIndex(of: keyString)! : node.values.count - 1
         return encoder.makeSuperEncoder(node: node, slot: slot)
@@ -185,7 +184,7 @@ struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer {
         }
         let child = encoder.arena.makeNode(unkeyed: false, parent: node, index: node.values.count)
         node.values.append(.keyed(child))
-        return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>(encoder: encoder, node: child))
+        return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>(encoder: encoder, cursor: ContainerCursor(node: child)))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {

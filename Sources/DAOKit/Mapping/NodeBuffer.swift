@@ -50,6 +50,13 @@ struct NodeBuffer<Element>: ~Copyable {
         }
     }
 
+    /// The address of element `index`, for in-place operations such as `isKnownUniquelyReferenced`.
+    @inline(__always)
+    mutating func pointer(at index: Int) -> UnsafeMutablePointer<Element> {
+        precondition(index >= 0 && index < count, "DAOKit internal error: node index out of range")
+        return base.unsafelyUnwrapped + index
+    }
+
     @inline(__always)
     mutating func append(_ element: consuming Element) {
         if count == capacity { grow(to: Swift.max(8, capacity &* 2)) }

@@ -2,8 +2,12 @@ import Foundation
 
 /// Where a value sits in the mapped tree: entry `index` of `node`. Turned into a coding path only
 /// when an error needs one.
+///
+/// A position lives only for the duration of one read, while the container reading it holds the
+/// node, so it refers to the node without retaining it: that saves a retain and a release on
+/// every field.
 struct CodingPosition {
-    let node: ContainerNode
+    unowned(unsafe) let node: ContainerNode
     let index: Int
 
     var codingPath: [any CodingKey] { node.codingPath(appending: index) }
