@@ -1,0 +1,106 @@
+/// A ``StorageContext`` that keeps entities in memory: for tests, previews and caches.
+///
+/// It stores snapshots: `save` keeps a copy of each entity and `fetch` returns a fresh copy, so
+/// mutating a class entity after saving or fetching it never changes what is stored. Copies are
+/// made with ``EntityMapper``, which is why an entity whose own `encode(to:)` or `init(from:)`
+/// fails cannot be stored or read here either.
+///
+/// Safe to use from many threads at once: every operation takes one lock, and a batch is applied
+/// under it in one step, so readers never see half a batch. Nothing outlives the instance.
+public final class InMemoryStorageContext: StorageContext {
+    /// Entity name → storage key → the stored snapshot.
+    private typealias Tables = [String: [String: any Storable]]
+
+    /// Sound although entities are not `Sendable`: a stored snapshot is created by this context,
+    /// never handed out (callers only get copies of it) and never mutated once stored (a save
+    /// replaces the dictionary entry, it does not change the old object). So a snapshot read under
+    /// the lock and copied after releasing it cannot be changed by another thread meanwhile.
+    private let tables = Locked(Tables())
+    /// Lenient, so a stored entity always copies back into its own type.
+    private let copier = EntityMapper()
+
+    /// Creates an empty context.
+    public init() {}
+
+    /// Stores copies of `entities`, replacing any stored with the same ids; a later entity in the
+    /// batch replaces an earlier one with the same id.
+    /// - Throws: ``StorageError`` with ``StorageError/Kind/encodingFailed`` when an entity cannot
+    ///   be copied (its `encode(to:)` or `init(from:)` throws); nothing is stored then.
+    public func save<E: Storable>(_ entities: [E]) throws {
+        try save(entities, mode: .upsert)
+    }
+
+    /// Stores copies of `entities` as `mode` says; the id check and the write happen under one lock.
+    /// - Throws: ``StorageError`` with ``StorageError/Kind/duplicateID``,
+    ///   ``StorageError/Kind/missingID`` or ``StorageError/Kind/encodingFailed``; nothing is stored then.
+    public func save<E: Storable>(_ entities: [E], mode: SaveMode) throws {
+        if entities.isEmpty { return }
+        // Copy before taking the lock: copying runs user code and is the slow part.
+        let snapshots = try entities.map { entity in (key: entity.id.storageKey, value: try copyIn(entity)) }
+        try tables.withLock { tables in
+            // No local copy of the table may outlive the check: it would make the write below copy
+            // the whole table instead of changing it in place.
+            try SaveModeCheck.validate(entities, mode: mode) { id in tables[E.entityName]?[id.storageKey] != nil }
+            tables[E.entityName, default: [:]].merge(snapshots, uniquingKeysWith: { _, new in new })
+        }
+    }
+
+    /// A copy of the entity stored under `id`, or `nil`.
+    /// - Throws: ``StorageError`` with ``StorageError/Kind/decodingFailed`` when the stored entity
+    ///   cannot be copied back as `E`.
+    public func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E? {
+        let key = id.storageKey
+        guard let snapshot = tables.withLock({ $0[E.entityName]?[key] }) else { return nil }
+        return try copyOut(snapshot, as: E.self, key: key)
+    }
+
+    /// Copies of every stored entity of the type, in no particular order.
+    /// - Throws: ``StorageError`` with ``StorageError/Kind/decodingFailed`` naming the first
+    ///   entity that cannot be copied back as `E`.
+    public func fetchAll<E: Storable>(_ type: E.Type) throws -> [E] {
+        let snapshots = tables.withLock { tables in tables[E.entityName].map { Array($0) } ?? [] }
+        return try snapshots.map { key, snapshot in try copyOut(snapshot, as: E.self, key: key) }
+    }
+
+    /// Removes the entities with these ids; unknown ids are ignored. Never throws.
+    public func delete<E: Storable>(_ type: E.Type, ids: [E.ID]) throws {
+        if ids.isEmpty { return }
+        let keys = ids.map(\.storageKey)
+        tables.withLock { tables in
+            for key in keys { tables[E.entityName]?[key] = nil }  // in place, see `save`
+            if tables[E.entityName]?.isEmpty == true { tables[E.entityName] = nil }
+        }
+    }
+
+    /// Removes every entity of the type. Never throws.
+    public func deleteAll<E: Storable>(_ type: E.Type) throws {
+        tables.withLock { tables in tables[E.entityName] = nil }
+    }
+
+    /// How many entities of the type are stored. Never throws.
+    public func count<E: Storable>(_ type: E.Type) throws -> Int {
+        tables.withLock { tables in tables[E.entityName]?.count ?? 0 }
+    }
+
+    private func copyIn<E: Storable>(_ entity: E) throws -> any Storable {
+        do {
+            return try copier.map(entity, to: E.self)
+        } catch {
+            throw StorageError(.encodingFailed, entityName: E.entityName, key: entity.id.storageKey,
+                               underlyingError: error)
+        }
+    }
+
+    private func copyOut<E: Storable>(_ snapshot: any Storable, as type: E.Type, key: String) throws -> E {
+        do {
+            if let typed = snapshot as? E {
+                return try copier.map(typed, to: E.self)
+            }
+            // Another type saved under the same entity name: read it the way a serializing context
+            // would, field by field.
+            return try copier.map(snapshot, to: E.self)
+        } catch {
+            throw StorageError(.decodingFailed, entityName: E.entityName, key: key, underlyingError: error)
+        }
+    }
+}

@@ -1,0 +1,43 @@
+/// A place where ``Storable`` entities live: memory, a key-value store, files, a database.
+///
+/// Every context is `Sendable` and safe to use from many threads at once. Implementations promise:
+/// - ``save(_:)`` inserts or replaces records by id, and a batch is all or nothing: when it throws,
+///   the store holds exactly what it held before the call;
+/// - a record that cannot be read is a ``StorageError`` naming it, and never hides the others;
+/// - ``delete(_:ids:)`` ignores ids it does not have.
+///
+/// To check a context of your own against these promises, call the contract suite in the
+/// `DAOKitTesting` library from your tests.
+public protocol StorageContext: Sendable {
+    /// Inserts or replaces `entities` by id, all or nothing.
+    /// - Throws: ``StorageError`` when an entity cannot be encoded or written; nothing is written then.
+    func save<E: Storable>(_ entities: [E]) throws
+    /// Saves `entities` as `mode` says: insert or replace (``SaveMode/upsert``), insert only
+    /// (``SaveMode/insert``) or replace only (``SaveMode/update``), all or nothing.
+    ///
+    /// A default implementation checks with ``fetch(_:id:)`` and then calls ``save(_:)``; it is
+    /// correct but not atomic, because another writer can slip in between the check and the write.
+    /// Contexts should implement this method so that the check and the write happen under one lock
+    /// or transaction; the contexts shipped with DAOKit do. ``BaseDao/create(_:)`` and
+    /// ``BaseDao/update(_:)`` rely on it.
+    /// - Throws: ``StorageError`` with ``StorageError/Kind/duplicateID`` (insert: an id is already
+    ///   stored, or appears twice in `entities`) or ``StorageError/Kind/missingID`` (update: an id
+    ///   is not stored), naming the first offending entity and key; or any error ``save(_:)``
+    ///   throws. Nothing is written when it throws.
+    func save<E: Storable>(_ entities: [E], mode: SaveMode) throws
+    /// The entity stored under `id`, or `nil` when there is none.
+    /// - Throws: ``StorageError`` when the record exists but cannot be read or decoded.
+    func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E?
+    /// Every stored entity of the type, in no particular order.
+    /// - Throws: ``StorageError`` naming a record that cannot be read or decoded.
+    func fetchAll<E: Storable>(_ type: E.Type) throws -> [E]
+    /// Removes the entities with these ids, all or nothing; unknown ids are ignored.
+    /// - Throws: ``StorageError`` when the store cannot be written.
+    func delete<E: Storable>(_ type: E.Type, ids: [E.ID]) throws
+    /// Removes every entity of the type.
+    /// - Throws: ``StorageError`` when the store cannot be written.
+    func deleteAll<E: Storable>(_ type: E.Type) throws
+    /// How many entities of the type are stored.
+    /// - Throws: ``StorageError`` when the store cannot be read.
+    func count<E: Storable>(_ type: E.Type) throws -> Int
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// `UserDefaults` as a ``KeyValueStore``: `string(forKey:)` and `removeObject(forKey:)` are its own.
+///
+/// Values are stored as strings, so `defaults read <suite>` (macOS) or the suite's property list
+/// (`~/.config/<suite>.plist` on Linux) shows records as readable JSON.
+extension UserDefaults: KeyValueStore {
+    /// Stores `value` under `key` with `set(_:forKey:)`. Never throws.
+    public func setString(_ value: String, forKey key: String) {
+        set(value, forKey: key)
+    }
+
+    /// On Apple platforms does nothing: the system persists defaults by itself and discourages
+    /// `synchronize()`. Elsewhere (swift-corelibs-foundation) writes are kept in memory until
+    /// `synchronize()` and are lost when the process ends without it, so this calls it.
+    /// - Throws: ``StorageError`` with ``StorageError/Kind/io(_:)`` when `synchronize()` reports
+    ///   that the property list could not be written.
+    public func flush() throws {
+        #if !canImport(Darwin)
+        if !synchronize() {
+            throw StorageError(.io("UserDefaults.synchronize() could not write the defaults to disk"))
+        }
+        #endif
+    }
+}

@@ -1,0 +1,134 @@
+import DAOKit
+import DAOKitTesting
+import Foundation
+import Testing
+
+@Suite("KeyValueStorageContext")
+struct KeyValueStorageContextTests {
+    let message = FixtureMessageEntity(
+        id: UUID(uuidString: "6B0E4A4E-8D3C-4C57-9E0B-2C54A6F7D001")!, dialogID: "family", author: "ann",
+        text: "a/b \"quoted\"", date: Date(timeIntervalSinceReferenceDate: 0.5), isRead: false, priority: 2)
+
+    @Test func aRecordIsSortedKeyJSONUnderNamespaceEntityAndKey() throws {
+        let store = InMemoryKeyValueStore()
+        try KeyValueStorageContext(store: store, namespace: "app").save([message])
+        let record = try #require(store.contents["app/FixtureMessageEntity/6B0E4A4E-8D3C-4C57-9E0B-2C54A6F7D001"])
+        #expect(record == #"{"author":"ann","date":0.5,"dialogID":"family","id":"6B0E4A4E-8D3C-4C57-9E0B-2C54A6F7D001","isRead":false,"priority":2,"text":"a/b \"quoted\""}"#)
+        #expect(store.contents["app/FixtureMessageEntity"] == #"["6B0E4A4E-8D3C-4C57-9E0B-2C54A6F7D001"]"#)
+        #expect(store.contents.count == 2)
+    }
+
+    @Test func theDefaultNamespaceIsDAOKit() throws {
+        let store = InMemoryKeyValueStore()
+        let context = KeyValueStorageContext(store: store)
+        try context.save([FixtureNoteEntity(id: "n", body: "")])
+        #expect(context.namespace == "DAOKit")
+        #expect(Set(store.contents.keys) == ["DAOKit/FixtureNoteEntity", "DAOKit/FixtureNoteEntity/n"])
+    }
+
+    @Test func awkwardIDsBecomeEscapedKeysAndTheIndexKeepsThemVerbatim() throws {
+        let store = InMemoryKeyValueStore()
+        let ids = ["a/b", "..", "", "\0", "日本"]
+        try KeyValueStorageContext(store: store, namespace: "n/s").save(ids.map { FixtureNoteEntity(id: $0, body: "") })
+        #expect(Set(store.contents.keys) == [
+            "n%2Fs/FixtureNoteEntity", "n%2Fs/FixtureNoteEntity/a%2Fb", "n%2Fs/FixtureNoteEntity/..",
+            "n%2Fs/FixtureNoteEntity/", "n%2Fs/FixtureNoteEntity/%00", "n%2Fs/FixtureNoteEntity/%E6%97%A5%E6%9C%AC",
+        ])
+        let index = try #require(store.contents["n%2Fs/FixtureNoteEntity"])
+        #expect(try JSONDecoder().decode([String].self, from: Data(index.utf8)) == ids)
+    }
+
+    @Test func namespacesShareAStoreWithoutSeeingEachOther() throws {
+        let store = InMemoryKeyValueStore()
+        let first = KeyValueStorageContext(store: store, namespace: "first")
+        let second = KeyValueStorageContext(store: store, namespace: "second")
+        try first.save([FixtureNoteEntity(id: "same", body: "first")])
+        try second.save([FixtureNoteEntity(id: "same", body: "second")])
+        try first.deleteAll(FixtureNoteEntity.self)
+        #expect(try first.count(FixtureNoteEntity.self) == 0)
+        #expect(try second.fetch(FixtureNoteEntity.self, id: "same")?.body == "second")
+    }
+
+    @Test func aNewContextOnTheSameStoreReadsWhatAnEarlierOneWrote() throws {
+        let store = InMemoryKeyValueStore()
+        try KeyValueStorageContext(store: store).save([message, message.with(id: UUID())])
+        let reopened = KeyValueStorageContext(store: store)
+        #expect(try reopened.count(FixtureMessageEntity.self) == 2)
+        #expect(try reopened.fetch(FixtureMessageEntity.self, id: message.id) == message)
+    }
+
+    @Test func aContextNoticesWritesAnotherContextMadeInBetween() throws {
+        let store = InMemoryKeyValueStore()
+        let first = KeyValueStorageContext(store: store)
+        let second = KeyValueStorageContext(store: store)
+        try first.save([FixtureNoteEntity(id: "1", body: "")])
+        #expect(try second.count(FixtureNoteEntity.self) == 1)
+        try second.save([FixtureNoteEntity(id: "2", body: "")])
+        try first.save([FixtureNoteEntity(id: "3", body: "")])
+        #expect(try second.fetchAll(FixtureNoteEntity.self).map(\.id) == ["1", "2", "3"])
+        try second.delete(FixtureNoteEntity.self, ids: ["1"])
+        #expect(try first.fetch(FixtureNoteEntity.self, id: "1") == nil)
+    }
+
+    @Test func fetchAllReadsOnlyTheIndexAndThatTypesRecords() throws {
+        let store = ScriptedKeyValueStore()
+        let context = KeyValueStorageContext(store: store)
+        try context.save((0..<3).map { FixtureNoteEntity(id: "\($0)", body: "") })
+        try context.save((0..<50).map { FixtureTagEntity(id: "\($0)", label: "") })
+        store.forgetReads()
+        #expect(try context.fetchAll(FixtureNoteEntity.self).count == 3)
+        #expect(store.reads == ["DAOKit/FixtureNoteEntity", "DAOKit/FixtureNoteEntity/0",
+                                "DAOKit/FixtureNoteEntity/1", "DAOKit/FixtureNoteEntity/2"])
+        store.forgetReads()
+        #expect(try context.count(FixtureTagEntity.self) == 50)
+        #expect(store.reads == ["DAOKit/FixtureTagEntity"])
+    }
+
+    @Test func fetchAllReturnsEntitiesInTheOrderTheyWereFirstSaved() throws {
+        let context = KeyValueStorageContext(store: InMemoryKeyValueStore())
+        try context.save([FixtureCounterEntity(id: 3, value: 0), FixtureCounterEntity(id: 1, value: 0)])
+        try context.save([FixtureCounterEntity(id: 2, value: 0), FixtureCounterEntity(id: 3, value: 1)])
+        #expect(try context.fetchAll(FixtureCounterEntity.self).map(\.id) == [3, 1, 2])
+    }
+
+    @Test func deletingEverythingRemovesTheIndexAndTheRecords() throws {
+        let store = InMemoryKeyValueStore()
+        let context = KeyValueStorageContext(store: store)
+        try context.save([FixtureNoteEntity(id: "a", body: ""), FixtureNoteEntity(id: "b", body: "")])
+        try context.delete(FixtureNoteEntity.self, ids: ["a"])
+        #expect(Set(store.contents.keys) == ["DAOKit/FixtureNoteEntity", "DAOKit/FixtureNoteEntity/b"])
+        try context.deleteAll(FixtureNoteEntity.self)
+        #expect(store.contents.isEmpty)
+    }
+
+    @Test func aValueUnderAnUnlistedKeyIsNotStored() throws {
+        // The index is the commit point: a record left behind by an interrupted write is invisible.
+        let store = InMemoryKeyValueStore(["DAOKit/FixtureNoteEntity/orphan": #"{"body":"left behind","id":"orphan"}"#])
+        let context = KeyValueStorageContext(store: store)
+        #expect(try context.fetch(FixtureNoteEntity.self, id: "orphan") == nil)
+        #expect(try context.count(FixtureNoteEntity.self) == 0)
+        try context.save([FixtureNoteEntity(id: "orphan", body: "saved")], mode: .insert)
+        #expect(try context.fetch(FixtureNoteEntity.self, id: "orphan")?.body == "saved")
+    }
+
+    @Test func everyOperationThatWritesFlushesTheStoreOnce() throws {
+        let store = ScriptedKeyValueStore()
+        let context = KeyValueStorageContext(store: store)
+        try context.save([FixtureNoteEntity(id: "a", body: ""), FixtureNoteEntity(id: "b", body: "")])
+        #expect(store.flushes == 1)
+        _ = try context.fetchAll(FixtureNoteEntity.self)
+        #expect(store.flushes == 1)
+        try context.delete(FixtureNoteEntity.self, ids: ["a"])
+        try context.delete(FixtureNoteEntity.self, ids: ["unknown"])
+        try context.deleteAll(FixtureNoteEntity.self)
+        #expect(store.flushes == 3)
+    }
+}
+
+extension FixtureMessageEntity {
+    fileprivate func with(id: UUID) -> FixtureMessageEntity {
+        var copy = self
+        copy.id = id
+        return copy
+    }
+}

@@ -1,0 +1,60 @@
+import DAOKit
+
+/// A ``KeyValueStore`` test double over a dictionary that logs every call and fails the calls a
+/// test tells it to, to reach the context's I/O error paths and count what it reads.
+final class ScriptedKeyValueStore: KeyValueStore {
+    struct Refused: Error, CustomStringConvertible {
+        let operation: String
+        let key: String
+        var description: String { "refused to \(operation) \(key)" }
+    }
+
+    private(set) var values: [String: String]
+    /// Every key read, in order.
+    private(set) var reads: [String] = []
+    /// How many more writes (`setString` and `removeObject`) succeed; `nil` for no limit.
+    var writesLeft: Int?
+    /// Reads of keys for which this is true fail.
+    var failsReading: (String) -> Bool = { _ in false }
+    /// Writes of keys for which this is true fail.
+    var failsWriting: (String) -> Bool = { _ in false }
+    var failsFlushing = false
+    private(set) var flushes = 0
+
+    init(_ values: [String: String] = [:]) {
+        self.values = values
+    }
+
+    func string(forKey key: String) throws -> String? {
+        reads.append(key)
+        if failsReading(key) { throw Refused(operation: "read", key: key) }
+        return values[key]
+    }
+
+    func setString(_ value: String, forKey key: String) throws {
+        try spendWrite("write", key)
+        values[key] = value
+    }
+
+    func removeObject(forKey key: String) throws {
+        try spendWrite("remove", key)
+        values[key] = nil
+    }
+
+    func flush() throws {
+        if failsFlushing { throw Refused(operation: "flush", key: "the store") }
+        flushes += 1
+    }
+
+    func forgetReads() {
+        reads = []
+    }
+
+    private func spendWrite(_ operation: String, _ key: String) throws {
+        if failsWriting(key) { throw Refused(operation: operation, key: key) }
+        if let left = writesLeft {
+            if left == 0 { throw Refused(operation: operation, key: key) }
+            writesLeft = left - 1
+        }
+    }
+}
