@@ -1,0 +1,10 @@
+/// One thing `ratios` times and counts allocations for, such as `Message.p2e mapper`.
+struct MeasuredVariant {
+    /// Unique across all sections: it is how timings and allocation counts (which come from
+    /// another process) are matched back to the variant.
+    let name: String
+
+    /// Performs the operation `iterations` times. Must consume every result (an opaque sink), so
+    /// that the optimizer cannot skip the work being measured.
+    let run: (_ iterations: Int) throws -> Void
+}
