@@ -11,6 +11,8 @@ let package = Package(
     targets: [
         .target(name: "DAOKit"),
         .target(name: "DAOKitTesting", dependencies: ["DAOKit"]),
+        // Child process for the file store's crash and multi-process tests (killed with SIGKILL).
+        .executableTarget(name: "DAOKitCrashWriter", dependencies: ["DAOKit"]),
         .testTarget(name: "DAOKitTests", dependencies: ["DAOKit", "DAOKitTesting"]),
     ],
     swiftLanguageModes: [.v6]

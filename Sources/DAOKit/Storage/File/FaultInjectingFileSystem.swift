@@ -1,0 +1,153 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A ``FileSystem`` that forwards to another one and makes chosen calls fail, for tests.
+///
+/// Calls are numbered from 1 from the moment the mode is set. Two modes:
+/// - ``Mode/fail(operation:code:)``: the Nth call fails with `code` (such as `ENOSPC` or
+///   `EACCES`) and every other call goes through — an I/O error the store must survive while
+///   running, leaving its previous state.
+/// - ``Mode/crash(after:)``: every call after the Nth fails with `EIO` and changes nothing — as if
+///   the process had died there, so that reopening the directory must recover a whole state.
+///   `close` and `unlock` still release the descriptor and lock, so the test process can go on.
+final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
+    enum Mode: Sendable, Equatable {
+        case passThrough
+        case fail(operation: Int, code: Int32)
+        case crash(after: Int)
+    }
+
+    private let base: any FileSystem
+    private let mutex = NSLock()
+    private var mode = Mode.passThrough
+    private var calls = 0
+    private var failures = 0
+
+    init(base: any FileSystem = POSIXFileSystem()) {
+        self.base = base
+    }
+
+    /// Sets the mode and restarts the numbering of calls.
+    func arm(_ mode: Mode) {
+        mutex.withLock {
+            self.mode = mode
+            calls = 0
+            failures = 0
+        }
+    }
+
+    /// How many calls were made since the last ``arm(_:)``.
+    var callCount: Int { mutex.withLock { calls } }
+    /// How many calls were made to fail since the last ``arm(_:)``.
+    var failureCount: Int { mutex.withLock { failures } }
+
+    /// Counts a call and throws when the mode says it fails.
+    private func enter(_ operation: String, _ path: String, releases: Bool = false) throws(FileSystemError) {
+        let code: Int32? = mutex.withLock {
+            calls += 1
+            switch mode {
+            case .passThrough:
+                return nil
+            case let .fail(number, code):
+                return calls == number ? code : nil
+            case let .crash(after):
+                return calls > after && !releases ? EIO : nil
+            }
+        }
+        if let code {
+            mutex.withLock { failures += 1 }
+            throw FileSystemError(operation: operation, path: path, code: code)
+        }
+    }
+
+    func open(_ path: String, _ flags: Int32, _ mode: mode_t) throws(FileSystemError) -> Int32 {
+        try enter("open", path)
+        return try base.open(path, flags, mode)
+    }
+
+    func close(_ fd: Int32, path: String) throws(FileSystemError) {
+        // The descriptor is released whatever happens, as with the real close(2).
+        let injected: FileSystemError?
+        do { try enter("close", path, releases: true); injected = nil } catch { injected = error }
+        try base.close(fd, path: path)
+        if let injected { throw injected }
+    }
+
+    func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(FileSystemError) -> Int {
+        try enter("read", path)
+        return try base.read(fd, into: buffer, path: path)
+    }
+
+    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileSystemError) -> Int {
+        try enter("write", path)
+        return try base.write(fd, bytes, path: path)
+    }
+
+    func status(_ fd: Int32, path: String) throws(FileSystemError) -> FileStatus {
+        try enter("fstat", path)
+        return try base.status(fd, path: path)
+    }
+
+    func status(atPath path: String) throws(FileSystemError) -> FileStatus? {
+        try enter("stat", path)
+        return try base.status(atPath: path)
+    }
+
+    func truncate(_ fd: Int32, length: Int, path: String) throws(FileSystemError) {
+        try enter("ftruncate", path)
+        try base.truncate(fd, length: length, path: path)
+    }
+
+    func fsync(_ fd: Int32, path: String) throws(FileSystemError) {
+        try enter("fsync", path)
+        try base.fsync(fd, path: path)
+    }
+
+    func syncFileSystem(_ fd: Int32, path: String) throws(FileSystemError) -> Bool {
+        try enter("syncfs", path)
+        return try base.syncFileSystem(fd, path: path)
+    }
+
+    func rename(_ source: String, _ destination: String) throws(FileSystemError) {
+        try enter("rename", destination)
+        try base.rename(source, destination)
+    }
+
+    func unlink(_ path: String) throws(FileSystemError) {
+        try enter("unlink", path)
+        try base.unlink(path)
+    }
+
+    func makeDirectory(_ path: String) throws(FileSystemError) {
+        try enter("mkdir", path)
+        try base.makeDirectory(path)
+    }
+
+    func removeDirectory(_ path: String) throws(FileSystemError) {
+        try enter("rmdir", path)
+        try base.removeDirectory(path)
+    }
+
+    func contentsOfDirectory(_ path: String) throws(FileSystemError) -> [String] {
+        try enter("opendir", path)
+        return try base.contentsOfDirectory(path)
+    }
+
+    func lock(_ fd: Int32, _ request: AdvisoryLockRequest, path: String) throws(FileSystemError) {
+        if request == .unlock {
+            let injected: FileSystemError?
+            do { try enter("flock", path, releases: true); injected = nil } catch { injected = error }
+            try base.lock(fd, .unlock, path: path)
+            if let injected { throw injected }
+        } else {
+            try enter("flock", path)
+            try base.lock(fd, request, path: path)
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+
+extension FileStorageContext {
+    /// How a ``FileStorageContext`` serializes each record file.
+    ///
+    /// Either way a record is an envelope with three fields: `formatVersion` (currently 1),
+    /// `key` (the real ``StorageKey/storageKey``, which hashed file names cannot give back) and
+    /// `entity` (the entity as its `Codable` conformance encodes it). A directory must always be
+    /// opened with the format it was written in: each format reads only files with its own extension.
+    public enum RecordFormat: Sendable, Equatable {
+        /// UTF-8 JSON with sorted keys and unescaped slashes, in `.json` files, readable by `jq`:
+        /// `{"entity":{…},"formatVersion":1,"key":"42"}`. Dates are `Double` seconds since
+        /// 2001-01-01 and `Data` is Base64 (JSONEncoder's defaults); non-finite floating-point
+        /// values are the strings `"NaN"`, `"+Infinity"` and `"-Infinity"`.
+        case json
+        /// Binary property lists (`bplist00`) in `.plist` files, readable by `plutil`.
+        case propertyList
+
+        /// The file extension of record files, without the dot.
+        public var fileExtension: String {
+            switch self {
+            case .json: return "json"
+            case .propertyList: return "plist"
+            }
+        }
+    }
+}
+
+/// Encodes entities into record envelopes and decodes them back, classifying what goes wrong.
+struct RecordCodec: Sendable {
+    /// The version this release writes, and the only one it reads.
+    static let formatVersion = 1
+
+    let format: FileStorageContext.RecordFormat
+    private let jsonEncoder: JSONEncoder
+    private let jsonDecoder: JSONDecoder
+    private let plistEncoder: PropertyListEncoder
+    private let plistDecoder: PropertyListDecoder
+
+    init(format: FileStorageContext.RecordFormat) {
+        self.format = format
+        let json = JSONEncoder()
+        json.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        json.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        jsonEncoder = json
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        jsonDecoder = decoder
+        let plist = PropertyListEncoder()
+        plist.outputFormat = .binary
+        plistEncoder = plist
+        plistDecoder = PropertyListDecoder()
+    }
+
+    /// The bytes of the record file for `entity` stored under `key`.
+    func encode<E: Encodable>(_ entity: E, key: String) throws -> Data {
+        let envelope = EncodedRecord(formatVersion: Self.formatVersion, key: key, entity: entity)
+        switch format {
+        case .json: return try jsonEncoder.encode(envelope)
+        case .propertyList: return try plistEncoder.encode(envelope)
+        }
+    }
+
+    /// Decodes a record file into its key and entity. Everything wrong with the envelope (empty,
+    /// truncated, not the format, an unknown version) is `.corruptRecord` with a detail; an entity
+    /// that does not decode from a sound envelope is `.decodingFailed`.
+    /// - Parameter key: the key the caller asked for, if any, to name in errors.
+    func decode<E: Decodable>(_ type: E.Type, from data: Data, path: String, entityName: String, key: String?) throws(StorageError) -> (key: String, entity: E) {
+        func corrupt(_ detail: String, _ underlying: (any Error)? = nil) -> StorageError {
+            StorageError(.corruptRecord(detail), entityName: entityName, key: key, location: path, underlyingError: underlying)
+        }
+        if data.isEmpty { throw corrupt("empty file") }
+        do {
+            let record: DecodedRecord<E>
+            switch format {
+            case .json: record = try jsonDecoder.decode(DecodedRecord<E>.self, from: data)
+            case .propertyList: record = try plistDecoder.decode(DecodedRecord<E>.self, from: data)
+            }
+            return (record.key, record.entity)
+        } catch let error as UnsupportedFormatVersion {
+            throw corrupt("format version \(error.version) is not supported; this release reads version \(Self.formatVersion)", error)
+        } catch let error as DecodingError {
+            if Self.isInsideEntity(error) {
+                throw StorageError(.decodingFailed, entityName: entityName, key: key, location: path, underlyingError: error)
+            }
+            throw corrupt(Self.envelopeProblem(error, format: format), error)
+        } catch {
+            throw corrupt("unreadable record: \(error)", error)
+        }
+    }
+
+    private static func isInsideEntity(_ error: DecodingError) -> Bool {
+        let context: DecodingError.Context
+        switch error {
+        case let .typeMismatch(_, c), let .valueNotFound(_, c), let .keyNotFound(_, c), let .dataCorrupted(c): context = c
+        @unknown default: return false
+        }
+        return context.codingPath.first?.stringValue == DecodedRecord<Int>.CodingKeys.entity.stringValue
+    }
+
+    private static func envelopeProblem(_ error: DecodingError, format: FileStorageContext.RecordFormat) -> String {
+        switch error {
+        case let .keyNotFound(key, _):
+            return "the record has no \(key.stringValue) field"
+        case let .typeMismatch(_, context), let .valueNotFound(_, context):
+            if context.codingPath.isEmpty { return "the file is not a record envelope" }
+            return "the record's \(context.codingPath.map(\.stringValue).joined(separator: ".")) field has the wrong type"
+        case .dataCorrupted:
+            return format == .json ? "truncated or not valid JSON" : "truncated or not a property list"
+        @unknown default:
+            return "unreadable record"
+        }
+    }
+}
+
+/// Thrown while decoding an envelope whose version this release does not know.
+struct UnsupportedFormatVersion: Error {
+    let version: Int
+}
+
+private struct EncodedRecord<Entity: Encodable>: Encodable {
+    let formatVersion: Int
+    let key: String
+    let entity: Entity
+}
+
+private struct DecodedRecord<Entity: Decodable>: Decodable {
+    enum CodingKeys: String, CodingKey {
+        case formatVersion, key, entity
+    }
+
+    let key: String
+    let entity: Entity
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        // The version comes first so that a future layout is reported as such, not as a
+        // confusing field error.
+        let version = try container.decode(Int.self, forKey: .formatVersion)
+        guard version == RecordCodec.formatVersion else { throw UnsupportedFormatVersion(version: version) }
+        key = try container.decode(String.self, forKey: .key)
+        entity = try container.decode(Entity.self, forKey: .entity)
+    }
+}

@@ -1,0 +1,79 @@
+// A child process for FileStorageContext's crash and multi-process tests.
+//
+//   DAOKitCrashWriter batches <directory>
+//       Writes batches forever until killed. Batch g saves base-0…base-7 (overwrites) and
+//       insert-g-0…insert-g-3 (inserts), all with generation g; then deletes insert-(g-2)-*; then
+//       saves "single" with generation g. Payload lengths vary with g, so a torn file shows.
+//       Prints "ready" once the store is open and consistent.
+//   DAOKitCrashWriter writer <directory> <prefix> <count>
+//       Saves <prefix>-0 … <prefix>-(count-1), singly and in batches of 5, then prints "done".
+import DAOKit
+import Foundation
+
+struct CrashRecord: Storable, Equatable {
+    static var entityName: String { "CrashRecord" }
+    var id: String
+    var generation: Int
+    var payload: String
+
+    /// The payload batch `generation` writes into record `id`: its length varies with both.
+    static func payload(id: String, generation: Int) -> String {
+        String(repeating: "g\(generation)-\(id);", count: 1 + (generation * 7 + id.utf8.count) % 40)
+    }
+
+    init(id: String, generation: Int) {
+        self.id = id
+        self.generation = generation
+        payload = Self.payload(id: id, generation: generation)
+    }
+}
+
+func insertIDs(_ generation: Int) -> [String] { (0..<4).map { "insert-\(generation)-\($0)" } }
+
+func runBatches(directory: URL) throws {
+    let context = try FileStorageContext(directory: directory)
+    var generation = try context.fetch(CrashRecord.self, id: "base-0")?.generation ?? 0
+    // Finish what a killed predecessor may have left out, so the invariants hold for the next kill.
+    if generation >= 3 { try context.delete(CrashRecord.self, ids: insertIDs(generation - 2)) }
+    if generation >= 1 { try context.save([CrashRecord(id: "single", generation: generation)]) }
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    while true {
+        generation += 1
+        let batch = (0..<8).map { CrashRecord(id: "base-\($0)", generation: generation) }
+            + insertIDs(generation).map { CrashRecord(id: $0, generation: generation) }
+        try context.save(batch)
+        if generation >= 3 { try context.delete(CrashRecord.self, ids: insertIDs(generation - 2)) }
+        try context.save([CrashRecord(id: "single", generation: generation)])
+    }
+}
+
+func runWriter(directory: URL, prefix: String, count: Int) throws {
+    let context = try FileStorageContext(directory: directory)
+    var index = 0
+    while index < count {
+        if index % 10 == 5 && index + 5 <= count {
+            try context.save((index..<(index + 5)).map { CrashRecord(id: "\(prefix)-\($0)", generation: $0) })
+            index += 5
+        } else {
+            try context.save([CrashRecord(id: "\(prefix)-\(index)", generation: index)])
+            index += 1
+        }
+    }
+    FileHandle.standardOutput.write(Data("done\n".utf8))
+}
+
+let arguments = CommandLine.arguments
+do {
+    switch (arguments.count, arguments.count > 1 ? arguments[1] : "") {
+    case (3, "batches"):
+        try runBatches(directory: URL(fileURLWithPath: arguments[2]))
+    case (5, "writer"):
+        try runWriter(directory: URL(fileURLWithPath: arguments[2]), prefix: arguments[3], count: Int(arguments[4]) ?? 0)
+    default:
+        FileHandle.standardError.write(Data("usage: DAOKitCrashWriter batches <dir> | writer <dir> <prefix> <count>\n".utf8))
+        exit(2)
+    }
+} catch {
+    FileHandle.standardError.write(Data("DAOKitCrashWriter: \(error)\n".utf8))
+    exit(1)
+}
