@@ -5,7 +5,9 @@ import Foundation
 /// Every payload is typed, so no value is ever boxed as `Any` or `NSNumber` and nothing is
 /// formatted as text: `Date`, `Data`, `URL`, `UUID` and `Decimal` travel as themselves.
 /// Signed integers of every width are widened to `Int64` and unsigned ones to `UInt64`; the
-/// decoder narrows them again with range checks (see `NumberConversion.swift`).
+/// decoder narrows them again with range checks (see `ValueConversion.swift`). `Int128` and
+/// `UInt128` values that fit 64 bits are stored the same way, so they convert to narrower types
+/// like any other integer; only wider ones take the `wide…` cases.
 ///
 /// The largest payload (`Decimal`, 20 bytes) keeps the enum at a 24-byte stride, the same as a
 /// 16-byte payload would.
@@ -14,6 +16,10 @@ enum MappedValue {
     case bool(Bool)
     case int(Int64)
     case uint(UInt64)
+    /// An `Int128` outside the range of `Int64`, as its two halves.
+    case wideInt(high: Int64, low: UInt64)
+    /// A `UInt128` above `UInt64.max`, as its two halves.
+    case wideUInt(high: UInt64, low: UInt64)
     case float(Float)
     case double(Double)
     case string(String)
@@ -30,7 +36,7 @@ enum MappedValue {
         switch self {
         case .null: return "null"
         case .bool: return "Bool"
-        case .int, .uint: return "integer"
+        case .int, .uint, .wideInt, .wideUInt: return "integer"
         case .float, .double: return "floating-point number"
         case .string: return "String"
         case .date: return "Date"

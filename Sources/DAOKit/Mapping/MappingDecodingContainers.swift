@@ -93,6 +93,13 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
         return try node.values[entry].integer(I.self, at: position(entry))
     }
 
+    /// Reads an `Int128`/`UInt128` (see `WideIntegers.swift`).
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    func decodeWide<I: FixedWidthInteger>(_ type: I.Type, forKey key: Key) throws -> I {
+        let entry = try requiredEntry(for: key)
+        return try node.values[entry].wideInteger(I.self, at: position(entry))
+    }
+
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try decoder.decode(T.self, entry: try requiredEntry(for: key), of: node)
     }
@@ -255,6 +262,12 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         try read(I.self) { try $0.integer(I.self, at: $1) }
     }
 
+    /// Reads an `Int128`/`UInt128` (see `WideIntegers.swift`).
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    mutating func decodeWide<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
+        try read(I.self) { try $0.wideInteger(I.self, at: $1) }
+    }
+
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let entry = try nextEntry(T.self)
         let result = try decoder.decode(T.self, entry: entry, of: node)
@@ -327,6 +340,12 @@ struct MappingSingleValueDecodingContainer: SingleValueDecodingContainer {
     func decode(_ type: UInt16.Type) throws -> UInt16 { try current().integer(UInt16.self, at: decoder.position) }
     func decode(_ type: UInt32.Type) throws -> UInt32 { try current().integer(UInt32.self, at: decoder.position) }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try current().integer(UInt64.self, at: decoder.position) }
+
+    /// Reads an `Int128`/`UInt128` (see `WideIntegers.swift`).
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    func decodeWide<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
+        try current().wideInteger(I.self, at: decoder.position)
+    }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let value = try current()

@@ -48,6 +48,9 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     mutating func encode(_ value: UInt32, forKey key: Key) throws { try put(.uint(UInt64(value)), forKey: key) }
     mutating func encode(_ value: UInt64, forKey key: Key) throws { try put(.uint(value), forKey: key) }
 
+    /// Stores an `Int128`/`UInt128` (see `WideIntegers.swift`).
+    mutating func encodeWide(_ value: MappedValue, forKey key: Key) throws { try put(value, forKey: key) }
+
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         if let primitive = MappedValue(primitive: value) {
             return try put(primitive, forKey: key)
@@ -170,6 +173,9 @@ struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt32) throws { try put(.uint(UInt64(value))) }
     mutating func encode(_ value: UInt64) throws { try put(.uint(value)) }
 
+    /// Stores an `Int128`/`UInt128` (see `WideIntegers.swift`).
+    mutating func encodeWide(_ value: MappedValue) throws { try put(value) }
+
     mutating func encode<T: Encodable>(_ value: T) throws {
         if let primitive = MappedValue(primitive: value) {
             return try put(primitive)
@@ -234,6 +240,9 @@ struct MappingSingleValueEncodingContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt16) throws { try put(.uint(UInt64(value))) }
     mutating func encode(_ value: UInt32) throws { try put(.uint(UInt64(value))) }
     mutating func encode(_ value: UInt64) throws { try put(.uint(value)) }
+
+    /// Stores an `Int128`/`UInt128` (see `WideIntegers.swift`).
+    mutating func encodeWide(_ value: MappedValue) throws { try put(value) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         if let primitive = MappedValue(primitive: value) {

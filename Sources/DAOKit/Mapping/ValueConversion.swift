@@ -62,6 +62,9 @@ extension MappedValue {
         case let .float(value):
             if let exact = I(exactly: value) { return exact }
             throw notRepresentable("\(value)", as: I.self, at: position)
+        case .wideInt, .wideUInt:
+            // Only 128-bit types hold these, and they are decoded by `wideInteger`.
+            throw notRepresentable(wideDescription, as: I.self, at: position)
         default:
             throw mismatch(I.self, at: position)
         }
@@ -79,6 +82,9 @@ extension MappedValue {
             throw notRepresentable(String(value), as: Double.self, at: position)
         case let .date(value):
             return value.timeIntervalSinceReferenceDate
+        case .wideInt, .wideUInt:
+            if let exact = wideAsDouble { return exact }
+            throw notRepresentable(wideDescription, as: Double.self, at: position)
         default:
             throw mismatch(Double.self, at: position)
         }
@@ -97,6 +103,9 @@ extension MappedValue {
         case let .uint(value):
             if let exact = Float(exactly: value) { return exact }
             throw notRepresentable(String(value), as: Float.self, at: position)
+        case .wideInt, .wideUInt:
+            if let wide = wideAsDouble, let exact = Float(exactly: wide) { return exact }
+            throw notRepresentable(wideDescription, as: Float.self, at: position)
         default:
             throw mismatch(Float.self, at: position)
         }
@@ -148,6 +157,9 @@ extension MappedValue {
             // As a JSON round trip would: the shortest decimal text that reads back as `value`.
             if let exact = Decimal(string: "\(value)") { return exact }
             throw notRepresentable("\(value)", as: Decimal.self, at: position)
+        case .wideInt, .wideUInt:
+            if let exact = Decimal(string: wideDescription) { return exact }
+            throw notRepresentable(wideDescription, as: Decimal.self, at: position)
         default:
             throw mismatch(Decimal.self, at: position)
         }
@@ -170,7 +182,7 @@ extension MappedValue {
             underlyingError: FoundValueKind(name: kindName)))
     }
 
-    private func notRepresentable(_ text: String, as target: Any.Type, at position: CodingPosition) -> DecodingError {
+    func notRepresentable(_ text: String, as target: Any.Type, at position: CodingPosition) -> DecodingError {
         let detail = NumberNotRepresentable(value: text, target: "\(target)")
         return .dataCorrupted(DecodingError.Context(
             codingPath: position.codingPath,

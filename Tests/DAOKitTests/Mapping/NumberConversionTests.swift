@@ -21,6 +21,27 @@ struct NumberConversionTests {
         #expect(try mapper.map([UInt.max], to: [UInt].self) == [UInt.max])
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    @Test func oneHundredTwentyEightBitIntegersRoundTripTheirExtremes() throws {
+        let values = Wide128(signed: [.min, -1, 0, Int128(Int64.max) + 1, .max], unsigned: [0, UInt128(UInt64.max) + 1, .max])
+        #expect(try mapper.map(values, to: Wide128.self) == values)
+        #expect(try mapper.map(Int128.min, to: Int128.self) == .min)
+        #expect(try mapper.map(UInt128.max, to: UInt128.self) == .max)
+    }
+
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    @Test func a128BitIntegerNarrowsOnlyWhenItFits() throws {
+        #expect(try mapper.map(Int128(-5), to: Int8.self) == -5)
+        #expect(try mapper.map(UInt128(200), to: UInt8.self) == 200)
+        #expect(try mapper.map(Int64.min, to: Int128.self) == Int128(Int64.min))
+        #expect(try mapper.map(UInt128(1) << 100, to: Double.self) == 0x1p100)
+        let tooBig = Int128(Int64.max) + 1
+        let error = try #require(throws: MappingError.self) { try mapper.map(tooBig, to: Int64.self) }
+        #expect(error.kind == .numberNotRepresentable(value: String(tooBig), target: "Int64"))
+        let negative = try #require(throws: MappingError.self) { try mapper.map(Int128.min, to: UInt128.self) }
+        #expect(negative.kind == .numberNotRepresentable(value: String(Int128.min), target: "UInt128"))
+    }
+
     @Test func anIntegerNarrowsWhenTheValueFits() throws {
         #expect(try mapper.map(Int64(127), to: Int8.self) == 127)
         #expect(try mapper.map(UInt64(200), to: UInt8.self) == 200)
@@ -100,4 +121,10 @@ struct NumberConversionTests {
         #expect(error.kind == .typeMismatch(expected: "Int", found: "String"))
         #expect(throws: MappingError.self) { try mapper.map(42, to: String.self) }
     }
+}
+
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+struct Wide128: Codable, Equatable {
+    let signed: [Int128]
+    let unsigned: [UInt128]
 }
