@@ -141,7 +141,7 @@ class Animal: Codable {
 }
 
 /// Encodes its superclass under `super`, the way Apple documents class hierarchies.
-final class Dog: Animal {
+final class Dog: Animal, Equatable, @unchecked Sendable {
     var isGoodBoy: Bool
     enum Keys: String, CodingKey { case isGoodBoy }
 
@@ -161,6 +161,10 @@ final class Dog: Animal {
         try container.encode(isGoodBoy, forKey: .isGoodBoy)
         try super.encode(to: container.superEncoder())
     }
+
+    static func == (lhs: Dog, rhs: Dog) -> Bool {
+        lhs.name == rhs.name && lhs.legs == rhs.legs && lhs.isGoodBoy == rhs.isGoodBoy
+    }
 }
 
 struct DogRecord: Decodable {
@@ -170,7 +174,7 @@ struct DogRecord: Decodable {
 }
 
 /// Shares its encoder with its superclass: both write into one keyed container.
-final class Cat: Animal {
+final class Cat: Animal, Equatable, @unchecked Sendable {
     var lives: Int
     enum Keys: String, CodingKey { case lives }
 
@@ -188,6 +192,10 @@ final class Cat: Animal {
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode(lives, forKey: .lives)
         try super.encode(to: encoder)
+    }
+
+    static func == (lhs: Cat, rhs: Cat) -> Bool {
+        lhs.name == rhs.name && lhs.legs == rhs.legs && lhs.lives == rhs.lives
     }
 }
 

@@ -44,8 +44,8 @@ enum DifferentialCorpus {
         DifferentialCase(Message.sample(1, note: "hi")),
         DifferentialCase(Dialog(id: 1, isPinned: true, title: "t", messages: (1...3).map { Message.sample($0) }, tags: ["a"])),
         DifferentialCase(NestedContainers(name: "n", inner: 2, list: [3, 4])),
-        DifferentialCase(CodableDog(name: "Rex", legs: 4, isGoodBoy: true)),
-        DifferentialCase(CodableCat(name: "Tom", legs: 4, lives: 9)),
+        DifferentialCase(Dog(name: "Rex", legs: 4, isGoodBoy: true)),
+        DifferentialCase(Cat(name: "Tom", legs: 4, lives: 9)),
         DifferentialCase(Puppy(name: "Bit", legs: 4, isGoodBoy: false, ageInWeeks: 9)),
         DifferentialCase(Shape.rectangle(width: 2, height: 3)),
         DifferentialCase([Shape.circle(radius: 1), .named("hex", sides: [1, 2, 3, 4, 5, 6]), .empty]),
@@ -83,29 +83,6 @@ enum DifferentialCorpus {
 
 // MARK: - Corpus types
 
-/// `Dog` (a class encoding its superclass with `superEncoder()`) with the Equatable the corpus needs.
-final class CodableDog: Animal, Equatable, @unchecked Sendable {
-    var isGoodBoy: Bool
-    enum Keys: String, CodingKey { case isGoodBoy }
-    init(name: String, legs: Int, isGoodBoy: Bool) {
-        self.isGoodBoy = isGoodBoy
-        super.init(name: name, legs: legs)
-    }
-    required init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Keys.self)
-        isGoodBoy = try container.decode(Bool.self, forKey: .isGoodBoy)
-        try super.init(from: container.superDecoder())
-    }
-    override func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(isGoodBoy, forKey: .isGoodBoy)
-        try super.encode(to: container.superEncoder())
-    }
-    static func == (lhs: CodableDog, rhs: CodableDog) -> Bool {
-        lhs.name == rhs.name && lhs.legs == rhs.legs && lhs.isGoodBoy == rhs.isGoodBoy
-    }
-}
-
 /// Three levels, the middle one encoding its superclass under a key of its own choosing.
 final class Puppy: Animal, Equatable, @unchecked Sendable {
     var isGoodBoy: Bool
@@ -130,28 +107,6 @@ final class Puppy: Animal, Equatable, @unchecked Sendable {
     }
     static func == (lhs: Puppy, rhs: Puppy) -> Bool {
         lhs.name == rhs.name && lhs.legs == rhs.legs && lhs.isGoodBoy == rhs.isGoodBoy && lhs.ageInWeeks == rhs.ageInWeeks
-    }
-}
-
-/// `Cat` (sharing one container with its superclass) with the Equatable the corpus needs.
-final class CodableCat: Animal, Equatable, @unchecked Sendable {
-    var lives: Int
-    enum Keys: String, CodingKey { case lives }
-    init(name: String, legs: Int, lives: Int) {
-        self.lives = lives
-        super.init(name: name, legs: legs)
-    }
-    required init(from decoder: any Decoder) throws {
-        lives = try decoder.container(keyedBy: Keys.self).decode(Int.self, forKey: .lives)
-        try super.init(from: decoder)
-    }
-    override func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(lives, forKey: .lives)
-        try super.encode(to: encoder)
-    }
-    static func == (lhs: CodableCat, rhs: CodableCat) -> Bool {
-        lhs.name == rhs.name && lhs.legs == rhs.legs && lhs.lives == rhs.lives
     }
 }
 
