@@ -7,13 +7,18 @@ let package = Package(
     products: [
         .library(name: "DAOKit", targets: ["DAOKit"]),
         .library(name: "DAOKitTesting", targets: ["DAOKitTesting"]),
+        .executable(name: "dao", targets: ["dao"]),
     ],
     targets: [
         .target(name: "DAOKit"),
         .target(name: "DAOKitTesting", dependencies: ["DAOKit"]),
         // Child process for the file store's crash and multi-process tests (killed with SIGKILL).
         .executableTarget(name: "DAOKitCrashWriter", dependencies: ["DAOKit"]),
-        .testTarget(name: "DAOKitTests", dependencies: ["DAOKit", "DAOKitTesting"]),
+        // The `dao` tool's commands, in a library so that the tests can call them directly.
+        .target(name: "DAOCommandLine", dependencies: ["DAOKit"]),
+        // `swift run dao demo`: only forwards the arguments to DAOCommandLine and exits with its status.
+        .executableTarget(name: "dao", dependencies: ["DAOCommandLine"]),
+        .testTarget(name: "DAOKitTests", dependencies: ["DAOKit", "DAOKitTesting", "DAOCommandLine"]),
     ],
     swiftLanguageModes: [.v6]
 )

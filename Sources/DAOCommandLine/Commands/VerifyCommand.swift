@@ -1,0 +1,73 @@
+/// `dao verify DIR`: an integrity check that reports one line per problem and changes nothing.
+///
+/// It reports what the store would have to repair on its next open (an unfinished or torn
+/// journal, temporary files, trash directories) as well as what it cannot repair (records that do
+/// not parse, records in the wrong file, foreign files): a store that verifies clean is one the
+/// next open leaves exactly as it is.
+struct VerifyCommand {
+    let console: Console
+
+    func run(directory: String) throws -> Int32 {
+        let (scan, problems) = try StoreReadLock.withSharedLock(directory: directory, command: "verify") {
+            let scan = try StoreScan.scan(directory, command: "verify")
+            return (scan, Self.problems(in: scan))
+        }
+        for problem in problems { console.line(problem) }
+        let checked = "\(TextLayout.count(scan.recordCount, "record")) of \(TextLayout.count(scan.entities.count, "entity type"))"
+        if problems.isEmpty {
+            console.line("OK: \(scan.root) is sound (\(checked) checked)")
+            return ExitStatus.success
+        }
+        console.line("\(TextLayout.count(problems.count, "problem")) in \(scan.root) (\(checked) checked)")
+        return ExitStatus.problems
+    }
+
+    /// Every problem, as `PATH: what is wrong`, in the order of the layout: the store's own files,
+    /// then entity by entity.
+    static func problems(in scan: StoreScan) -> [String] {
+        let root = scan.root
+        var problems: [String] = []
+        let journalPath = root + "/.journal"
+        switch scan.journal {
+        case .absent, .idle:
+            break
+        case let .unfinished(entityDirectory, fileNames, _):
+            let entity = StoreNameCodec.decode(entityDirectory) ?? entityDirectory
+            problems.append("\(journalPath): a batch of \(TextLayout.count(fileNames.count, "change")) to \(entity) did not finish; "
+                + "the next open of the store rolls it back")
+        case let .torn(size):
+            problems.append("\(journalPath): a torn journal (\(TextLayout.count(size, "byte")), its checksum does not match); "
+                + "the next open of the store discards it")
+        case let .unreadable(message):
+            problems.append("\(journalPath): cannot be read: \(message)")
+        }
+        for name in scan.trash {
+            problems.append("\(root)/\(name): the entity directory of a deleteAll that did not finish; the next open of the store deletes it")
+        }
+        for name in scan.foreign {
+            problems.append("\(root)/\(name): not part of the store (its directory holds only entity directories and the store's dot-files)")
+        }
+        let formats = scan.formatCounts
+        if formats.count > 1 {
+            let counts = formats.map { "\($0.count) .\($0.format.fileExtension)" }.joined(separator: ", ")
+            problems.append("\(root): records in more than one format (\(counts)); a FileStorageContext reads only the format it was opened with")
+        }
+        for entity in scan.entities {
+            if let error = entity.listingError {
+                problems.append("\(entity.path): cannot be read: \(error)")
+            }
+            for name in entity.temporaryFiles {
+                problems.append("\(entity.path)/\(name): the temporary file of a write that did not finish; the next open of the store removes it")
+            }
+            for name in entity.foreignFiles {
+                problems.append("\(entity.path)/\(name): not a record file (records end in .json or .plist), so the store never reads it")
+            }
+            for record in entity.records {
+                if case let .failure(problem) = record.readChecked() {
+                    problems.append("\(record.path): \(problem)")
+                }
+            }
+        }
+        return problems
+    }
+}

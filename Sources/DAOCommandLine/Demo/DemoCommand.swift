@@ -1,0 +1,189 @@
+import DAOKit
+import Foundation
+
+/// `dao demo [DIR]`: DAOKit's main job in one command, narrated.
+///
+/// Everything goes through the public API an app uses (`BaseDao`, `FileStorageContext`,
+/// `EntityMapper`), so the demo's source doubles as an example; the output says what each step
+/// did and shows the errors DAOKit gives when asked for something wrong.
+struct DemoCommand {
+    let console: Console
+    /// How long the mapping comparison may take, which keeps the whole demo near a second.
+    var comparisonBudget: Duration = .milliseconds(600)
+    /// How many messages each timing round converts: enough to dwarf the clock's overhead.
+    var comparisonSize = 500
+
+    private static let entityDirectories = Set([
+        Messenger.UserEntity.entityName, Messenger.DialogEntity.entityName, Messenger.MessageEntity.entityName,
+    ].map { StoreNameCodec.encode($0) })
+
+    func run(directory: String?) throws -> Int32 {
+        let (url, note) = try storeDirectory(directory)
+        let store: FileStorageContext
+        do {
+            store = try FileStorageContext(directory: url)
+        } catch {
+            throw UsageError("dao demo: cannot open a store in \(url.path): \(error)")
+        }
+        console.line("Store: \(url.path)" + note)
+        do {
+            try runSteps(in: store)
+        } catch let error as StorageError {
+            throw CommandFailure("dao demo: \(error)")
+        } catch let error as MappingError {
+            throw CommandFailure("dao demo: \(error)")
+        }
+        return ExitStatus.success
+    }
+
+    /// DIR, checked so that the demo never writes into a directory holding anything else, or a
+    /// fresh temporary directory; with a note on which it is, for the first line of the output.
+    private func storeDirectory(_ directory: String?) throws(UsageError) -> (URL, note: String) {
+        guard let directory else {
+            let url = FileManager.default.temporaryDirectory
+                .appendingPathComponent("dao-demo-" + String(UInt32.random(in: .min ... .max), radix: 16), isDirectory: true)
+            return (url, "  (a new temporary directory; delete it when you are done)")
+        }
+        let url = URL(fileURLWithPath: directory, isDirectory: true)
+        let kind: ReadOnlyFiles.Kind
+        let names: [String]
+        do {
+            kind = try ReadOnlyFiles.kind(of: directory)
+            names = kind == .directory ? try ReadOnlyFiles.names(in: directory) : []
+        } catch {
+            throw UsageError("dao demo: cannot use \(directory): \(error.message)")
+        }
+        switch kind {
+        case .missing:
+            return (url, "  (new)")
+        case .directory:
+            let foreign = names.filter { name in
+                name != ".lock" && name != ".journal" && !name.hasPrefix(".trash-") && !Self.entityDirectories.contains(name)
+            }
+            guard foreign.isEmpty else {
+                throw UsageError("dao demo: \(directory) holds other files ('\(foreign[0])'); give a new or empty directory, or one an earlier demo wrote")
+            }
+            return (url, names.isEmpty ? "" : "  (an earlier demo's data is replaced)")
+        case .file, .other:
+            throw UsageError("dao demo: not a directory: \(directory)")
+        }
+    }
+
+    private func runSteps(in store: FileStorageContext) throws {
+        let users = Messenger.UsersDao(context: store)
+        let dialogs = Messenger.DialogsDao(context: store)
+        let messages = Messenger.MessagesDao(context: store)
+        try users.erase()
+        try dialogs.erase()
+        try messages.erase()
+        let names = Dictionary(uniqueKeysWithValues: MessengerSampleData.users.map { ($0.id, $0.name) })
+
+        console.line()
+        console.line("1. Saving through BaseDao into a FileStorageContext (one file per record)")
+        try users.persist(MessengerSampleData.users)
+        try dialogs.persist(MessengerSampleData.dialogs)
+        try messages.persist(MessengerSampleData.messages)
+        console.line("   persisted \(MessengerSampleData.users.count) users, \(MessengerSampleData.dialogs.count) dialogs and "
+            + "\(MessengerSampleData.messages.count) messages: three batches, each all or nothing")
+        let file = store.fileURL(for: Messenger.MessageEntity.self, id: 3)
+        console.line("   message 3 is the file \(file.deletingLastPathComponent().lastPathComponent)/\(file.lastPathComponent):")
+        console.line("   " + String(decoding: try Data(contentsOf: file), as: UTF8.self))
+
+        console.line()
+        console.line("2. Queries")
+        for dialog in ["family", "work"] {
+            let title = try dialogs.read(id: dialog)?.title ?? dialog
+            console.line("   unread in \(title), oldest first (read(where:sortedBy:)):")
+            for message in try messages.unread(in: dialog) {
+                let author = names[message.authorID] ?? message.authorID
+                console.line("     \(MessengerSampleData.clockTime(message.date))  \(author.padding(toLength: 6, withPad: " ", startingAt: 0))\(message.text)")
+            }
+        }
+        try printPinned(dialogs)
+        try printCounts(users: users, dialogs: dialogs, messages: messages)
+
+        console.line()
+        console.line("3. Updates and erases")
+        let marked = try messages.markAllRead(in: "family")
+        console.line("   marked \(marked) messages of Family read in one batch; unread there now: \(try messages.unread(in: "family").count)")
+        if var bookClub = try dialogs.read(id: "book-club") {
+            bookClub.isPinned = true
+            try dialogs.update(bookClub)
+            console.line("   update: pinned Book club")
+        }
+        try printPinned(dialogs)
+        let oldCount = try messages.count(where: #Predicate { $0.dialogID == "old-project" })
+        try messages.erase(where: #Predicate { $0.dialogID == "old-project" })
+        try dialogs.erase(id: "old-project")
+        console.line("   erase: Old project and its \(oldCount) messages")
+        try printCounts(users: users, dialogs: dialogs, messages: messages)
+
+        console.line()
+        console.line("   What DAOKit says when asked for something wrong:")
+        do {
+            try messages.create(MessengerSampleData.messages[2])
+        } catch let error as StorageError {
+            console.line("   create(message 3) again → StorageError: \(error)")
+        }
+        do {
+            let scheduled = Messenger.ScheduledMessage(id: 99, dialogID: "work", authorID: "ann", text: "Done!",
+                                                       date: MessengerSampleData.morning, isRead: true, sendAt: MessengerSampleData.morning)
+            try BaseDao<Messenger.ScheduledMessage, Messenger.MessageEntity>(context: store).persist(scheduled)
+        } catch let error as MappingError {
+            console.line("   persist(a value with a field the entity lacks) → MappingError: \(error)")
+        }
+
+        console.line()
+        try printComparison()
+
+        let quoted = TextLayout.shellQuoted(store.directory.path)
+        console.line()
+        console.line("Look inside the store:")
+        console.line("   swift run dao inspect \(quoted)")
+        console.line("   swift run dao dump \(quoted) Message 3")
+        console.line("   swift run dao verify \(quoted)")
+    }
+
+    private func printPinned(_ dialogs: Messenger.DialogsDao) throws {
+        let pinned = try dialogs.read(where: #Predicate { $0.isPinned }, sortedBy: [SortDescriptor(\.title)])
+        console.line("   pinned dialogs: " + pinned.map(\.title).joined(separator: ", "))
+    }
+
+    private func printCounts(users: Messenger.UsersDao, dialogs: Messenger.DialogsDao, messages: Messenger.MessagesDao) throws {
+        let unread = try messages.count(where: #Predicate { !$0.isRead })
+        console.line("   counts: \(try users.count()) users, \(try dialogs.count()) dialogs, \(try messages.count()) messages (\(unread) unread)")
+    }
+
+    private func printComparison() throws {
+        let comparison = MappingComparison(messages: MessengerSampleData.manyMessages(comparisonSize), budget: comparisonBudget)
+        let (timings, rounds) = try comparison.run()
+        console.line("4. What a conversion costs: \(comparisonSize) messages Domain → Entity → Domain, best of \(rounds) rounds")
+        let baseline = max(timings[0].nanosecondsPerMessage, 1)
+        let rows = timings.map { timing in
+            [timing.name, Self.duration(timing.nanosecondsPerMessage) + " per message",
+             Self.ratio(timing.nanosecondsPerMessage / baseline)]
+        }
+        for line in TextLayout.table(rows, rightAligned: [1, 2]) { console.line("   " + line) }
+        let jsonOverMapper = timings[2].nanosecondsPerMessage / max(timings[1].nanosecondsPerMessage, 1)
+        if jsonOverMapper >= 1 {
+            console.line("   EntityMapper needs no translator code, and is \(Self.ratio(jsonOverMapper)) faster than the JSON round trip.")
+        } else {
+            // Only expected in debug builds: DAOKit is then unoptimized, Foundation's JSON coders are not.
+            console.line("   Here the JSON round trip wins: DAOKit is unoptimized in a debug build, Foundation's JSON coders are not.")
+        }
+        #if DEBUG
+        console.line("   (A debug build: 'swift run -c release dao demo' gives the representative numbers.)")
+        #endif
+    }
+
+    /// Nanoseconds below one microsecond, else microseconds, with a decimal while it matters.
+    private static func duration(_ nanoseconds: Double) -> String {
+        if nanoseconds < 1000 { return "\(Int(nanoseconds.rounded())) ns" }
+        let microseconds = nanoseconds / 1000
+        return (microseconds < 100 ? TextLayout.oneDecimal(microseconds) : String(Int(microseconds.rounded()))) + " µs"
+    }
+
+    private static func ratio(_ value: Double) -> String {
+        (value < 10 ? TextLayout.oneDecimal(value) : String(Int(value.rounded()))) + "×"
+    }
+}

@@ -1,0 +1,75 @@
+import DAOKit
+import Foundation
+
+/// A record file's envelope, read without knowing the entity's Swift type.
+struct StoredRecord: Equatable {
+    /// The envelope's `formatVersion`; may be one this release does not support.
+    let formatVersion: Int
+    /// The record's real key (its id's `storageKey`).
+    let key: String
+    /// The entity as stored.
+    let entity: JSONValue
+}
+
+/// Why a record file is not a readable record; the description is a complete sentence fragment
+/// that follows the file's path in `verify`'s output.
+struct RecordProblem: Error, Equatable, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Reads record files in the documented envelope format: an object (JSON) or dictionary (binary
+/// property list) with `formatVersion`, `key` and `entity`.
+///
+/// It checks what `FileStorageContext` checks before it decodes the entity: the file is not empty,
+/// parses, is an envelope, and has an integer `formatVersion` (read first, so that a later layout
+/// is reported as a version problem), a string `key` and an `entity`. Whether the entity decodes
+/// as its Swift type only the app can tell.
+enum RecordReader {
+    /// The record format version this release of DAOKit writes and reads.
+    static let supportedFormatVersion = 1
+
+    /// The formats a store can hold, in the order `inspect` lists them.
+    static let formats: [FileStorageContext.RecordFormat] = [.json, .propertyList]
+
+    /// The envelope in `data`; the version is not checked against ``supportedFormatVersion``, so
+    /// that `inspect` can report the versions it finds.
+    static func read(_ data: Data, format: FileStorageContext.RecordFormat) -> Result<StoredRecord, RecordProblem> {
+        guard !data.isEmpty else { return .failure(RecordProblem("empty file")) }
+        let document: JSONValue
+        do {
+            switch format {
+            case .json: document = try JSONParser.parse(data)
+            case .propertyList: document = try BinaryPropertyListParser.parse(data)
+            }
+        } catch {
+            return .failure(RecordProblem(String(describing: error)))
+        }
+        guard case .object = document else {
+            return .failure(RecordProblem("not a record envelope: the top level is \(document.kindDescription), not an object"))
+        }
+        guard let versionValue = document[member: "formatVersion"] else {
+            return .failure(RecordProblem("the record has no \"formatVersion\" field"))
+        }
+        guard case let .number(versionText) = versionValue, let version = Int(versionText) else {
+            return .failure(RecordProblem("the record's \"formatVersion\" field is \(versionValue.kindDescription), not an integer"))
+        }
+        guard let keyValue = document[member: "key"] else {
+            return .failure(RecordProblem("the record has no \"key\" field"))
+        }
+        guard case let .string(key) = keyValue else {
+            return .failure(RecordProblem("the record's \"key\" field is \(keyValue.kindDescription), not a string"))
+        }
+        guard let entity = document[member: "entity"] else {
+            return .failure(RecordProblem("the record has no \"entity\" field"))
+        }
+        return .success(StoredRecord(formatVersion: version, key: key, entity: entity))
+    }
+
+    /// The file name the store gives the record of `key`: the encoded key (or its hash, when too
+    /// long) and the format's extension.
+    static func fileName(forKey key: String, format: FileStorageContext.RecordFormat) -> String {
+        let suffix = "." + format.fileExtension
+        return StoreNameCodec.encode(key, suffixLength: suffix.utf8.count) + suffix
+    }
+}

@@ -1,0 +1,36 @@
+extension StoreScan.RecordFile {
+    /// The file's size (when it could be read) and its envelope or what is wrong with it; the
+    /// format version is not checked, so `inspect` can count the versions it finds.
+    func readEnvelope() -> (size: Int?, result: Result<StoredRecord, RecordProblem>) {
+        switch kind {
+        case .directory: return (nil, .failure(RecordProblem("a directory is where a record file should be")))
+        case .other: return (nil, .failure(RecordProblem("not a regular file")))
+        case .missing: return (nil, .failure(RecordProblem("disappeared while the store was being read")))
+        case .file: break
+        }
+        do {
+            let data = try ReadOnlyFiles.contents(of: path)
+            return (data.count, RecordReader.read(data, format: format))
+        } catch {
+            return (nil, .failure(RecordProblem("cannot be read: \(error.message)")))
+        }
+    }
+
+    /// The record as `FileStorageContext` would accept it: a sound envelope of the supported
+    /// format version, in the file its key names. A record in the wrong file would be invisible
+    /// to `fetch(id:)`, which looks only where the key says, so it counts as damage.
+    func readChecked() -> Result<StoredRecord, RecordProblem> {
+        readEnvelope().result.flatMap { record in
+            guard record.formatVersion == RecordReader.supportedFormatVersion else {
+                return .failure(RecordProblem("format version \(record.formatVersion) is not supported; "
+                    + "this release reads version \(RecordReader.supportedFormatVersion)"))
+            }
+            let expected = RecordReader.fileName(forKey: record.key, format: format)
+            guard expected == name else {
+                return .failure(RecordProblem(
+                    "the file name does not match the key inside, \(record.key.debugDescription) (its file would be \(expected))"))
+            }
+            return .success(record)
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import DAOKit
+import Foundation
+
+/// What a store directory holds, classified by the file store's layout, before any record is read:
+///
+/// ```
+/// <directory>/.lock                      advisory lock (created when the store is first opened)
+/// <directory>/.journal                   undo journal; empty between batches
+/// <directory>/.trash-<hex>/              an entity directory deleteAll renamed away (crash leftover)
+/// <directory>/<entity>/<key>.json|plist  one record per file, names encoded reversibly
+/// <directory>/<entity>/.tmp-<hex>        a write's temporary file (crash leftover)
+/// ```
+///
+/// Other names starting with `.` are ignored, as the store ignores them (a Finder `.DS_Store`, say).
+struct StoreScan {
+    /// The directory as the user wrote it (without trailing slashes), so printed paths can be
+    /// pasted back into a shell.
+    let root: String
+    let hasLockFile: Bool
+    let journal: JournalState
+    /// Entity directories, sorted by entity name.
+    let entities: [EntityDirectory]
+    /// Names of `.trash-*` directories.
+    let trash: [String]
+    /// Names at the top level that are not part of the layout (files, or directories the store
+    /// could not have named).
+    let foreign: [String]
+
+    struct EntityDirectory {
+        let directoryName: String
+        /// The decoded entity name; `nil` for a hashed name (an entity name over 255 bytes).
+        let entityName: String?
+        let path: String
+        let records: [RecordFile]
+        /// Names of `.tmp-*` files.
+        let temporaryFiles: [String]
+        /// Names of files that are not records of either format.
+        let foreignFiles: [String]
+        /// Why the directory could not be listed, if it could not.
+        let listingError: String?
+
+        /// The entity name, or the directory name when the entity name is hashed.
+        var displayName: String { entityName ?? directoryName }
+    }
+
+    struct RecordFile {
+        let name: String
+        let path: String
+        let format: FileStorageContext.RecordFormat
+        let kind: ReadOnlyFiles.Kind
+    }
+
+    var recordCount: Int { entities.reduce(0) { $0 + $1.records.count } }
+
+    /// The record formats the store's files use, with their counts; a store opened with one
+    /// format does not see the other's files.
+    var formatCounts: [(format: FileStorageContext.RecordFormat, count: Int)] {
+        RecordReader.formats.compactMap { format in
+            let count = entities.reduce(0) { $0 + $1.records.count { $0.format == format } }
+            return count > 0 ? (format, count) : nil
+        }
+    }
+
+    /// Scans `directory` for `command`.
+    /// - Throws: ``UsageError`` when it is missing, not a directory, unreadable, or holds no trace
+    ///   of a file store (no `.lock` and no record files), so that a mistyped path is one clear
+    ///   line rather than a page of "foreign file" reports.
+    static func scan(_ directory: String, command: String) throws(UsageError) -> StoreScan {
+        var root = directory
+        while root.count > 1 && root.hasSuffix("/") { root.removeLast() }
+        let names: [String]
+        do {
+            switch try ReadOnlyFiles.kind(of: root) {
+            case .missing: throw UsageError("dao \(command): no such directory: \(directory)")
+            case .file, .other: throw UsageError("dao \(command): not a directory: \(directory)")
+            case .directory: break
+            }
+            names = try ReadOnlyFiles.names(in: root)
+        } catch let error as UsageError {
+            throw error
+        } catch {
+            throw UsageError("dao \(command): cannot read \(directory): \(error)")
+        }
+
+        var entities: [EntityDirectory] = []
+        var trash: [String] = []
+        var foreign: [String] = []
+        for name in names {
+            let path = root + "/" + name
+            let kind = (try? ReadOnlyFiles.kind(of: path)) ?? .other
+            if name.hasPrefix(".trash-") && kind == .directory {
+                trash.append(name)
+            } else if name.hasPrefix(".") {
+                continue
+            } else if kind == .directory, let entity = entityDirectory(name, path: path) {
+                entities.append(entity)
+            } else {
+                foreign.append(name)
+            }
+        }
+        let scan = StoreScan(
+            root: root, hasLockFile: names.contains(".lock"), journal: JournalState.read(at: root + "/.journal"),
+            entities: entities.sorted { $0.displayName.utf8.lexicographicallyPrecedes($1.displayName.utf8) },
+            trash: trash, foreign: foreign)
+        guard scan.hasLockFile || scan.recordCount > 0 else {
+            throw UsageError("dao \(command): \(directory) is not a DAOKit file store (no .lock file and no record files)")
+        }
+        return scan
+    }
+
+    /// The entity directory `name`, or `nil` when the store could not have named a directory so.
+    private static func entityDirectory(_ name: String, path: String) -> EntityDirectory? {
+        let entityName = StoreNameCodec.decode(name)
+        guard entityName != nil || StoreNameCodec.isHashed(name) else { return nil }
+        var records: [RecordFile] = []
+        var temporaryFiles: [String] = []
+        var foreignFiles: [String] = []
+        let names: [String]
+        do {
+            names = try ReadOnlyFiles.names(in: path)
+        } catch {
+            return EntityDirectory(directoryName: name, entityName: entityName, path: path, records: [], temporaryFiles: [],
+                                   foreignFiles: [], listingError: error.message)
+        }
+        for fileName in names {
+            if fileName.hasPrefix(".tmp-") {
+                temporaryFiles.append(fileName)
+            } else if fileName.hasPrefix(".") {
+                continue
+            } else if let format = RecordReader.formats.first(where: { fileName.hasSuffix("." + $0.fileExtension) }) {
+                let filePath = path + "/" + fileName
+                let kind = (try? ReadOnlyFiles.kind(of: filePath)) ?? .other
+                records.append(RecordFile(name: fileName, path: filePath, format: format, kind: kind))
+            } else {
+                foreignFiles.append(fileName)
+            }
+        }
+        return EntityDirectory(directoryName: name, entityName: entityName, path: path, records: records,
+                               temporaryFiles: temporaryFiles, foreignFiles: foreignFiles, listingError: nil)
+    }
+
+    /// The entity directory the user means by `name`: its entity name (also when the directory
+    /// name is hashed), or failing that its directory name as `ls` shows it.
+    func entity(named name: String) -> EntityDirectory? {
+        let encoded = StoreNameCodec.encode(name)
+        return entities.first { $0.directoryName == encoded } ?? entities.first { $0.directoryName == name }
+    }
+}
