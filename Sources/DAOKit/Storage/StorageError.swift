@@ -4,7 +4,7 @@
 /// store key, so a failing record can be found and inspected:
 ///
 /// ```
-/// MessageEntity 42: corrupt record at /data/store/MessageEntity/42.json (not valid JSON)
+/// MessageEntity "42": corrupt record (empty file) at /data/store/^message^entity/42.json
 /// ```
 public struct StorageError: Error, CustomStringConvertible, Sendable {
     /// What went wrong.
