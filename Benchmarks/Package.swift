@@ -37,6 +37,15 @@ let package = Package(
                 .product(name: "DAOKit", package: "DAOKit"),
             ]
         ),
+        // The DAO and file-storage workloads (BaseDao next to the same work by hand, FileStorageContext
+        // next to the same I/O by hand), shared by the package-benchmark suite and `ratios`.
+        .target(
+            name: "StorageWorkloads",
+            dependencies: [
+                "BenchmarkModels",
+                .product(name: "DAOKit", package: "DAOKit"),
+            ]
+        ),
         // package-benchmark discovers suites in `Benchmarks/<Name>/`; run with
         // `swift package --package-path Benchmarks benchmark`.
         .executableTarget(
@@ -48,11 +57,22 @@ let package = Package(
             path: "Benchmarks/Mapping",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        .executableTarget(
+            name: "Storage",
+            dependencies: [
+                "StorageWorkloads",
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/Storage",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
         // Interleaved ratio measurements: `swift run -c release --package-path Benchmarks ratios`.
         .executableTarget(
             name: "ratios",
             dependencies: [
+                "BenchmarkModels",
                 "MappingWorkloads",
+                "StorageWorkloads",
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
         ),
