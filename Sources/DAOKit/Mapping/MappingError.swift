@@ -58,6 +58,17 @@ public struct MappingError: Error, CustomStringConvertible, Sendable {
         self.underlyingError = underlyingError
     }
 
+    /// This error as it would read had the value been mapped as element `index` of an array:
+    /// `Array<…>` types and the index as the first step of the path.
+    func inArray(at index: Int) -> MappingError {
+        MappingError(
+            sourceType: "Array<\(sourceType)>",
+            targetType: "Array<\(targetType)>",
+            kind: kind,
+            codingPath: [MappingKey.index(index)] + codingPath,
+            underlyingError: underlyingError)
+    }
+
     /// The coding path in the form `messages[2].text`; `<root>` for the top-level value.
     public var path: String {
         MappingPath.render(codingPath)

@@ -42,6 +42,7 @@ struct BaseDaoMappingTests {
             try dao.persist([FixtureGauge(id: 1, level: 1), FixtureGauge(id: 2, level: 1_000)])
         }
         #expect(error.path == "[1].level")
+        #expect(error.description.hasPrefix("Cannot map Array<FixtureGauge> to Array<FixtureGaugeEntity>:"))
         #expect(try dao.count() == 0)
     }
 
