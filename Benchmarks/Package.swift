@@ -73,6 +73,7 @@ let package = Package(
                 "BenchmarkModels",
                 "MappingWorkloads",
                 "StorageWorkloads",
+                .product(name: "DAOKit", package: "DAOKit"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
         ),

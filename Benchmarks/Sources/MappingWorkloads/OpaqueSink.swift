@@ -7,4 +7,4 @@
 /// which would allocate a box and distort the allocation counts.
 @inline(never)
 @_optimize(none)
-func consumeOpaquely<Value>(_ value: Value) {}
+public func consumeOpaquely<Value>(_ value: Value) {}
