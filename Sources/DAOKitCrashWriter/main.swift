@@ -7,8 +7,18 @@
 //       Prints "ready" once the store is open and consistent.
 //   DAOKitCrashWriter writer <directory> <prefix> <count>
 //       Saves <prefix>-0 … <prefix>-(count-1), singly and in batches of 5, then prints "done".
+//   DAOKitCrashWriter readonly <directory> <batch size> [<uid>]
+//       Opens a store it may not write to, reads it, tries to save <batch size> records and to
+//       delete them all, and reads it again, printing what happened line by line (see
+//       runReadOnly). With <uid>, first gives up root for that user and group, so that permission
+//       bits bind even when the tests run as root.
 import DAOKit
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 struct CrashRecord: Storable, Equatable {
     static var entityName: String { "CrashRecord" }
@@ -62,6 +72,43 @@ func runWriter(directory: URL, prefix: String, count: Int) throws {
     FileHandle.standardOutput.write(Data("done\n".utf8))
 }
 
+/// Prints, one per line: `euid <n>`; `writable yes|no` (whether the system lets this process
+/// create files in the directory); `before <records>`; `save failed|succeeded <description>`;
+/// `save location <path>`; `deleteAll failed|succeeded <description>`; `after <records>`, where
+/// `<records>` is `id=generation` for every record, sorted by id.
+func runReadOnly(directory: URL, batchSize: Int, uid: uid_t?) throws {
+    if let uid {
+        // Groups first: once the user id is not root any more, they can no longer be changed.
+        guard setgroups(0, nil) == 0, setgid(gid_t(uid)) == 0, setuid(uid) == 0, geteuid() == uid else {
+            FileHandle.standardError.write(Data("DAOKitCrashWriter: cannot become user \(uid): \(String(cString: strerror(errno)))\n".utf8))
+            exit(3)
+        }
+    }
+    func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    func records(_ context: FileStorageContext) throws -> String {
+        try context.fetchAll(CrashRecord.self).sorted { $0.id < $1.id }.map { "\($0.id)=\($0.generation)" }.joined(separator: ",")
+    }
+    say("euid \(geteuid())")
+    say("writable \(access(directory.path, W_OK) == 0 ? "yes" : "no")")
+    let context = try FileStorageContext(directory: directory)
+    say("before " + (try records(context)))
+    let batch = (0..<batchSize).map { CrashRecord(id: $0 == 0 ? "base-0" : "new-\($0)", generation: 99) }
+    do {
+        try context.save(batch)
+        say("save succeeded")
+    } catch let error as StorageError {
+        say("save failed \(error)")
+        say("save location \(error.location ?? "")")
+    }
+    do {
+        try context.deleteAll(CrashRecord.self)
+        say("deleteAll succeeded")
+    } catch let error as StorageError {
+        say("deleteAll failed \(error)")
+    }
+    say("after " + (try records(context)))
+}
+
 let arguments = CommandLine.arguments
 do {
     switch (arguments.count, arguments.count > 1 ? arguments[1] : "") {
@@ -69,8 +116,16 @@ do {
         try runBatches(directory: URL(fileURLWithPath: arguments[2]))
     case (5, "writer"):
         try runWriter(directory: URL(fileURLWithPath: arguments[2]), prefix: arguments[3], count: Int(arguments[4]) ?? 0)
+    case (4, "readonly"), (5, "readonly"):
+        // A uid that does not parse must not quietly leave the child running as root.
+        let uid = arguments.count == 5 ? uid_t(arguments[4]) : nil
+        guard arguments.count == 4 || uid != nil, let batchSize = Int(arguments[3]) else {
+            FileHandle.standardError.write(Data("DAOKitCrashWriter: bad readonly arguments\n".utf8))
+            exit(2)
+        }
+        try runReadOnly(directory: URL(fileURLWithPath: arguments[2]), batchSize: batchSize, uid: uid)
     default:
-        FileHandle.standardError.write(Data("usage: DAOKitCrashWriter batches <dir> | writer <dir> <prefix> <count>\n".utf8))
+        FileHandle.standardError.write(Data("usage: DAOKitCrashWriter batches <dir> | writer <dir> <prefix> <count> | readonly <dir> <batch size> [<uid>]\n".utf8))
         exit(2)
     }
 } catch {

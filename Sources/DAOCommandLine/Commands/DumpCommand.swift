@@ -19,7 +19,7 @@ struct DumpCommand {
             }
             let records: [StoreScan.RecordFile]
             if let key {
-                let candidates = Set(RecordReader.formats.map { RecordReader.fileName(forKey: key, format: $0) })
+                let candidates = Set(RecordReader.formats.map { $0.fileName(forKey: key) })
                 records = entity.records.filter { candidates.contains($0.name) }
                 guard !records.isEmpty else {
                     throw UsageError("dao dump: no \(entity.displayName) record with key \(key.debugDescription) in \(scan.root)")

@@ -1,3 +1,5 @@
+import DAOKit
+
 /// `dao inspect DIR`: what a store holds, at a glance. Informational: it exits 0 whatever it
 /// finds, and points to `dao verify` when something looks wrong.
 struct InspectCommand {
@@ -76,7 +78,7 @@ struct InspectCommand {
         case .absent: return "none (no batch has run yet)"
         case .idle: return "empty (every batch finished)"
         case let .unfinished(directory, fileNames, _):
-            let entity = StoreNameCodec.decode(directory) ?? directory
+            let entity = FileNameCodec.decode(directory) ?? directory
             return "UNFINISHED batch of \(TextLayout.count(fileNames.count, "change")) to \(entity) (the next open rolls it back)"
         case let .torn(size): return "torn, \(TextLayout.count(size, "byte")) (the next open discards it)"
         case let .unreadable(message): return "cannot be read: \(message)"

@@ -1,3 +1,5 @@
+import DAOKit
+
 /// `dao verify DIR`: an integrity check that reports one line per problem and changes nothing.
 ///
 /// It reports what the store would have to repair on its next open (an unfinished or torn
@@ -27,12 +29,12 @@ struct VerifyCommand {
     static func problems(in scan: StoreScan) -> [String] {
         let root = scan.root
         var problems: [String] = []
-        let journalPath = root + "/.journal"
+        let journalPath = root + "/" + FileStoreLayout.journalFileName
         switch scan.journal {
         case .absent, .idle:
             break
         case let .unfinished(entityDirectory, fileNames, _):
-            let entity = StoreNameCodec.decode(entityDirectory) ?? entityDirectory
+            let entity = FileNameCodec.decode(entityDirectory) ?? entityDirectory
             problems.append("\(journalPath): a batch of \(TextLayout.count(fileNames.count, "change")) to \(entity) did not finish; "
                 + "the next open of the store rolls it back")
         case let .torn(size):

@@ -15,7 +15,7 @@ struct DemoCommand {
 
     private static let entityDirectories = Set([
         Messenger.UserEntity.entityName, Messenger.DialogEntity.entityName, Messenger.MessageEntity.entityName,
-    ].map { StoreNameCodec.encode($0) })
+    ].map { FileNameCodec.encode($0) })
 
     func run(directory: String?) throws -> Int32 {
         let (url, note) = try storeDirectory(directory)
@@ -58,7 +58,8 @@ struct DemoCommand {
             return (url, "  (new)")
         case .directory:
             let foreign = names.filter { name in
-                name != ".lock" && name != ".journal" && !name.hasPrefix(".trash-") && !Self.entityDirectories.contains(name)
+                name != FileStoreLayout.lockFileName && name != FileStoreLayout.journalFileName
+                    && !name.hasPrefix(FileStoreLayout.trashDirectoryPrefix) && !Self.entityDirectories.contains(name)
             }
             guard foreign.isEmpty else {
                 throw UsageError("dao demo: \(directory) holds other files ('\(foreign[0])'); give a new or empty directory, or one an earlier demo wrote")

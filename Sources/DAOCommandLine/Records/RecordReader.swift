@@ -26,14 +26,12 @@ struct RecordProblem: Error, Equatable, CustomStringConvertible {
 /// is reported as a version problem), a string `key` and an `entity`. Whether the entity decodes
 /// as its Swift type only the app can tell.
 enum RecordReader {
-    /// The record format version this release of DAOKit writes and reads.
-    static let supportedFormatVersion = 1
-
     /// The formats a store can hold, in the order `inspect` lists them.
     static let formats: [FileStorageContext.RecordFormat] = [.json, .propertyList]
 
-    /// The envelope in `data`; the version is not checked against ``supportedFormatVersion``, so
-    /// that `inspect` can report the versions it finds.
+    /// The envelope in `data`; the version is not checked against the one DAOKit reads
+    /// (`FileStorageContext.RecordFormat.formatVersion`), so that `inspect` can report the
+    /// versions it finds.
     static func read(_ data: Data, format: FileStorageContext.RecordFormat) -> Result<StoredRecord, RecordProblem> {
         guard !data.isEmpty else { return .failure(RecordProblem("empty file")) }
         let document: JSONValue
@@ -64,12 +62,5 @@ enum RecordReader {
             return .failure(RecordProblem("the record has no \"entity\" field"))
         }
         return .success(StoredRecord(formatVersion: version, key: key, entity: entity))
-    }
-
-    /// The file name the store gives the record of `key`: the encoded key (or its hash, when too
-    /// long) and the format's extension.
-    static func fileName(forKey key: String, format: FileStorageContext.RecordFormat) -> String {
-        let suffix = "." + format.fileExtension
-        return StoreNameCodec.encode(key, suffixLength: suffix.utf8.count) + suffix
     }
 }

@@ -1,3 +1,4 @@
+import DAOKit
 extension StoreScan.RecordFile {
     /// The file's size (when it could be read) and its envelope or what is wrong with it; the
     /// format version is not checked, so `inspect` can count the versions it finds.
@@ -21,11 +22,12 @@ extension StoreScan.RecordFile {
     /// to `fetch(id:)`, which looks only where the key says, so it counts as damage.
     func readChecked() -> Result<StoredRecord, RecordProblem> {
         readEnvelope().result.flatMap { record in
-            guard record.formatVersion == RecordReader.supportedFormatVersion else {
+            let supported = FileStorageContext.RecordFormat.formatVersion
+            guard record.formatVersion == supported else {
                 return .failure(RecordProblem("format version \(record.formatVersion) is not supported; "
-                    + "this release reads version \(RecordReader.supportedFormatVersion)"))
+                    + "this release reads version \(supported)"))
             }
-            let expected = RecordReader.fileName(forKey: record.key, format: format)
+            let expected = format.fileName(forKey: record.key)
             guard expected == name else {
                 return .failure(RecordProblem(
                     "the file name does not match the key inside, \(record.key.debugDescription) (its file would be \(expected))"))

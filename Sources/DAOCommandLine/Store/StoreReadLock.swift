@@ -1,3 +1,4 @@
+import DAOKit
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -22,7 +23,7 @@ enum StoreReadLock {
     /// is not ours to fix; reading still works).
     /// - Throws: ``UsageError`` when another process keeps the store locked longer than ``patience``.
     static func withSharedLock<T>(directory: String, command: String, _ body: () throws -> T) throws -> T {
-        let path = directory + "/.lock"
+        let path = directory + "/" + FileStoreLayout.lockFileName
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { return try body() }
         defer { close(descriptor) }

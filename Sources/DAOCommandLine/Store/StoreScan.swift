@@ -1,15 +1,9 @@
 import DAOKit
 import Foundation
 
-/// What a store directory holds, classified by the file store's layout, before any record is read:
-///
-/// ```
-/// <directory>/.lock                      advisory lock (created when the store is first opened)
-/// <directory>/.journal                   undo journal; empty between batches
-/// <directory>/.trash-<hex>/              an entity directory deleteAll renamed away (crash leftover)
-/// <directory>/<entity>/<key>.json|plist  one record per file, names encoded reversibly
-/// <directory>/<entity>/.tmp-<hex>        a write's temporary file (crash leftover)
-/// ```
+/// What a store directory holds, classified by the file store's layout (DAOKit's
+/// `FileStoreLayout` names the store's own files, `FileNameCodec` the entity directories and
+/// record files), before any record is read.
 ///
 /// Other names starting with `.` are ignored, as the store ignores them (a Finder `.DS_Store`, say).
 struct StoreScan {
@@ -88,7 +82,7 @@ struct StoreScan {
         for name in names {
             let path = root + "/" + name
             let kind = (try? ReadOnlyFiles.kind(of: path)) ?? .other
-            if name.hasPrefix(".trash-") && kind == .directory {
+            if name.hasPrefix(FileStoreLayout.trashDirectoryPrefix) && kind == .directory {
                 trash.append(name)
             } else if name.hasPrefix(".") {
                 continue
@@ -99,7 +93,8 @@ struct StoreScan {
             }
         }
         let scan = StoreScan(
-            root: root, hasLockFile: names.contains(".lock"), journal: JournalState.read(at: root + "/.journal"),
+            root: root, hasLockFile: names.contains(FileStoreLayout.lockFileName),
+            journal: JournalState.read(at: root + "/" + FileStoreLayout.journalFileName),
             entities: entities.sorted { $0.displayName.utf8.lexicographicallyPrecedes($1.displayName.utf8) },
             trash: trash, foreign: foreign)
         guard scan.hasLockFile || scan.recordCount > 0 else {
@@ -110,8 +105,8 @@ struct StoreScan {
 
     /// The entity directory `name`, or `nil` when the store could not have named a directory so.
     private static func entityDirectory(_ name: String, path: String) -> EntityDirectory? {
-        let entityName = StoreNameCodec.decode(name)
-        guard entityName != nil || StoreNameCodec.isHashed(name) else { return nil }
+        let entityName = FileNameCodec.decode(name)
+        guard entityName != nil || FileNameCodec.isHashed(name) else { return nil }
         var records: [RecordFile] = []
         var temporaryFiles: [String] = []
         var foreignFiles: [String] = []
@@ -123,7 +118,7 @@ struct StoreScan {
                                    foreignFiles: [], listingError: error.message)
         }
         for fileName in names {
-            if fileName.hasPrefix(".tmp-") {
+            if fileName.hasPrefix(FileStoreLayout.temporaryFilePrefix) {
                 temporaryFiles.append(fileName)
             } else if fileName.hasPrefix(".") {
                 continue
@@ -142,7 +137,7 @@ struct StoreScan {
     /// The entity directory the user means by `name`: its entity name (also when the directory
     /// name is hashed), or failing that its directory name as `ls` shows it.
     func entity(named name: String) -> EntityDirectory? {
-        let encoded = StoreNameCodec.encode(name)
+        let encoded = FileNameCodec.encode(name)
         return entities.first { $0.directoryName == encoded } ?? entities.first { $0.directoryName == name }
     }
 }

@@ -112,26 +112,11 @@ struct CLIStore {
         return result
     }
 
-    /// Writes `.journal` as a batch that stopped half way: the documented layout, with the old
-    /// contents of each file (`nil`: the file did not exist before the batch).
+    /// Writes `.journal` as a batch that stopped half way, with the old contents of each file
+    /// (`nil`: the file did not exist before the batch), in DAOKit's own journal format.
     func writeUnfinishedJournal(entityDirectory: String, entries: [(fileName: String, previous: Data?)]) throws {
-        var bytes = Array("DAOKJRN1".utf8)
-        func append<I: FixedWidthInteger>(_ value: I) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
-        func append(_ text: String) { append(UInt32(text.utf8.count)); bytes.append(contentsOf: text.utf8) }
-        append(entityDirectory)
-        append(UInt32(entries.count))
-        for entry in entries {
-            append(entry.fileName)
-            if let previous = entry.previous {
-                bytes.append(1)
-                append(UInt64(previous.count))
-                bytes.append(contentsOf: previous)
-            } else {
-                bytes.append(0)
-            }
-        }
-        append(JournalState.fnv1a64(bytes))
-        try Data(bytes).write(to: url.appendingPathComponent(".journal"))
+        let journal = Journal(directoryName: entityDirectory, entries: entries.map { Journal.Entry(fileName: $0.fileName, previousContents: $0.previous) })
+        try journal.serialized().write(to: url.appendingPathComponent(".journal"))
     }
 }
 

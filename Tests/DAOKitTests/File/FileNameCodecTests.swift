@@ -72,9 +72,19 @@ struct FileNameCodecTests {
     }
 
     @Test("names the encoder never produces do not decode",
-          arguments: ["ABC", "%2F", "%zz", "%2", "^A", "^", "%61", "#abc", "a^", "%ff"])
+          arguments: ["ABC", "A", "%2F", "%zz", "%2", "%4", "^A", "^", "%61", "%41", "#abc", "a^", "%ff", "%c3", "a%2e."])
     func nonCanonicalNamesDoNotDecode(_ stem: String) {
         #expect(FileNameCodec.decode(stem) == nil)
+    }
+
+    @Test func hashedNamesAreRecognizedByTheirShape() {
+        let hashed = FileNameCodec.encode(String(repeating: "k", count: 300), suffixLength: 5)
+        #expect(FileNameCodec.isHashed(hashed))
+        #expect(FileNameCodec.isHashed("#" + String(repeating: "0", count: 64)))
+        for stem in ["#", "#" + String(repeating: "0", count: 63), "#" + String(repeating: "A", count: 64),
+                     "#" + String(repeating: "0", count: 65), "x" + String(repeating: "0", count: 64), "plain", "%23abc"] {
+            #expect(!FileNameCodec.isHashed(stem), "\(stem)")
+        }
     }
 }
 

@@ -40,11 +40,39 @@ struct FileTestDirectory {
 
     func remove() {
         // Undo any chmod of the read-only tests first, so the removal works for non-root users too.
+        makeWritable()
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// Gives the owner write access to the directory and everything in it again.
+    func makeWritable() {
         _ = chmod(path, 0o755)
         if let names = try? FileManager.default.subpathsOfDirectory(atPath: path) {
             for name in names { _ = chmod(path + "/" + name, 0o755) }
         }
-        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// Every file and directory under the directory, with the contents of files (directories as
+    /// `nil`), to prove that a call changed nothing.
+    func snapshot() throws -> [String: Data?] {
+        var result: [String: Data?] = [:]
+        for name in fileTreeNames(path) {
+            var isDirectory: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: path + "/" + name, isDirectory: &isDirectory)
+            result[name] = isDirectory.boolValue ? Data?.none : try Data(contentsOf: url.appendingPathComponent(name))
+        }
+        return result
+    }
+
+    /// Makes the directory and everything in it read-only, as `chmod -R a-w` would.
+    func makeReadOnly() {
+        for name in fileTreeNames(path) {
+            var info = stat()
+            let child = path + "/" + name
+            guard stat(child, &info) == 0 else { continue }
+            _ = chmod(child, (info.st_mode & S_IFMT) == S_IFDIR ? 0o555 : 0o444)
+        }
+        _ = chmod(path, 0o555)
     }
 
     /// Runs `body` with a fresh directory and removes it afterwards.
@@ -130,5 +158,13 @@ final class FileChildProcess {
         process.waitUntilExit()
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         return (process.terminationStatus, text)
+    }
+
+    /// Reads the child's standard output to its end, then waits for it to exit; for children
+    /// that print little on standard error (its pipe is drained only afterwards).
+    func finish() -> (status: Int32, output: [String], errors: String) {
+        let output = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let (status, errors) = wait()
+        return (status, output.split(separator: "\n").map(String.init), errors)
     }
 }

@@ -9,18 +9,25 @@ import Darwin
 
 /// A ``FileSystem`` that forwards to another one and makes chosen calls fail, for tests.
 ///
-/// Calls are numbered from 1 from the moment the mode is set. Two modes:
+/// Calls are numbered from 1 from the moment the mode is set, and logged by name. Three modes:
 /// - ``Mode/fail(operation:code:)``: the Nth call fails with `code` (such as `ENOSPC` or
 ///   `EACCES`) and every other call goes through — an I/O error the store must survive while
 ///   running, leaving its previous state.
 /// - ``Mode/crash(after:)``: every call after the Nth fails with `EIO` and changes nothing — as if
 ///   the process had died there, so that reopening the directory must recover a whole state.
 ///   `close` and `unlock` still release the descriptor and lock, so the test process can go on.
+/// - ``Mode/denyWrites(code:)``: every call that would create, change or remove something fails
+///   with `code` (`EACCES` for a store owned by someone else, `EROFS` for a read-only mount), as
+///   for a process without write access — which tests running as root cannot otherwise be. Opening
+///   for writing counts as changing, even where the file is not changed after all; `mkdir` of an
+///   existing path still fails with `EEXIST` first, as the kernel's does; `fsync`, `syncfs` and
+///   `flock` work, as they do on read-only descriptors.
 final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
     enum Mode: Sendable, Equatable {
         case passThrough
         case fail(operation: Int, code: Int32)
         case crash(after: Int)
+        case denyWrites(code: Int32)
     }
 
     private let base: any FileSystem
@@ -28,6 +35,7 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
     private var mode = Mode.passThrough
     private var calls = 0
     private var failures = 0
+    private var log: [String] = []
 
     init(base: any FileSystem = POSIXFileSystem()) {
         self.base = base
@@ -39,6 +47,7 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
             self.mode = mode
             calls = 0
             failures = 0
+            log = []
         }
     }
 
@@ -46,11 +55,19 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
     var callCount: Int { mutex.withLock { calls } }
     /// How many calls were made to fail since the last ``arm(_:)``.
     var failureCount: Int { mutex.withLock { failures } }
+    /// The calls made since the last ``arm(_:)``, as `<operation> <last path component>`, such as
+    /// `open .lock` or `syncfs store`.
+    var operations: [String] { mutex.withLock { log } }
 
     /// Counts a call and throws when the mode says it fails.
-    private func enter(_ operation: String, _ path: String, releases: Bool = false) throws(FileSystemError) {
+    /// - Parameters:
+    ///   - releases: the call releases a descriptor or lock, which even a crash does.
+    ///   - changes: the call creates, changes or removes something, which ``Mode/denyWrites(code:)``
+    ///     refuses.
+    private func enter(_ operation: String, _ path: String, releases: Bool = false, changes: Bool = false) throws(FileSystemError) {
         let code: Int32? = mutex.withLock {
             calls += 1
+            log.append(operation + " " + (path.split(separator: "/").last.map(String.init) ?? path))
             switch mode {
             case .passThrough:
                 return nil
@@ -58,6 +75,8 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
                 return calls == number ? code : nil
             case let .crash(after):
                 return calls > after && !releases ? EIO : nil
+            case let .denyWrites(code):
+                return changes ? code : nil
             }
         }
         if let code {
@@ -67,7 +86,7 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
     }
 
     func open(_ path: String, _ flags: Int32, _ mode: mode_t) throws(FileSystemError) -> Int32 {
-        try enter("open", path)
+        try enter("open", path, changes: flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC) != 0)
         return try base.open(path, flags, mode)
     }
 
@@ -85,7 +104,7 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
     }
 
     func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileSystemError) -> Int {
-        try enter("write", path)
+        try enter("write", path, changes: true)
         return try base.write(fd, bytes, path: path)
     }
 
@@ -100,7 +119,7 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
     }
 
     func truncate(_ fd: Int32, length: Int, path: String) throws(FileSystemError) {
-        try enter("ftruncate", path)
+        try enter("ftruncate", path, changes: true)
         try base.truncate(fd, length: length, path: path)
     }
 
@@ -115,22 +134,28 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
     }
 
     func rename(_ source: String, _ destination: String) throws(FileSystemError) {
-        try enter("rename", destination)
+        try enter("rename", destination, changes: true)
         try base.rename(source, destination)
     }
 
     func unlink(_ path: String) throws(FileSystemError) {
-        try enter("unlink", path)
+        try enter("unlink", path, changes: true)
         try base.unlink(path)
     }
 
     func makeDirectory(_ path: String) throws(FileSystemError) {
-        try enter("mkdir", path)
+        // The kernel reports an existing path before it checks for write access.
+        let denying = mutex.withLock { if case .denyWrites = mode { true } else { false } }
+        if denying, (try? base.status(atPath: path)) != nil {
+            try enter("mkdir", path)
+            throw FileSystemError(operation: "mkdir", path: path, code: EEXIST)
+        }
+        try enter("mkdir", path, changes: true)
         try base.makeDirectory(path)
     }
 
     func removeDirectory(_ path: String) throws(FileSystemError) {
-        try enter("rmdir", path)
+        try enter("rmdir", path, changes: true)
         try base.removeDirectory(path)
     }
 

@@ -19,14 +19,16 @@ import Foundation
 ///   64 hex digits of the SHA-256 of the UTF-8 form. The record keeps its real key inside.
 ///
 /// Every name has exactly one encoding; ``decode(_:)`` rejects anything else.
-enum FileNameCodec {
+///
+/// Package-wide so that the `dao` tool names and finds files exactly as the store does.
+package enum FileNameCodec {
     /// The longest file name, in bytes, that common file systems accept (`NAME_MAX`).
-    static let maximumNameLength = 255
+    package static let maximumNameLength = 255
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The file-name stem for `name`, leaving room for `suffixLength` more bytes (an extension).
-    static func encode(_ name: String, suffixLength: Int = 0) -> String {
+    package static func encode(_ name: String, suffixLength: Int = 0) -> String {
         if name.isEmpty { return "%" }
         // ASCII is already in form C; only other text pays for normalizing.
         let name = name.utf8.allSatisfy { $0 < 0x80 } ? name : name.precomposedStringWithCanonicalMapping
@@ -54,7 +56,7 @@ enum FileNameCodec {
 
     /// The name a stem stands for; `nil` for hashed stems and for anything ``encode(_:suffixLength:)``
     /// would not have produced.
-    static func decode(_ stem: String) -> String? {
+    package static func decode(_ stem: String) -> String? {
         if stem == "%" { return "" }
         var bytes: [UInt8] = []
         var iterator = stem.utf8.makeIterator()
@@ -73,6 +75,13 @@ enum FileNameCodec {
         guard let name = String(validating: bytes, as: UTF8.self) else { return nil }
         // Canonical form only, so that two different files can never decode to the same name.
         return encode(name) == stem ? name : nil
+    }
+
+    /// Whether `stem` has the shape of a hashed name, `#` and 64 lower-case hex digits: the name of
+    /// an entity or key too long to spell out, which only the record inside can tell.
+    package static func isHashed(_ stem: String) -> Bool {
+        let utf8 = stem.utf8
+        return utf8.count == 65 && utf8.first == UInt8(ascii: "#") && utf8.dropFirst().allSatisfy { hexValue($0) != nil }
     }
 
     private static func appendEscaped(_ byte: UInt8, to out: inout [UInt8]) {

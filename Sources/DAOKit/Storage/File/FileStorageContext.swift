@@ -20,6 +20,13 @@ import Darwin
 /// - a record that cannot be read is a ``StorageError`` naming its file, and never hides the others;
 /// - it is safe to use from many threads, and from several processes at once (an advisory lock on
 ///   `.lock`); the first reader or writer after a crash puts a half-applied batch back first.
+///
+/// A store this process may only read (a read-only directory or mount, another user's store)
+/// opens and reads normally, and its writes throw ``StorageError`` of kind `.io` naming the path
+/// and changing nothing. It cannot repair what a crash left, and need not for most reads: the
+/// records of an entity type whose batch stopped half way cannot be read until a process with
+/// write access opens or writes to the store (they throw `.io` naming `.journal`); every other
+/// record reads.
 public final class FileStorageContext: StorageContext {
     /// The store's directory.
     public let directory: URL
@@ -31,6 +38,10 @@ public final class FileStorageContext: StorageContext {
     let codec: RecordCodec
     let lock: StoreLock
     let fileExtension: String
+    /// Why this process could not recover the journal the last time it tried (it has no write
+    /// access), so readers go on without trying again on every read; cleared when a recovery
+    /// succeeds.
+    let recoveryRefusal = Locked<FileSystemError?>(nil)
 
     /// Opens the store in `directory`, creating the directory (and its parents) when missing, and
     /// recovers from any crash of an earlier writer before returning.
@@ -38,7 +49,9 @@ public final class FileStorageContext: StorageContext {
     /// - Parameter format: the serialization of record files; a directory must always be opened with
     ///   the format it was written in.
     /// - Throws: ``StorageError`` of kind `.io`, naming the path and the system's message, when the
-    ///   directory cannot be created or opened, or when recovery cannot write to it.
+    ///   directory cannot be created or opened, when it has no `.lock` and this process may not
+    ///   create one, or when recovery fails for a reason other than a lack of write access (see
+    ///   the type's description for what a read-only store does).
     public convenience init(directory: URL, format: RecordFormat = .json) throws {
         try self.init(directory: directory, format: format, fileSystem: POSIXFileSystem())
     }
@@ -55,7 +68,7 @@ public final class FileStorageContext: StorageContext {
         rootPath = path
         do {
             try Self.createDirectory(path, fileSystem: fileSystem)
-            lock = try StoreLock(path: path + "/.lock", fileSystem: fileSystem)
+            lock = try StoreLock(path: path + "/" + FileStoreLayout.lockFileName, fileSystem: fileSystem)
         } catch {
             throw StorageError(.io(error.message), location: error.path, underlyingError: error)
         }
@@ -69,13 +82,14 @@ public final class FileStorageContext: StorageContext {
     /// The entity stored under `id`, or `nil` when there is none.
     /// - Throws: ``StorageError`` naming the file: `.corruptRecord` when it is not a record (empty,
     ///   truncated, random bytes, an unknown format version, a directory), `.decodingFailed` when
-    ///   the entity does not decode, `.io` when it cannot be read.
+    ///   the entity does not decode, `.io` when it cannot be read, or when a batch of this entity
+    ///   type stopped half way and this process may not roll it back (the error names `.journal`).
     public func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E? {
         let entityName = E.entityName
         let key = id.storageKey
         let path = recordPath(entityName: entityName, key: key)
         let contents = try mapErrors(entityName: entityName, key: key) {
-            try withReadLock { try fileSystem.readContents(of: path) }
+            try withReadLock(entityName: entityName) { try fileSystem.readContents(of: path) }
         }
         switch contents {
         case .absent:
@@ -99,7 +113,7 @@ public final class FileStorageContext: StorageContext {
         let entityName = E.entityName
         let directoryPath = entityDirectoryPath(entityName)
         let files = try mapErrors(entityName: entityName, key: nil) {
-            try withReadLock { () throws -> [(name: String, contents: FileContents)] in
+            try withReadLock(entityName: entityName) { () throws -> [(name: String, contents: FileContents)] in
                 try recordFileNames(in: directoryPath).map { ($0, try fileSystem.readContents(of: directoryPath + "/" + $0)) }
             }
         }
@@ -135,12 +149,19 @@ public final class FileStorageContext: StorageContext {
         return entities
     }
 
-    /// How many record files of the type exist; the records are not read.
-    /// - Throws: ``StorageError`` of kind `.io` when the directory cannot be listed.
+    /// How many record files of the type exist.
+    ///
+    /// The files are counted, not read, so that counting stays as cheap as listing a directory.
+    /// In a sound store that is the number of entities ``fetchAll(_:)`` returns. A file that
+    /// `fetchAll` rejects still counts: a damaged record, a directory in a record's place, or a
+    /// record copied by hand under another key's name (then `count` says 2 while `fetchAll`
+    /// throws, naming the copy). `dao verify` lists every such file.
+    /// - Throws: ``StorageError`` of kind `.io` when the directory cannot be listed, or when a
+    ///   batch of this entity type stopped half way and this process may not roll it back.
     public func count<E: Storable>(_ type: E.Type) throws -> Int {
         let directoryPath = entityDirectoryPath(E.entityName)
         return try mapErrors(entityName: E.entityName, key: nil) {
-            try withReadLock { try recordFileNames(in: directoryPath).count }
+            try withReadLock(entityName: E.entityName) { try recordFileNames(in: directoryPath).count }
         }
     }
 
@@ -160,19 +181,18 @@ public final class FileStorageContext: StorageContext {
     }
 
     func fileName(forKey key: String) -> String {
-        FileNameCodec.encode(key, suffixLength: fileExtension.utf8.count + 1) + "." + fileExtension
+        format.fileName(forKey: key)
     }
 
     func recordPath(entityName: String, key: String) -> String {
         entityDirectoryPath(entityName) + "/" + fileName(forKey: key)
     }
 
-    var journalPath: String { rootPath + "/.journal" }
+    var journalPath: String { rootPath + "/" + FileStoreLayout.journalFileName }
 
     /// The key a record file name stands for; `nil` for hashed or foreign names.
     func key(fromFileName name: String) -> String? {
-        guard name.hasSuffix("." + fileExtension) else { return nil }
-        return FileNameCodec.decode(String(name.dropLast(fileExtension.utf8.count + 1)))
+        format.key(fromFileName: name)
     }
 
     /// Names of record files: with this format's extension, and not the store's own dot-files.
@@ -190,7 +210,12 @@ public final class FileStorageContext: StorageContext {
     /// A unique name for a temporary file. Names starting with `.tmp-` are never records, and
     /// recovery removes any that a crash left behind.
     static func temporaryName() -> String {
-        ".tmp-" + String(UInt64.random(in: .min ... .max), radix: 16)
+        FileStoreLayout.temporaryFilePrefix + uniqueSuffix()
+    }
+
+    /// Random hex digits that make a temporary or trash name unique.
+    static func uniqueSuffix() -> String {
+        String(UInt64.random(in: .min ... .max), radix: 16)
     }
 
     // MARK: Locking and errors
@@ -199,18 +224,30 @@ public final class FileStorageContext: StorageContext {
     func withWriteLock<T>(_ body: () throws -> T) throws -> T {
         try lock.withExclusiveLock {
             try recoverJournal()
+            rememberRecoveryRefused(nil)
             return try body()
         }
     }
 
-    /// Runs `body` with no writer running, in this or another process; when a crashed writer left a
-    /// journal, recovers it under the exclusive lock first.
-    func withReadLock<T>(_ body: () throws -> T) throws -> T {
+    /// Runs `body`, which reads records of `entityName`, with no writer running, in this or
+    /// another process; when a crashed writer left a journal, recovers it under the exclusive lock
+    /// first.
+    /// - Throws: ``StorageError`` of kind `.io` naming `.journal`, without running `body`, when a
+    ///   batch of this entity type stopped half way and this process may not roll it back: its
+    ///   records may be half-written, and reading them as they are would return a mix of states.
+    func withReadLock<T>(entityName: String, _ body: () throws -> T) throws -> T {
         for _ in 0..<3 {
-            if let result = try lock.withSharedLock(isConsistent: { try !journalNeedsRecovery() }, body) {
-                return result
+            let result = try lock.withSharedLock(examine: { try readCondition() }) { condition -> T in
+                if case let .unfinishedBatch(directoryName, cause) = condition, directoryName == entityDirectoryName(entityName) {
+                    throw StorageError(
+                        .io("a batch of these records stopped half way and must be rolled back before they can be read, "
+                            + "which needs write access: \(cause.message) at \(cause.path)"),
+                        entityName: entityName, location: journalPath, underlyingError: cause)
+                }
+                return try body()
             }
-            try lock.withExclusiveLock { try recoverJournal() }
+            if let result { return result }
+            try recoverForReaders()
         }
         throw FileSystemError(operation: "recover", path: journalPath, code: EAGAIN)
     }

@@ -23,6 +23,11 @@ struct FileSystemError: Error, CustomStringConvertible, Sendable, Equatable {
     var message: String { "\(operation) failed: \(String(cString: strerror(code)))" }
 
     var description: String { "\(message) (\(path))" }
+
+    /// Whether the call failed because this process may not change the file system there:
+    /// permission denied (`EACCES`, `EPERM`) or a read-only file system (`EROFS`). The store then
+    /// still reads, but leaves repairs such as rolling back a journal to a process that may write.
+    var deniesWriteAccess: Bool { code == EACCES || code == EPERM || code == EROFS }
 }
 
 /// What `fstat`/`stat` says about a path.
@@ -135,14 +140,37 @@ struct POSIXFileSystem: FileSystem {
 
     /// Linux's `syncfs(2)`, looked up at run time because the Glibc module does not export it.
     /// It lets a batch flush all its files with one call instead of one `fsync` per file.
+    ///
+    /// Only on Linux 5.8 and later: before that, `syncfs` returned 0 even when writing some data
+    /// back had failed, so a batch would commit over records that never reached the disk. An
+    /// `fsync` per file reports such errors on every kernel, so older kernels get that instead.
     private static let syncfs: (@convention(c) (Int32) -> Int32)? = {
         #if os(Linux)
+        guard reportsWritebackErrorsFromSyncfs(kernelRelease: kernelRelease()) else { return nil }
         guard let symbol = dlsym(nil, "syncfs") else { return nil }
         return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
         #else
         return nil
         #endif
     }()
+
+    /// Whether a Linux kernel of this release (`uname -r`, such as `5.15.0-91-generic`) reports
+    /// write-back errors from `syncfs`, which it does from 5.8 on. An unreadable release is taken
+    /// as too old: the fallback is slower but always safe.
+    static func reportsWritebackErrorsFromSyncfs(kernelRelease release: String) -> Bool {
+        let numbers = release.split(whereSeparator: { !$0.isNumber }).prefix(2).map { Int($0) ?? 0 }
+        guard numbers.count == 2, release.first?.isNumber == true else { return false }
+        return (numbers[0], numbers[1]) >= (5, 8)
+    }
+
+    /// The running kernel's release, as `uname -r` prints it.
+    static func kernelRelease() -> String {
+        var names = utsname()
+        guard uname(&names) == 0 else { return "" }
+        return withUnsafeBytes(of: &names.release) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
 
     func rename(_ source: String, _ destination: String) throws(FileSystemError) {
         let result = systemRename(source, destination)

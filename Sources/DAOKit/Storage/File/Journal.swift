@@ -21,22 +21,33 @@ import Foundation
 ///   u64 length, bytes
 /// u64                                   FNV-1a 64 of everything above
 /// ```
-struct Journal: Equatable {
-    struct Entry: Equatable {
+///
+/// Package-wide so that the `dao` tool can report an unfinished batch without opening the store
+/// (which would roll it back).
+package struct Journal: Equatable, Sendable {
+    /// One file the batch touches.
+    package struct Entry: Equatable, Sendable {
         /// The record's file name inside the entity's directory.
-        var fileName: String
+        package var fileName: String
         /// The file's contents before the batch; `nil` when it did not exist.
-        var previousContents: Data?
+        package var previousContents: Data?
+
+        /// An entry putting `fileName` back to `previousContents` (`nil`: removing it).
+        package init(fileName: String, previousContents: Data?) {
+            self.fileName = fileName
+            self.previousContents = previousContents
+        }
     }
 
     /// The name of the entity's directory, under the store's directory.
-    var directoryName: String
-    var entries: [Entry]
+    package var directoryName: String
+    /// The files the batch touches, each with what it held before.
+    package var entries: [Entry]
 
     private static let magic = Array("DAOKJRN1".utf8)
 
     /// The journal as bytes, checksum included.
-    func serialized() -> Data {
+    package func serialized() -> Data {
         var out = Data()
         out.reserveCapacity(64 + entries.reduce(0) { $0 + $1.fileName.utf8.count + ($1.previousContents?.count ?? 0) + 13 })
         out.append(contentsOf: Self.magic)
@@ -56,8 +67,9 @@ struct Journal: Equatable {
         return out
     }
 
-    /// Parses a journal; `nil` unless it is complete and its checksum matches.
-    init?(serialized data: Data) {
+    /// Parses a journal; `nil` unless it is complete and its checksum matches, which is how a
+    /// journal torn by a crash (its batch touched no record yet) is told from a whole one.
+    package init?(serialized data: Data) {
         let bytes = [UInt8](data)
         guard bytes.count >= Self.magic.count + 8, bytes.starts(with: Self.magic) else { return nil }
         let body = bytes[..<(bytes.count - 8)]
@@ -84,7 +96,8 @@ struct Journal: Equatable {
         self.entries = entries
     }
 
-    init(directoryName: String, entries: [Entry]) {
+    /// A journal of a batch on the entity directory `directoryName`.
+    package init(directoryName: String, entries: [Entry]) {
         self.directoryName = directoryName
         self.entries = entries
     }

@@ -23,13 +23,32 @@ extension FileStorageContext {
             case .propertyList: return "plist"
             }
         }
+
+        /// The envelope's `formatVersion` this release writes, and the only one it reads. Shared
+        /// with the `dao` tool, which checks records without decoding their entities.
+        package static let formatVersion = 1
+
+        /// The name of the file that holds the record of `key`: the key encoded by
+        /// ``FileNameCodec`` (or its hash, when too long for a file name), a dot and the extension.
+        package func fileName(forKey key: String) -> String {
+            let fileExtension = self.fileExtension
+            return FileNameCodec.encode(key, suffixLength: fileExtension.utf8.count + 1) + "." + fileExtension
+        }
+
+        /// The key a record file's name stands for; `nil` for a hashed name (the key is only
+        /// inside the record), another format's file, or a name the store would never give.
+        package func key(fromFileName name: String) -> String? {
+            let fileExtension = self.fileExtension
+            guard name.hasSuffix("." + fileExtension) else { return nil }
+            return FileNameCodec.decode(String(name.dropLast(fileExtension.utf8.count + 1)))
+        }
     }
 }
 
 /// Encodes entities into record envelopes and decodes them back, classifying what goes wrong.
 struct RecordCodec: Sendable {
     /// The version this release writes, and the only one it reads.
-    static let formatVersion = 1
+    static let formatVersion = FileStorageContext.RecordFormat.formatVersion
 
     let format: FileStorageContext.RecordFormat
     private let jsonEncoder: JSONEncoder

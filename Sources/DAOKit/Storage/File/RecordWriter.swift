@@ -91,7 +91,7 @@ extension FileStorageContext {
         let directoryPath = entityDirectoryPath(entityName)
         try mapErrors(entityName: entityName, key: nil) {
             try withWriteLock {
-                let trash = rootPath + "/.trash" + Self.temporaryName().dropFirst(4)
+                let trash = rootPath + "/" + FileStoreLayout.trashDirectoryPrefix + Self.uniqueSuffix()
                 guard try fileSystem.renameIfPresent(directoryPath, trash) else { return }
                 do {
                     try fileSystem.syncDirectory(rootPath)
@@ -193,7 +193,8 @@ extension FileStorageContext {
             let previous = try previousContents(of: directoryPath + "/" + change.fileName, entityName: entityName, key: change.key)
             if previous == nil && change.contents == nil { continue }
             entries.append(Journal.Entry(fileName: change.fileName, previousContents: previous))
-            touched.append((change, previous?.count))
+            // A file that did not exist is created empty, so there is nothing to cut.
+            touched.append((change, previous?.count ?? 0))
         }
         guard !entries.isEmpty else { return }
         let journal = Journal(directoryName: entityDirectoryName(entityName), entries: entries)

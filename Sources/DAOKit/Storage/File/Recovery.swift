@@ -9,23 +9,81 @@ import Darwin
 
 /// Putting the store back into a whole state after a crash. Every step runs under the exclusive
 /// lock and is idempotent, so a crash during recovery is recovered by the next one.
+///
+/// A process without write access (a read-only store) cannot recover, and need not for most reads:
+/// - leftover temporary files and trash directories are invisible to readers, so they stay until
+///   a process that may write opens the store;
+/// - a torn journal was cut short before its batch touched any record, so every record reads as
+///   it is;
+/// - a complete journal means its batch stopped half way, so the records of that one entity type
+///   may be half-written: reading them throws a ``StorageError`` of kind `.io` that names the
+///   journal and says that rolling it back needs write access. Other entity types read normally.
+/// Writes try to recover first, as always, and so fail with the system's error and the path.
 extension FileStorageContext {
     /// Full recovery, done once when the store is opened: resolve the journal, then remove the
-    /// temporary files and trash directories that crashed writers left behind.
+    /// temporary files and trash directories that crashed writers left behind. Without write
+    /// access it leaves what it cannot change, as described above.
     func recoverOnOpen() throws {
-        try recoverJournal()
+        do {
+            try recoverJournal()
+        } catch let error as FileSystemError where error.deniesWriteAccess {
+            rememberRecoveryRefused(error)
+        }
         for name in try fileSystem.contentsOfDirectory(rootPath) {
             let path = rootPath + "/" + name
-            if name.hasPrefix(".trash-") {
+            if name.hasPrefix(FileStoreLayout.trashDirectoryPrefix) {
                 fileSystem.removeTreeIgnoringErrors(path)
                 continue
             }
             guard !name.hasPrefix(".") else { continue }
             guard let children = try fileSystem.contentsIfDirectory(path) else { continue }
-            for child in children where child.hasPrefix(".tmp-") {
-                try fileSystem.unlinkIfPresent(path + "/" + child)
+            for child in children where child.hasPrefix(FileStoreLayout.temporaryFilePrefix) {
+                guard try removeLeftover(path + "/" + child) else { break }
             }
         }
+    }
+
+    /// Removes a crashed writer's temporary file; `false` when this process may not, as in a
+    /// read-only store, where it is harmless: readers never look at temporary files.
+    private func removeLeftover(_ path: String) throws(FileSystemError) -> Bool {
+        do {
+            try fileSystem.unlinkIfPresent(path)
+            return true
+        } catch where error.deniesWriteAccess {
+            return false
+        }
+    }
+
+    /// What readers may rely on, decided by the first of them under the shared lock; `nil` when a
+    /// journal must be recovered first. Once this process has been refused the recovery (see
+    /// ``recoveryRefusal``), readers do without it rather than try again on every read, until the
+    /// journal is found empty (another process recovered it, or a write of this one did).
+    func readCondition() throws(FileSystemError) -> ReadCondition? {
+        guard try journalNeedsRecovery() else {
+            rememberRecoveryRefused(nil)
+            return .consistent
+        }
+        guard let refusal = recoveryRefusal.withLock({ $0 }) else { return nil }
+        guard case let .bytes(data) = try fileSystem.readContents(of: journalPath), let journal = Journal(serialized: data) else {
+            return .consistent
+        }
+        return .unfinishedBatch(directoryName: journal.directoryName, cause: refusal)
+    }
+
+    /// Recovers the journal for readers, under the exclusive lock. Without write access it
+    /// remembers the refusal instead of throwing, so that readers go on without recovery.
+    func recoverForReaders() throws {
+        do {
+            try lock.withExclusiveLock { try recoverJournal() }
+            rememberRecoveryRefused(nil)
+        } catch let error as FileSystemError where error.deniesWriteAccess {
+            rememberRecoveryRefused(error)
+        }
+    }
+
+    /// Notes that recovery needs write access this process lacks (`nil`: it succeeded).
+    func rememberRecoveryRefused(_ error: FileSystemError?) {
+        recoveryRefusal.withLock { $0 = error }
     }
 
     /// Whether a journal holds a batch that did not commit (it is empty between batches).
@@ -83,19 +141,28 @@ extension FileStorageContext {
         try fileSystem.close(fd, path: path)
     }
 
-    /// Makes the written files and the directories' entries durable: one `syncfs` of the whole file
-    /// system where the platform has it (Linux), else an `fsync` per file and per directory.
+    /// Makes the written files and the directories' entries durable.
+    ///
+    /// A large batch is flushed with one `syncfs` of the whole file system where the platform has
+    /// it (Linux), because one call is much cheaper than an `fsync` per file. But `syncfs` also
+    /// waits for every other process's unwritten data on that file system, so a small batch (and
+    /// a batch of deletions, which writes no file) `fsync`s its own files and directories instead,
+    /// and does not pay for its neighbours. ``POSIXFileSystem`` offers `syncfs` only on kernels
+    /// that report write-back errors through it (Linux 5.8 and later); before that it could return
+    /// success after the data failed to reach the disk, and the batch would commit anyway.
     func makeDurable(files: [String], directories: [String]) throws(FileSystemError) {
-        let fd = try fileSystem.open(rootPath, O_RDONLY | O_DIRECTORY, 0)
-        let flushed: Bool
-        do throws(FileSystemError) {
-            flushed = try fileSystem.syncFileSystem(fd, path: rootPath)
-        } catch {
-            try? fileSystem.close(fd, path: rootPath)
-            throw error
+        if files.count > Self.perFileSyncLimit {
+            let fd = try fileSystem.open(rootPath, O_RDONLY | O_DIRECTORY, 0)
+            let flushed: Bool
+            do throws(FileSystemError) {
+                flushed = try fileSystem.syncFileSystem(fd, path: rootPath)
+            } catch {
+                try? fileSystem.close(fd, path: rootPath)
+                throw error
+            }
+            try fileSystem.close(fd, path: rootPath)
+            if flushed { return }
         }
-        try fileSystem.close(fd, path: rootPath)
-        if flushed { return }
         for path in files {
             let file = try fileSystem.open(path, O_RDONLY, 0)
             do throws(FileSystemError) {
@@ -108,4 +175,23 @@ extension FileStorageContext {
         }
         for directory in directories { try fileSystem.syncDirectory(directory) }
     }
+
+    /// Up to this many written files, a batch `fsync`s each of them rather than the whole file
+    /// system (see ``makeDurable(files:directories:)``). Measured on ext4: on an idle disk eight
+    /// `fsync`s took 0.8 ms against 0.14 ms for one `syncfs`, but with 300 MB written by another
+    /// process and not yet flushed, four `fsync`s took 0.7–2 ms and `syncfs` 70 ms. A small batch
+    /// gives up a fraction of a millisecond so as never to wait on its neighbours' data.
+    static let perFileSyncLimit = 8
+}
+
+/// What readers may rely on while they hold the shared lock. The reader that takes the lock
+/// decides it from the journal (``FileStorageContext/readCondition()``), and
+/// every thread reading under the same lock gets the same answer.
+enum ReadCondition: Sendable {
+    /// Every record reads as it is: no batch is unfinished, or a torn journal says that the one
+    /// that stopped touched no record.
+    case consistent
+    /// A batch on the entity directory `directoryName` stopped half way and this process cannot
+    /// roll it back (`cause`): that entity's records may be half-written; the others are sound.
+    case unfinishedBatch(directoryName: String, cause: FileSystemError)
 }
