@@ -12,6 +12,9 @@ public struct DomainQuery<Domain> {
     /// This many values are skipped, after filtering and sorting.
     public var offset: Int
 
+    // The properties are settable for building queries step by step; `apply` treats a negative
+    // limit or offset set that way as zero, so only `init` traps on one.
+
     /// Creates a query.
     /// - Precondition: `offset >= 0` and `limit >= 0` when given: a negative page is a
     ///   programming error, as it is for `Array.prefix(_:)`.
@@ -41,8 +44,8 @@ public struct DomainQuery<Domain> {
             result.sort(using: sortedBy)
         }
         if offset == 0 && limit == nil { return result }
-        let start = min(offset, result.count)
-        let end = limit.map { min(start + min($0, result.count - start), result.count) } ?? result.count
+        let start = min(max(offset, 0), result.count)
+        let end = limit.map { start + min(max($0, 0), result.count - start) } ?? result.count
         return Array(result[start..<end])
     }
 }

@@ -11,21 +11,17 @@ final class CodingArena {
 
     /// How deeply nested the value being encoded or decoded currently is.
     @exclusivity(unchecked) var depth = 0
-    /// The deepest nesting this thread may reach before the call moves to a thread with a larger
-    /// stack (see ``EntityMapper``); `Int.max` on such a thread.
-    @exclusivity(unchecked) var depthLimit = NestingLimits.onCallerThread
-    /// Set when `depthLimit` was exceeded. A flag as well as an error, because user code may catch
-    /// and ignore the error (`try?`), and the call must be redone all the same.
-    @exclusivity(unchecked) var exceededDepthLimit = false
+    /// Whether the call has moved to a thread with a large stack (see ``DeepStack``).
+    @exclusivity(unchecked) var isOnDeepStack = false
     /// A misuse the encoder could not throw at once (non-throwing API), reported when the call ends.
     @exclusivity(unchecked) var deferredError: (any Error)?
-    /// Where an error thrown by user code (not a `DecodingError`/`EncodingError`, which carry their
-    /// own path) first crossed a nesting boundary: the deepest point we know it came from.
-    /// Cleared whenever a nested value completes, since that means no such error is in flight.
-    @exclusivity(unchecked) var userErrorPath: [any CodingKey]?
+    /// The last error thrown by user code (not a `DecodingError`/`EncodingError`, which carry their
+    /// own path) that crossed a nesting boundary, and where it first did: the deepest point it is
+    /// known to come from. Kept alive so that its identity can be compared (see ``noteUserError``).
+    @exclusivity(unchecked) private(set) var userError: (error: any Error, path: [any CodingKey])?
     /// Hands out level numbers that identify one nesting level of one call (see
-    /// `MappingEncoder.level`).
-    @exclusivity(unchecked) private var lastLevel: UInt32 = 0
+    /// `MappingEncoder.level`). 64 bits: a number is never handed out twice.
+    @exclusivity(unchecked) private var lastLevel: UInt64 = 0
 
     /// How many recycled nodes to keep between calls: enough for every realistic record, few
     /// enough that mapping a 100,000-element array once does not pin its memory forever.
@@ -53,9 +49,27 @@ final class CodingArena {
 
     /// A fresh level number for a new nesting level.
     @inline(__always)
-    func nextLevel() -> UInt32 {
+    func nextLevel() -> UInt64 {
         lastLevel &+= 1
         return lastLevel
+    }
+
+    /// Records where an error thrown by user code crossed a nesting boundary.
+    ///
+    /// The first boundary an error crosses is the deepest, so a later boundary keeps the recorded
+    /// path for the same error. "The same" is decided by identity: a rethrown error keeps its box,
+    /// while an error thrown anew — say after user code swallowed a nested one with `try?` — has a
+    /// box of its own and is recorded afresh, so a swallowed error never lends its path to another.
+    func noteUserError(_ error: any Error, at path: @autoclosure () -> [any CodingKey]) {
+        if error is DecodingError || error is EncodingError { return }
+        if let userError, ErrorIdentity.same(userError.error, error) { return }
+        userError = (error, path())
+    }
+
+    /// The path recorded for `error`, when it is the error last seen crossing a boundary.
+    func userErrorPath(for error: any Error) -> [any CodingKey]? {
+        guard let userError, ErrorIdentity.same(userError.error, error) else { return nil }
+        return userError.path
     }
 
     /// Ends a call: recycles every node it used (invalidating containers user code may have
@@ -70,17 +84,17 @@ final class CodingArena {
         }
         live.removeAll(retainingAtMost: Self.retainedNodeLimit)
         depth = 0
-        exceededDepthLimit = false
+        isOnDeepStack = false
         deferredError = nil
-        userErrorPath = nil
+        userError = nil
     }
 }
 
 /// How deep a value may nest.
 enum NestingLimits {
     /// On the caller's thread, whose stack may be as small as 512 KiB (secondary threads and Swift
-    /// concurrency on Apple platforms), a call nested deeper than this is redone on a thread of
-    /// its own with a large stack. Real records rarely nest more than a dozen levels.
+    /// concurrency on Apple platforms), nesting deeper than this continues on a thread with a large
+    /// stack (see ``DeepStack``). Real records rarely nest more than a dozen levels.
     static let onCallerThread = 192
     /// The stack of that thread: virtual memory, committed only as it is used.
     static let deepStackSize = 512 << 20
@@ -88,5 +102,18 @@ enum NestingLimits {
     static let absolute = 100_000
 }
 
-/// Thrown when nesting exceeds the arena's `depthLimit`.
-struct NestingTooDeep: Error {}
+/// Tells whether two errors are the same error: one rethrown unchanged, rather than a new one.
+enum ErrorIdentity {
+    static func same(_ first: any Error, _ second: any Error) -> Bool {
+        // `any Error` is one reference to a heap box, and a rethrown error keeps its box. Errors
+        // the runtime stores without a box (seen for payload-free enum cases on Linux) can only
+        // be compared by type and value, so two equal such errors count as one.
+        if MemoryLayout<any Error>.size == MemoryLayout<UInt>.size {
+            let firstBox = withUnsafeBytes(of: first) { $0.load(as: UInt.self) }
+            let secondBox = withUnsafeBytes(of: second) { $0.load(as: UInt.self) }
+            if firstBox != 0 && secondBox != 0 { return firstBox == secondBox }
+        }
+        return ObjectIdentifier(type(of: first)) == ObjectIdentifier(type(of: second))
+            && String(reflecting: first) == String(reflecting: second)
+    }
+}

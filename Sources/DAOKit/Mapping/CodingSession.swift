@@ -27,6 +27,7 @@ final class CodingSession {
     private init(isThreadLocal: Bool) {
         self.isThreadLocal = isThreadLocal
         let placeholder = ContainerNode()
+        placeholder.values.append(.null)
         encoder = MappingEncoder(arena: arena, target: placeholder, slot: 0)
         decoder = MappingDecoder(arena: arena, node: placeholder, index: 0)
     }
@@ -58,7 +59,8 @@ final class CodingSession {
     }
 
     private func giveBack() {
-        // New level numbers invalidate any single-value container user code kept from this call.
+        // New level numbers invalidate every handle and single-value container user code kept
+        // from this call.
         encoder.level = arena.nextLevel()
         decoder.level = arena.nextLevel()
         arena.reset()

@@ -24,9 +24,8 @@ final class ContainerNode {
     @exclusivity(unchecked) var overflowReads: [Bool] = []
     /// For unkeyed nodes: how many leading elements the decoder has read.
     @exclusivity(unchecked) var readPrefix: Int = 0
-    /// Set when a second keyed container is opened on this node (class hierarchies that share
-    /// one encoder): only then can a key be written twice, so only then do writes look for it.
-    @exclusivity(unchecked) var isShared = false
+    /// A 128-bit filter of the keys written so far (see ``append(key:value:)``).
+    @exclusivity(unchecked) private var keyFilter: (UInt64, UInt64) = (0, 0)
     /// Changes every time the node is recycled; see the type's documentation.
     @exclusivity(unchecked) var generation: UInt64 = 0
     /// The node this one is stored in, for reconstructing coding paths; `nil` for the root.
@@ -38,16 +37,49 @@ final class ContainerNode {
     /// True for the one-slot node that holds a top-level value; it adds nothing to paths.
     @exclusivity(unchecked) var isRoot = false
 
-    /// Appends a keyed entry. When the node is shared by several containers a repeated key
-    /// replaces the earlier value, as a JSON object would.
+    /// Appends a keyed entry and returns its index. A key written again replaces the earlier
+    /// value in place, as in a JSON object, so every key is stored once and reads find the last
+    /// value written.
+    ///
+    /// Looking for the key in every append would make writing a struct quadratic, so a small
+    /// filter of the keys' bits answers "certainly new" for almost every key, and only a possible
+    /// repeat is looked for. The filter hashes the `String`'s representation: equal small strings
+    /// (up to 15 UTF-8 bytes) and keys from the same string literal — every synthesized
+    /// `CodingKeys` case — share it, so their repeats always reach the exact comparison. Two equal
+    /// large strings built at run time may not, which can only happen with dictionary keys, and a
+    /// dictionary's keys are unique.
     @inline(__always)
-    func append(key: String, value: MappedValue) {
-        if isShared, let existing = keys.firstIndex(of: key) {
+    @discardableResult
+    func append(key: String, value: MappedValue) -> Int {
+        let bit = Self.filterBit(of: key)
+        let mayRepeat = bit < 64 ? keyFilter.0 & (1 &<< bit) != 0 : keyFilter.1 & (1 &<< (bit &- 64)) != 0
+        if mayRepeat, let existing = keys.firstIndex(of: key) {
             values[existing] = value
-            return
+            return existing
         }
+        if bit < 64 { keyFilter.0 |= 1 &<< bit } else { keyFilter.1 |= 1 &<< (bit &- 64) }
         keys.append(key)
         values.append(value)
+        return values.count &- 1
+    }
+
+    /// Which of the filter's 128 bits stands for `key`: a multiplicative hash of the bytes of its
+    /// representation (not of its characters, which would cost far more).
+    @inline(__always)
+    private static func filterBit(of key: String) -> UInt64 {
+        withUnsafeBytes(of: key) { raw in
+            var hash: UInt64 = 0
+            var offset = 0
+            while offset + 8 <= raw.count {
+                hash = (hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+                offset &+= 8
+            }
+            while offset < raw.count {
+                hash = (hash ^ UInt64(raw[offset])) &* 0x9E37_79B9_7F4A_7C15
+                offset &+= 1
+            }
+            return hash >> 57
+        }
     }
 
     /// The index of `key`, trying the cursor position first.
@@ -106,7 +138,7 @@ final class ContainerNode {
         cursor = 0
         readMask = 0
         readPrefix = 0
-        isShared = false
+        keyFilter = (0, 0)
         parent = nil
         indexInParent = 0
         isUnkeyed = false

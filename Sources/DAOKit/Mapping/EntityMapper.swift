@@ -35,39 +35,27 @@ public struct EntityMapper: Sendable {
 
     /// Converts `value` to `type` through their Codable conformances.
     ///
+    /// Values nested deeper than 192 levels are converted on a helper thread with a large stack
+    /// while the calling thread waits, so the `encode(to:)` and `init(from:)` of those deep levels
+    /// run on that thread; nothing is ever run twice.
+    ///
     /// - Returns: a new instance of `type` holding `value`'s fields.
     /// - Throws: ``MappingError`` when a field is missing, of another kind, out of range for the
     ///   target's numeric type, invalid, unread in strict mode, or when either type's own
     ///   `encode(to:)` or `init(from:)` throws.
     public func map<Source: Encodable, Target: Decodable>(_ value: Source, to type: Target.Type) throws -> Target {
-        do {
-            return try convert(value, to: Target.self, depthLimit: NestingLimits.onCallerThread)
-        } catch is NestingTooDeep {
-            // Deeper than the caller's stack is sure to allow: redo the work where it is.
-            return try DeepStack.run { try self.convert(value, to: Target.self, depthLimit: NestingLimits.absolute) }
-        }
-    }
-
-    /// One attempt at a conversion on the current thread.
-    ///
-    /// - Throws: `NestingTooDeep` when the value nests deeper than `depthLimit` (even if user code
-    ///   swallowed the signal on the way), otherwise a ``MappingError``.
-    private func convert<Source: Encodable, Target: Decodable>(
-        _ value: Source, to type: Target.Type, depthLimit: Int
-    ) throws -> Target {
         try CodingSession.withSession { session in
             let arena = session.arena
-            arena.depthLimit = depthLimit
             let root = arena.makeRoot()
             let result: Target
             do {
                 try session.encoder.encodeTopLevel(value, into: root)
                 result = try session.decoder.decodeTopLevel(Target.self, from: root)
             } catch {
-                if arena.exceededDepthLimit { throw NestingTooDeep() }
-                throw MappingError(translating: error, from: Source.self, to: Target.self, userErrorPath: arena.userErrorPath)
+                throw MappingError(
+                    translating: error, from: Source.self, to: Target.self,
+                    userErrorPath: arena.userErrorPath(for: error))
             }
-            if arena.exceededDepthLimit { throw NestingTooDeep() }
             if isStrict, let unread = UnreadKeys.first(in: root) {
                 throw MappingError(
                     sourceType: String(describing: Source.self),

@@ -5,8 +5,8 @@ import Foundation
 /// Like ``MappingEncoder``, one decoder walks the whole tree. Its state is where the value being
 /// decoded sits — entry `index` of `node` — saved on the call stack and restored around every
 /// nested value. Keeping a position rather than a copy of the value means entering a nested
-/// value copies no payload.
-final class MappingDecoder: Decoder {
+/// value copies no payload. User code gets a ``DecoderHandle`` for one nesting level.
+final class MappingDecoder {
     let arena: CodingArena
     /// The node holding the value being decoded.
     @exclusivity(unchecked) var node: ContainerNode
@@ -14,30 +14,48 @@ final class MappingDecoder: Decoder {
     /// which reads as null.
     @exclusivity(unchecked) var index: Int
     /// Identifies the current nesting level (see `MappingEncoder.level`).
-    @exclusivity(unchecked) var level: UInt32
+    @exclusivity(unchecked) var level: UInt64
+    /// For a decoder `superDecoder()` makes: the node it reads and that node's generation (see
+    /// `MappingEncoder.anchor`).
+    private let anchor: (node: ContainerNode, generation: UInt64)?
     /// Reused keyed containers; never touched re-entrantly (it calls no user code).
     @exclusivity(unchecked) private var keyedContainers = ContainerCache()
 
-    init(arena: CodingArena, node: ContainerNode, index: Int) {
+    init(arena: CodingArena, node: ContainerNode, index: Int, anchored: Bool = false) {
         self.arena = arena
         self.node = node
         self.index = index
         self.level = arena.nextLevel()
+        self.anchor = anchored ? (node, node.generation) : nil
     }
+
+    /// Whether a handle or container made for `level` may still use this decoder.
+    @inline(__always)
+    func accepts(level handleLevel: UInt64) -> Bool {
+        guard level == handleLevel else { return false }
+        if let anchor { return anchor.node.generation == anchor.generation }
+        return true
+    }
+
+    /// What user code gets for the current level.
+    @inline(__always)
+    var handle: DecoderHandle { DecoderHandle(decoder: self, level: level) }
 
     /// The value being decoded at the current level.
     var value: MappedValue { index >= 0 ? node.values[index] : .null }
 
     var position: CodingPosition { CodingPosition(node: node, index: index) }
     var codingPath: [any CodingKey] { node.codingPath(appending: index) }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     /// Decodes a call's top-level value from `root`.
     func decodeTopLevel<T: Decodable>(_ type: T.Type, from root: ContainerNode) throws -> T {
         node = root
         index = 0
         level = arena.nextLevel()
-        return try decode(T.self, entry: 0, of: root)
+        if let kind = PrimitiveKind(T.self), !root.values[0].isDataAsBytes(kind) {
+            return try root.values[0].primitive(kind, as: T.self, at: position)
+        }
+        return try T(from: handle)
     }
 
     /// Decodes entry `entry` of `parent` as `T`, a type that is not a primitive, one level deeper.
@@ -53,16 +71,17 @@ final class MappingDecoder: Decoder {
             index = savedIndex
             level = savedLevel
         }
-        if arena.depth > arena.depthLimit { try arena.refuseDeeperNesting(at: parent.codingPath(appending: entry)) }
-        let result: T
         do {
-            result = try T(from: self)
+            if arena.depth > NestingLimits.onCallerThread {
+                var result: T?
+                try arena.goDeeper(at: parent.codingPath(appending: entry)) { result = try T(from: handle) }
+                return result!
+            }
+            return try T(from: handle)
         } catch {
             arena.noteUserError(error, at: parent.codingPath(appending: entry))
             throw error
         }
-        arena.userErrorPath = nil
-        return result
     }
 
     /// Decodes entry `entry` of `parent` as `T`, by value when `T` is a primitive.
@@ -96,14 +115,38 @@ final class MappingDecoder: Decoder {
         }
     }
 
-    func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        MappingSingleValueDecodingContainer(decoder: self, level: level)
-    }
-
     /// A decoder for `superDecoder()`: reads entry `entry` of `parent`, or a null when the source
     /// has no such key (`entry` -1), as `JSONDecoder` does.
-    func makeSuperDecoder(parent: ContainerNode, entry: Int) -> MappingDecoder {
-        MappingDecoder(arena: arena, node: parent, index: entry)
+    func makeSuperDecoder(parent: ContainerNode, entry: Int) -> DecoderHandle {
+        MappingDecoder(arena: arena, node: parent, index: entry, anchored: true).handle
+    }
+}
+
+/// The `Decoder` user code receives: the decoder, and the nesting level it was made for.
+///
+/// Two words, so it fits the `any Decoder` existential's inline buffer and costs no allocation.
+/// Once its level has ended every request throws, so a kept decoder can neither read a later
+/// mapping's values nor touch recycled storage.
+struct DecoderHandle: Decoder {
+    let decoder: MappingDecoder
+    let level: UInt64
+
+    var codingPath: [any CodingKey] { decoder.accepts(level: level) ? decoder.codingPath : [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard decoder.accepts(level: level) else { throw staleDecodingContainerError([]) }
+        return try decoder.container(keyedBy: Key.self)
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard decoder.accepts(level: level) else { throw staleDecodingContainerError([]) }
+        return try decoder.unkeyedContainer()
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        guard decoder.accepts(level: level) else { throw staleDecodingContainerError([]) }
+        return MappingSingleValueDecodingContainer(decoder: decoder, level: level)
     }
 }
 
@@ -111,5 +154,6 @@ final class MappingDecoder: Decoder {
 func staleDecodingContainerError(_ path: [any CodingKey]) -> DecodingError {
     .dataCorrupted(DecodingError.Context(
         codingPath: path,
-        debugDescription: "A container was used after the mapping that created it had finished"))
+        debugDescription: "A container or decoder was used after the mapping that created it had finished",
+        underlyingError: MapperMisuse()))
 }

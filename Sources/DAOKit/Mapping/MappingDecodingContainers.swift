@@ -315,17 +315,17 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 /// `any SingleValueDecodingContainer` existential and asking for one allocates nothing.
 struct MappingSingleValueDecodingContainer: SingleValueDecodingContainer {
     let decoder: MappingDecoder
-    let level: UInt32
+    let level: UInt64
 
-    var codingPath: [any CodingKey] { decoder.codingPath }
+    var codingPath: [any CodingKey] { decoder.accepts(level: level) ? decoder.codingPath : [] }
 
     @inline(__always)
     private func current() throws -> MappedValue {
-        guard decoder.level == level else { throw staleDecodingContainerError(decoder.codingPath) }
+        guard decoder.accepts(level: level) else { throw staleDecodingContainerError([]) }
         return decoder.value
     }
 
-    func decodeNil() -> Bool { decoder.level == level && decoder.value.isNull }
+    func decodeNil() -> Bool { decoder.accepts(level: level) && decoder.value.isNull }
     func decode(_ type: Bool.Type) throws -> Bool { try current().bool(at: decoder.position) }
     func decode(_ type: String.Type) throws -> String { try current().string(at: decoder.position) }
     func decode(_ type: Double.Type) throws -> Double { try current().double(at: decoder.position) }

@@ -6,29 +6,48 @@ import Foundation
 /// state is "the value being encoded goes into entry `slot` of node `target`", saved on the call
 /// stack and restored around every nested value (see ``encodeNested(_:into:slot:)``). Containers
 /// hold the node they write to, so they stay correct whatever the encoder does afterwards.
-final class MappingEncoder: Encoder {
+///
+/// User code never sees this object, which is reused from call to call: it gets an
+/// ``EncoderHandle`` for one nesting level, which refuses to work once that level is over.
+final class MappingEncoder {
     let arena: CodingArena
     /// The node that receives the value currently being encoded.
     @exclusivity(unchecked) var target: ContainerNode
     /// The entry of `target` that receives it.
     @exclusivity(unchecked) var slot: Int
-    /// Identifies the nesting level the encoder is at, so that a single-value container used
-    /// after its level ended is refused rather than writing somewhere else.
-    @exclusivity(unchecked) var level: UInt32
+    /// Identifies the nesting level the encoder is at; handles and single-value containers made
+    /// for another level are refused.
+    @exclusivity(unchecked) var level: UInt64
     /// Whether the current level has stored anything at the slot yet.
     @exclusivity(unchecked) var didStore = false
+    /// For the encoder `superEncoder()` makes: the node it writes into and that node's generation,
+    /// so that one kept after its mapping cannot write into a recycled node. `nil` for a session's
+    /// own encoder, whose levels end with its calls.
+    private let anchor: (node: ContainerNode, generation: UInt64)?
     /// Reused keyed containers; never touched re-entrantly (it calls no user code).
     @exclusivity(unchecked) private var keyedContainers = ContainerCache()
 
-    init(arena: CodingArena, target: ContainerNode, slot: Int) {
+    init(arena: CodingArena, target: ContainerNode, slot: Int, anchored: Bool = false) {
         self.arena = arena
         self.target = target
         self.slot = slot
         self.level = arena.nextLevel()
+        self.anchor = anchored ? (target, target.generation) : nil
     }
 
+    /// Whether a handle or container made for `level` may still use this encoder.
+    @inline(__always)
+    func accepts(level handleLevel: UInt64) -> Bool {
+        guard level == handleLevel else { return false }
+        if let anchor { return anchor.node.generation == anchor.generation }
+        return true
+    }
+
+    /// What user code gets for the current level.
+    @inline(__always)
+    var handle: EncoderHandle { EncoderHandle(encoder: self, level: level) }
+
     var codingPath: [any CodingKey] { target.codingPath(appending: slot) }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     /// Encodes a call's top-level value into `root`.
     func encodeTopLevel<T: Encodable>(_ value: T, into root: ContainerNode) throws {
@@ -40,7 +59,7 @@ final class MappingEncoder: Encoder {
             root.values[0] = primitive
             return
         }
-        try value.encode(to: self)
+        try value.encode(to: handle)
         if !didStore { root.values[0] = .keyed(arena.makeNode(unkeyed: false, parent: root, index: 0)) }
         if let deferred = arena.deferredError { throw deferred }
     }
@@ -67,14 +86,16 @@ final class MappingEncoder: Encoder {
             level = savedLevel
             didStore = savedDidStore
         }
-        if arena.depth > arena.depthLimit { try arena.refuseDeeperNesting(at: node.codingPath(appending: newSlot)) }
         do {
-            try value.encode(to: self)
+            if arena.depth > NestingLimits.onCallerThread {
+                try arena.goDeeper(at: node.codingPath(appending: newSlot)) { try value.encode(to: handle) }
+            } else {
+                try value.encode(to: handle)
+            }
         } catch {
             arena.noteUserError(error, at: node.codingPath(appending: newSlot))
             throw error
         }
-        arena.userErrorPath = nil
         if !didStore {
             // Like JSONEncoder: a value that encodes nothing is an empty keyed container.
             node.values[newSlot] = .keyed(arena.makeNode(unkeyed: false, parent: node, index: newSlot))
@@ -85,14 +106,9 @@ final class MappingEncoder: Encoder {
         if didStore {
             if case let .keyed(existing) = target.values[slot] {
                 // A second container on one value: class hierarchies sharing the encoder.
-                existing.isShared = true
                 return keyedContainers.encodingContainer(for: existing, keyedBy: Key.self, encoder: self)
             }
-            arena.deferredError = arena.deferredError ?? EncodingError.invalidValue(
-                target.values[slot].kindName,
-                EncodingError.Context(
-                    codingPath: codingPath,
-                    debugDescription: "encode(to:) asked for a keyed container after storing another kind of value"))
+            deferMisuse("encode(to:) asked for a keyed container after storing another kind of value")
         }
         let node = arena.makeNode(unkeyed: false, parent: target, index: slot)
         store(.keyed(node))
@@ -104,48 +120,101 @@ final class MappingEncoder: Encoder {
             if case let .unkeyed(existing) = target.values[slot] {
                 return MappingUnkeyedEncodingContainer(encoder: self, node: existing)
             }
-            arena.deferredError = arena.deferredError ?? EncodingError.invalidValue(
-                target.values[slot].kindName,
-                EncodingError.Context(
-                    codingPath: codingPath,
-                    debugDescription: "encode(to:) asked for an unkeyed container after storing another kind of value"))
+            deferMisuse("encode(to:) asked for an unkeyed container after storing another kind of value")
         }
         let node = arena.makeNode(unkeyed: true, parent: target, index: slot)
         store(.unkeyed(node))
         return MappingUnkeyedEncodingContainer(encoder: self, node: node)
     }
 
-    func singleValueContainer() -> any SingleValueEncodingContainer {
-        MappingSingleValueEncodingContainer(encoder: self, level: level)
+    /// Records a misuse by user code that the `Encoder` API gives no way to throw at once.
+    private func deferMisuse(_ message: String) {
+        guard arena.deferredError == nil else { return }
+        arena.deferredError = EncodingError.invalidValue(
+            target.values[slot].kindName,
+            EncodingError.Context(codingPath: codingPath, debugDescription: message, underlyingError: MapperMisuse()))
     }
 
     /// An encoder for `superEncoder()`: writes into entry `slot` of `node`, which holds an empty
     /// keyed container until the superclass stores something else.
-    func makeSuperEncoder(node: ContainerNode, slot: Int) -> MappingEncoder {
+    func makeSuperEncoder(node: ContainerNode, slot: Int) -> EncoderHandle {
         node.values[slot] = .keyed(arena.makeNode(unkeyed: false, parent: node, index: slot))
-        let encoder = MappingEncoder(arena: arena, target: node, slot: slot)
+        let encoder = MappingEncoder(arena: arena, target: node, slot: slot, anchored: true)
         encoder.didStore = true
-        return encoder
+        return encoder.handle
     }
 }
 
-extension CodingArena {
-    /// Records where a user error crossed a nesting boundary, keeping the deepest point.
-    func noteUserError(_ error: any Error, at path: @autoclosure () -> [any CodingKey]) {
-        guard userErrorPath == nil, !(error is DecodingError), !(error is EncodingError),
-              !(error is NestingTooDeep) else { return }
-        userErrorPath = path()
+/// The `Encoder` user code receives: the encoder, and the nesting level it was made for.
+///
+/// Two words, so it fits the `any Encoder` existential's inline buffer and costs no allocation.
+/// Once its level has ended (its `encode(to:)` returned, or its mapping finished) every request
+/// is refused — containers come back detached and single-value writes throw — so a kept encoder
+/// can neither write into a later mapping nor touch recycled storage.
+struct EncoderHandle: Encoder {
+    let encoder: MappingEncoder
+    let level: UInt64
+
+    var codingPath: [any CodingKey] { encoder.accepts(level: level) ? encoder.codingPath : [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        guard encoder.accepts(level: level) else {
+            return KeyedEncodingContainer(MappingKeyedEncodingContainer<Key>.detached())
+        }
+        return encoder.container(keyedBy: Key.self)
     }
 
-    /// Stops a call that nests deeper than this thread's stack allows.
-    func refuseDeeperNesting(at path: @autoclosure () -> [any CodingKey]) throws {
-        if depthLimit >= NestingLimits.absolute {
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        guard encoder.accepts(level: level) else { return MappingUnkeyedEncodingContainer.detached() }
+        return encoder.unkeyedContainer()
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        MappingSingleValueEncodingContainer(encoder: encoder, level: level)
+    }
+
+    /// What a stale container hands out for `superEncoder()`: a handle no level ever matches.
+    static func detached() -> EncoderHandle {
+        EncoderHandle(encoder: DetachedCoders.encoder, level: .max)
+    }
+}
+
+/// The encoder detached handles and containers refer to: never used for encoding, and never
+/// deallocated, so an unretained reference to it is always valid.
+enum DetachedCoders {
+    nonisolated(unsafe) static let encoder: MappingEncoder = {
+        let node = ContainerNode()
+        node.isUnkeyed = true
+        node.values.append(.null)
+        return MappingEncoder(arena: CodingArena(), target: node, slot: 0)
+    }()
+}
+
+/// Marks the `EncodingError`s and `DecodingError`s the mapper raises itself for misuse of the
+/// coders (a container used after its mapping, two kinds of container for one value), so that
+/// they are reported as corrupt data rather than as the type's own error.
+struct MapperMisuse: Error {}
+
+extension CodingArena {
+    /// Continues a conversion that has reached `NestingLimits.onCallerThread` levels: on a thread
+    /// with a large stack the first time, then in place, up to `NestingLimits.absolute`.
+    func goDeeper(at path: @autoclosure () -> [any CodingKey], _ work: () throws -> Void) throws {
+        if depth > NestingLimits.absolute {
             throw DecodingError.dataCorrupted(DecodingError.Context(
                 codingPath: path(),
-                debugDescription: "The value nests deeper than \(NestingLimits.absolute) levels"))
+                debugDescription: "The value nests deeper than \(NestingLimits.absolute) levels",
+                underlyingError: MapperMisuse()))
         }
-        exceededDepthLimit = true
-        throw NestingTooDeep()
+        if isOnDeepStack { return try work() }
+        isOnDeepStack = true
+        defer { isOnDeepStack = false }
+        do {
+            try DeepStack.run(work)
+        } catch let unavailable as DeepStackUnavailable {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: path(), debugDescription: unavailable.description, underlyingError: MapperMisuse()))
+        }
     }
 }
 
@@ -155,5 +224,6 @@ func staleContainerError(_ path: [any CodingKey]) -> EncodingError {
         "stale container",
         EncodingError.Context(
             codingPath: path,
-            debugDescription: "A container was used after the mapping that created it had finished"))
+            debugDescription: "A container was used after the mapping that created it had finished",
+            underlyingError: MapperMisuse()))
 }

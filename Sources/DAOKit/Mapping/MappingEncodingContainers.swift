@@ -15,10 +15,11 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
         self.cursor = cursor
     }
 
-    /// A container whose every write throws and whose nested containers are detached too; it
-    /// never dereferences `encoder`.
-    private init(detachedFrom encoder: MappingEncoder) {
-        self.encoder = encoder
+    /// A container whose every write throws and whose nested containers are detached too. Its
+    /// encoder is the immortal `DetachedCoders.encoder`, never the (possibly freed) encoder of
+    /// the mapping a stale container came from.
+    private init(detached: Void) {
+        self.encoder = DetachedCoders.encoder
         self.cursor = .detached()
     }
 
@@ -27,9 +28,10 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     var codingPath: [any CodingKey] { node.codingPath }
 
     @inline(__always)
-    private func put(_ value: MappedValue, forKey key: Key) throws {
+    @discardableResult
+    private func put(_ value: MappedValue, forKey key: Key) throws -> Int {
         guard cursor.isCurrent else { throw staleContainerError(node.codingPath) }
-        node.append(key: key.stringValue, value: value)
+        return node.append(key: key.stringValue, value: value)
     }
 
     mutating func encodeNil(forKey key: Key) throws { try put(.null, forKey: key) }
@@ -53,10 +55,11 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         if let primitive = MappedValue(primitive: value) {
-            return try put(primitive, forKey: key)
+            try put(primitive, forKey: key)
+            return
         }
-        try put(.null, forKey: key)
-        try encoder.encodeNested(value, into: node, slot: lastSlot(of: key))
+        let slot = try put(.null, forKey: key)
+        try encoder.encodeNested(value, into: node, slot: slot)
     }
 
     // Optionals cost one branch here, not a trip through the protocol's default implementation.
@@ -78,29 +81,21 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
         if let value { try encode(value, forKey: key) }
     }
 
-    /// The slot a key was just written to: the last one, unless a shared node replaced an
-    /// earlier entry with the same key.
-    private func lastSlot(of key: Key) -> Int {
-        node.isShared ? node.keys.firstIndex(of: key.stringValue)! : node.values.count - 1
-    }
-
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
         guard cursor.isCurrent else {
-            return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>.detached(encoder))
+            return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>.detached())
         }
-        node.append(key: key.stringValue, value: .null)
-        let slot = lastSlot(of: key)
+        let slot = node.append(key: key.stringValue, value: .null)
         let child = encoder.arena.makeNode(unkeyed: false, parent: node, index: slot)
         node.values[slot] = .keyed(child)
         return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>(encoder: encoder, cursor: ContainerCursor(node: child)))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        guard cursor.isCurrent else { return MappingUnkeyedEncodingContainer.detached(encoder) }
-        node.append(key: key.stringValue, value: .null)
-        let slot = lastSlot(of: key)
+        guard cursor.isCurrent else { return MappingUnkeyedEncodingContainer.detached() }
+        let slot = node.append(key: key.stringValue, value: .null)
         let child = encoder.arena.makeNode(unkeyed: true, parent: node, index: slot)
         node.values[slot] = .unkeyed(child)
         return MappingUnkeyedEncodingContainer(encoder: encoder, node: child)
@@ -115,16 +110,15 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     }
 
     private func superEncoder(keyString: String) -> any Encoder {
-        guard cursor.isCurrent else { return MappingEncoder.detached(encoder) }
-        node.append(key: keyString, value: .null)
-        let slot = node.isShared ? node.keys.firstIndex(of: keyString)! : node.values.count - 1
+        guard cursor.isCurrent else { return EncoderHandle.detached() }
+        let slot = node.append(key: keyString, value: .null)
         return encoder.makeSuperEncoder(node: node, slot: slot)
     }
 
     /// What a stale container hands out from its non-throwing methods: a container that refuses
     /// every write, so misuse is reported instead of corrupting another mapping.
-    static func detached(_ encoder: MappingEncoder) -> Self {
-        Self(detachedFrom: encoder)
+    static func detached() -> Self {
+        Self(detached: ())
     }
 }
 
@@ -140,9 +134,9 @@ struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer {
         self.generation = node.generation
     }
 
-    /// See `MappingKeyedEncodingContainer.init(detachedFrom:)`.
-    private init(detachedFrom encoder: MappingEncoder) {
-        self.encoder = encoder
+    /// See `MappingKeyedEncodingContainer.init(detached:)`.
+    private init(detached: Void) {
+        self.encoder = DetachedCoders.encoder
         self.node = ContainerNode()
         self.node.isUnkeyed = true
         self.generation = node.generation &+ 1
@@ -186,7 +180,7 @@ struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer {
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         guard node.generation == generation else {
-            return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>.detached(encoder))
+            return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>.detached())
         }
         let child = encoder.arena.makeNode(unkeyed: false, parent: node, index: node.values.count)
         node.values.append(.keyed(child))
@@ -194,20 +188,20 @@ struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        guard node.generation == generation else { return Self.detached(encoder) }
+        guard node.generation == generation else { return Self.detached() }
         let child = encoder.arena.makeNode(unkeyed: true, parent: node, index: node.values.count)
         node.values.append(.unkeyed(child))
         return MappingUnkeyedEncodingContainer(encoder: encoder, node: child)
     }
 
     mutating func superEncoder() -> any Encoder {
-        guard node.generation == generation else { return MappingEncoder.detached(encoder) }
+        guard node.generation == generation else { return EncoderHandle.detached() }
         node.values.append(.null)
         return encoder.makeSuperEncoder(node: node, slot: node.values.count - 1)
     }
 
-    static func detached(_ encoder: MappingEncoder) -> Self {
-        Self(detachedFrom: encoder)
+    static func detached() -> Self {
+        Self(detached: ())
     }
 }
 
@@ -215,13 +209,13 @@ struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer {
 /// the `any SingleValueEncodingContainer` existential, so asking for one allocates nothing.
 struct MappingSingleValueEncodingContainer: SingleValueEncodingContainer {
     let encoder: MappingEncoder
-    let level: UInt32
+    let level: UInt64
 
-    var codingPath: [any CodingKey] { encoder.codingPath }
+    var codingPath: [any CodingKey] { encoder.accepts(level: level) ? encoder.codingPath : [] }
 
     @inline(__always)
     private func put(_ value: MappedValue) throws {
-        guard encoder.level == level else { throw staleContainerError(encoder.codingPath) }
+        guard encoder.accepts(level: level) else { throw staleContainerError([]) }
         encoder.store(value)
     }
 
@@ -248,21 +242,9 @@ struct MappingSingleValueEncodingContainer: SingleValueEncodingContainer {
         if let primitive = MappedValue(primitive: value) {
             return try put(primitive)
         }
-        guard encoder.level == level else { throw staleContainerError(encoder.codingPath) }
+        guard encoder.accepts(level: level) else { throw staleContainerError([]) }
         // The wrapped value takes this value's place, one level deeper.
         encoder.didStore = true
         try encoder.encodeNested(value, into: encoder.target, slot: encoder.slot)
-    }
-}
-
-extension MappingEncoder {
-    /// What a stale container hands out for `superEncoder()`: an encoder of its own, over a
-    /// node no mapping will read, so the writes are lost instead of corrupting another mapping.
-    /// It shares nothing with the (possibly deallocated) encoder of the finished mapping.
-    static func detached(_ stale: MappingEncoder) -> MappingEncoder {
-        let node = ContainerNode()
-        node.isUnkeyed = true
-        node.values.append(.null)
-        return MappingEncoder(arena: CodingArena(), target: node, slot: 0)
     }
 }

@@ -29,6 +29,11 @@ extension MappingError {
                 kind = .dataCorrupted(context.debugDescription)
             }
             path = context.codingPath
+        case let EncodingError.invalidValue(_, context) where context.underlyingError is MapperMisuse:
+            // The coders' own report of a misuse (a container used after its mapping, two kinds of
+            // container for one value): the encoded data cannot be trusted.
+            kind = .dataCorrupted(context.debugDescription)
+            path = context.codingPath
         case let EncodingError.invalidValue(_, context):
             kind = .userError
             path = context.codingPath

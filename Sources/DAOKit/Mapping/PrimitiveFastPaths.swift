@@ -16,42 +16,27 @@ extension MappedValue {
     /// other type, which is encoded through its own `encode(to:)`.
     @inline(__always)
     init?<T>(primitive value: T) {
-        switch MemoryLayout<T>.size {
-        case 16:
-            if T.self == String.self { self = .string(unsafeBitCast(value, to: String.self)) }
-            else if T.self == URL.self { self = .url(unsafeBitCast(value, to: URL.self)) }
-            else if T.self == UUID.self { self = .uuid(unsafeBitCast(value, to: UUID.self)) }
-            else if T.self == Data.self { self = .data(unsafeBitCast(value, to: Data.self)) }
-            else { return nil }
-        case 8:
-            if T.self == Int.self { self = .int(Int64(unsafeBitCast(value, to: Int.self))) }
-            else if T.self == Double.self { self = .double(unsafeBitCast(value, to: Double.self)) }
-            else if T.self == Date.self { self = .date(unsafeBitCast(value, to: Date.self)) }
-            else if T.self == Int64.self { self = .int(unsafeBitCast(value, to: Int64.self)) }
-            else if T.self == UInt.self { self = .uint(UInt64(unsafeBitCast(value, to: UInt.self))) }
-            else if T.self == UInt64.self { self = .uint(unsafeBitCast(value, to: UInt64.self)) }
-            else { return nil }
-        case 1:
-            if T.self == Bool.self { self = .bool(unsafeBitCast(value, to: Bool.self)) }
-            else if T.self == Int8.self { self = .int(Int64(unsafeBitCast(value, to: Int8.self))) }
-            else if T.self == UInt8.self { self = .uint(UInt64(unsafeBitCast(value, to: UInt8.self))) }
-            else { return nil }
-        case 4:
-            if T.self == Float.self { self = .float(unsafeBitCast(value, to: Float.self)) }
-            else if T.self == Int32.self { self = .int(Int64(unsafeBitCast(value, to: Int32.self))) }
-            else if T.self == UInt32.self { self = .uint(UInt64(unsafeBitCast(value, to: UInt32.self))) }
-            else if T.self == Int.self { self = .int(Int64(unsafeBitCast(value, to: Int.self))) }
-            else if T.self == UInt.self { self = .uint(UInt64(unsafeBitCast(value, to: UInt.self))) }
-            else { return nil }
-        case 2:
-            if T.self == Int16.self { self = .int(Int64(unsafeBitCast(value, to: Int16.self))) }
-            else if T.self == UInt16.self { self = .uint(UInt64(unsafeBitCast(value, to: UInt16.self))) }
-            else { return nil }
-        case MemoryLayout<Decimal>.size:
-            if T.self == Decimal.self { self = .decimal(unsafeBitCast(value, to: Decimal.self)) }
-            else { return nil }
-        default:
-            return nil
+        guard let kind = PrimitiveKind(T.self) else { return nil }
+        switch kind {
+        case .string: self = .string(unsafeBitCast(value, to: String.self))
+        case .int: self = .int(Int64(unsafeBitCast(value, to: Int.self)))
+        case .bool: self = .bool(unsafeBitCast(value, to: Bool.self))
+        case .double: self = .double(unsafeBitCast(value, to: Double.self))
+        case .date: self = .date(unsafeBitCast(value, to: Date.self))
+        case .url: self = .url(unsafeBitCast(value, to: URL.self))
+        case .uuid: self = .uuid(unsafeBitCast(value, to: UUID.self))
+        case .data: self = .data(unsafeBitCast(value, to: Data.self))
+        case .decimal: self = .decimal(unsafeBitCast(value, to: Decimal.self))
+        case .float: self = .float(unsafeBitCast(value, to: Float.self))
+        case .int8: self = .int(Int64(unsafeBitCast(value, to: Int8.self)))
+        case .int16: self = .int(Int64(unsafeBitCast(value, to: Int16.self)))
+        case .int32: self = .int(Int64(unsafeBitCast(value, to: Int32.self)))
+        case .int64: self = .int(unsafeBitCast(value, to: Int64.self))
+        case .uint: self = .uint(UInt64(unsafeBitCast(value, to: UInt.self)))
+        case .uint8: self = .uint(UInt64(unsafeBitCast(value, to: UInt8.self)))
+        case .uint16: self = .uint(UInt64(unsafeBitCast(value, to: UInt16.self)))
+        case .uint32: self = .uint(UInt64(unsafeBitCast(value, to: UInt32.self)))
+        case .uint64: self = .uint(unsafeBitCast(value, to: UInt64.self))
         }
     }
 

@@ -65,6 +65,11 @@ extension MappedValue {
         case .wideInt, .wideUInt:
             // Only 128-bit types hold these, and they are decoded by `wideInteger`.
             throw notRepresentable(wideDescription, as: I.self, at: position)
+        case let .decimal(value):
+            // Through the decimal text, as a JSON round trip reads a number; only whole values
+            // parse as integers, and the parse fails rather than wraps when out of range.
+            if let exact = I("\(value)") { return exact }
+            throw notRepresentable("\(value)", as: I.self, at: position)
         default:
             throw mismatch(I.self, at: position)
         }
@@ -85,6 +90,10 @@ extension MappedValue {
         case .wideInt, .wideUInt:
             if let exact = wideAsDouble { return exact }
             throw notRepresentable(wideDescription, as: Double.self, at: position)
+        case let .decimal(value):
+            // Only when the Double reads back as the same decimal: nothing is rounded away.
+            if let double = Double("\(value)"), Decimal(string: "\(double)") == value { return double }
+            throw notRepresentable("\(value)", as: Double.self, at: position)
         default:
             throw mismatch(Double.self, at: position)
         }
@@ -106,6 +115,9 @@ extension MappedValue {
         case .wideInt, .wideUInt:
             if let wide = wideAsDouble, let exact = Float(exactly: wide) { return exact }
             throw notRepresentable(wideDescription, as: Float.self, at: position)
+        case let .decimal(value):
+            if let float = Float("\(value)"), Decimal(string: "\(float)") == value { return float }
+            throw notRepresentable("\(value)", as: Float.self, at: position)
         default:
             throw mismatch(Float.self, at: position)
         }
@@ -155,6 +167,9 @@ extension MappedValue {
         case let .uint(value): return Decimal(value)
         case let .double(value) where value.isFinite:
             // As a JSON round trip would: the shortest decimal text that reads back as `value`.
+            if let exact = Decimal(string: "\(value)") { return exact }
+            throw notRepresentable("\(value)", as: Decimal.self, at: position)
+        case let .float(value) where value.isFinite:
             if let exact = Decimal(string: "\(value)") { return exact }
             throw notRepresentable("\(value)", as: Decimal.self, at: position)
         case .wideInt, .wideUInt:

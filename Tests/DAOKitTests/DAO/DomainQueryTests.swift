@@ -31,6 +31,14 @@ struct DomainQueryTests {
         #expect(try DomainQuery<FixtureMessage>(limit: Int.max, offset: 1).apply(to: values).count == 7)
     }
 
+    @Test func aNegativeLimitOrOffsetSetAfterInitIsTreatedAsZero() throws {
+        var query = DomainQuery<FixtureMessage>()
+        query.offset = -3
+        #expect(try query.apply(to: values) == values)
+        query.limit = -1
+        #expect(try query.apply(to: values).isEmpty)
+    }
+
     @Test func anErrorThrownByThePredicateReachesTheCaller() throws {
         // Force-unwrapping nil inside a predicate throws when it is evaluated.
         let query = DomainQuery<Reminder>(predicate: #Predicate { $0.note! == "call" })

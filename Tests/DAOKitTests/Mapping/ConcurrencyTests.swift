@@ -30,6 +30,29 @@ struct ConcurrencyTests {
         #expect(mismatches == 0)
     }
 
+    /// Swift concurrency runs only as many threads as there are cores (two on the build machine),
+    /// so eight `Thread`s make sure eight threads really map at once, each with its own coders,
+    /// and that a thread's coders are freed when it exits while other threads go on.
+    @Test func eightThreadsMapAtOnceAndExit() throws {
+        let mapper = EntityMapper()
+        let mismatches = MismatchCounter()
+        let group = DispatchGroup()
+        for task in 0..<8 {
+            group.enter()
+            let thread = Thread {
+                defer { group.leave() }
+                for round in 0..<300 {
+                    let message = Message.sample(task * 10_000 + round, note: "t\(task)")
+                    let back = try? mapper.map(mapper.map(message, to: MessageEntity.self), to: Message.self)
+                    if back != message { mismatches.add() }
+                }
+            }
+            thread.start()
+        }
+        #expect(group.wait(timeout: .now() + 120) == .success)
+        #expect(mismatches.value == 0)
+    }
+
     @Test func concurrentStrictFailuresReportTheirOwnPaths() async throws {
         let strict = EntityMapper(strict: true)
         let paths = await withTaskGroup(of: String?.self) { group in
@@ -50,4 +73,12 @@ struct ConcurrencyTests {
         }
         #expect(Set(paths.compactMap { $0 }) == Set((0..<8).map { "k\($0)" }))
     }
+}
+
+/// Counts mismatches from several threads.
+final class MismatchCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
 }

@@ -110,6 +110,21 @@ struct NumberConversionTests {
         #expect(mapped.map(\.bitPattern) == values.map(\.bitPattern))
     }
 
+    @Test func decimalsConvertToBinaryNumbersOnlyWhenNothingIsLost() throws {
+        #expect(try mapper.map(Decimal(5), to: Int.self) == 5)
+        #expect(try mapper.map(Decimal(string: "-128")!, to: Int8.self) == -128)
+        #expect(try mapper.map(Decimal(string: "0.5")!, to: Double.self) == 0.5)
+        #expect(try mapper.map(Decimal(string: "0.1")!, to: Double.self) == 0.1)
+        #expect(try mapper.map(Float(0.5), to: Decimal.self) == Decimal(string: "0.5"))
+        let fraction = try #require(throws: MappingError.self) { try mapper.map(Decimal(string: "2.5")!, to: Int.self) }
+        #expect(fraction.kind == .numberNotRepresentable(value: "2.5", target: "Int"))
+        let tooBig = try #require(throws: MappingError.self) { try mapper.map(Decimal(string: "300")!, to: Int8.self) }
+        #expect(tooBig.kind == .numberNotRepresentable(value: "300", target: "Int8"))
+        let tooPrecise = "0.12345678901234567890123456789"
+        let precise = try #require(throws: MappingError.self) { try mapper.map(Decimal(string: tooPrecise)!, to: Double.self) }
+        #expect(precise.kind == .numberNotRepresentable(value: tooPrecise, target: "Double"))
+    }
+
     @Test func aBoolIsNeverANumber() throws {
         let error = try #require(throws: MappingError.self) { try mapper.map(true, to: Int.self) }
         #expect(error.kind == .typeMismatch(expected: "Int", found: "Bool"))
