@@ -20,6 +20,16 @@ struct BinaryPropertyListParser {
     private let bytes: [UInt8]
     private let offsets: [Int]
     private let referenceSize: Int
+    /// Objects left to visit. A file may refer to one container from several places, so a small
+    /// file can describe an exponentially large tree (each array referring to the next one twice);
+    /// every visit follows a reference stored in the file, and an encoder shares only scalars, so a
+    /// genuine record needs no more visits than it has bytes.
+    private let budget: VisitBudget
+
+    private final class VisitBudget {
+        var remaining: Int
+        init(_ remaining: Int) { self.remaining = remaining }
+    }
 
     static func parse(_ data: Data) throws(PropertyListSyntaxError) -> JSONValue {
         let bytes = [UInt8](data)
@@ -53,10 +63,13 @@ struct BinaryPropertyListParser {
         self.bytes = bytes
         self.offsets = offsets
         self.referenceSize = referenceSize
+        self.budget = VisitBudget(bytes.count + offsets.count)
     }
 
     private func object(_ reference: Int, depth: Int) throws(PropertyListSyntaxError) -> JSONValue {
         guard depth <= Self.maximumDepth else { throw PropertyListSyntaxError(reason: "objects nested deeper than \(Self.maximumDepth) levels") }
+        guard budget.remaining > 0 else { throw PropertyListSyntaxError(reason: "objects shared so often that the file describes more values than it could hold") }
+        budget.remaining -= 1
         guard reference < offsets.count else { throw PropertyListSyntaxError(reason: "a reference to object \(reference), which does not exist") }
         let start = offsets[reference]
         let marker = bytes[start]

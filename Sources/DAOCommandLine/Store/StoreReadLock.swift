@@ -21,7 +21,8 @@ enum StoreReadLock {
     /// Runs `body` holding the shared lock, or without a lock when the store has no lock file (no
     /// process ever opened it, so none can be writing) or it cannot be opened (then the lock file
     /// is not ours to fix; reading still works).
-    /// - Throws: ``UsageError`` when another process keeps the store locked longer than ``patience``.
+    /// - Throws: ``CommandFailure`` (exit status 1: the command ran but could not finish) when
+    ///   another process keeps the store locked longer than ``patience``.
     static func withSharedLock<T>(directory: String, command: String, _ body: () throws -> T) throws -> T {
         let path = directory + "/" + FileStoreLayout.lockFileName
         let descriptor = open(path, O_RDONLY)
@@ -32,7 +33,7 @@ enum StoreReadLock {
         while flock(descriptor, LOCK_SH | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else { return try body() }
             guard clock.now < deadline else {
-                throw UsageError("dao \(command): \(directory) stayed locked by a writer for \(patience); try again when it is done")
+                throw CommandFailure("dao \(command): \(directory) stayed locked by a writer for \(patience); try again when it is done")
             }
             usleep(20_000)
         }

@@ -44,6 +44,24 @@ struct CLIExecutableTests {
         }
     }
 
+    @Test func aReaderThatStopsEarlyEndsTheOutputNotTheProcess() throws {
+        try CLIStore.with { store in
+            _ = try store.withNotes(200)
+            let process = Process()
+            process.executableURL = try daoExecutableURL()
+            process.arguments = ["dump", store.path, "Note"]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            // The reader is gone before the first write, as with `dao dump … | head -c 0`.
+            try output.fileHandleForReading.close()
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit, "killed by signal \(process.terminationStatus)")
+            #expect(process.terminationStatus == 0)
+        }
+    }
+
     @Test func theExecutableRunsTheDemoInAFreshDirectoryThatThenVerifiesClean() throws {
         let run = try daoBinary(["demo"])
         #expect(run.status == 0, "\(run.errors)")

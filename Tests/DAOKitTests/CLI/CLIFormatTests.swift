@@ -113,6 +113,29 @@ struct CLIFormatTests {
         }
     }
 
+    /// Sixty arrays, each holding the next one twice: a few hundred bytes that describe 2^60 values.
+    @Test(.timeLimit(.minutes(1)))
+    func aPropertyListThatSharesContainersExponentiallyIsAnErrorNotAHang() throws {
+        let levels = 60
+        var bytes = Array("bplist00".utf8)
+        var offsets: [UInt8] = []
+        for level in 0..<levels {
+            offsets.append(UInt8(bytes.count))
+            if level == levels - 1 {
+                bytes.append(0x09)  // true
+            } else {
+                bytes += [0xA2, UInt8(level + 1), UInt8(level + 1)]  // an array of two references
+            }
+        }
+        let tableOffset = bytes.count
+        bytes += offsets
+        bytes += [0, 0, 0, 0, 0, 0, 1, 1]  // unused, offset size 1, reference size 1
+        func bigEndian(_ value: Int) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
+        bytes += bigEndian(levels) + bigEndian(0) + bigEndian(tableOffset)
+        let error = try #require(throws: PropertyListSyntaxError.self) { try BinaryPropertyListParser.parse(Data(bytes)) }
+        #expect(error.reason.contains("shared so often"))
+    }
+
     @Test func journalsAreToldApartByTheirChecksum() throws {
         try CLIStore.with { store in
             try FileManager.default.createDirectory(at: store.url, withIntermediateDirectories: true)
