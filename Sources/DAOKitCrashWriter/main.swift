@@ -4,7 +4,7 @@
 //       Writes batches forever until killed. Batch g saves base-0…base-7 (overwrites) and
 //       insert-g-0…insert-g-3 (inserts), all with generation g; then deletes insert-(g-2)-*; then
 //       saves "single" with generation g. Payload lengths vary with g, so a torn file shows.
-//       Prints "ready" once the store is open and consistent.
+//       Prints "ready" once the store is open and consistent, and "committed g" after batch g.
 //   DAOKitCrashWriter writer <directory> <prefix> <count>
 //       Saves <prefix>-0 … <prefix>-(count-1), singly and in batches of 5, then prints "done".
 //   DAOKitCrashWriter readonly <directory> <batch size> [<uid>]
@@ -54,6 +54,9 @@ func runBatches(directory: URL) throws {
         try context.save(batch)
         if generation >= 3 { try context.delete(CrashRecord.self, ids: insertIDs(generation - 2)) }
         try context.save([CrashRecord(id: "single", generation: generation)])
+        // Lets the parent kill after a chosen number of batches rather than after a chosen time,
+        // which on a loaded machine may pass before the first batch lands.
+        FileHandle.standardOutput.write(Data("committed \(generation)\n".utf8))
     }
 }
 

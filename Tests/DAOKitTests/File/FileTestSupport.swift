@@ -148,6 +148,21 @@ final class FileChildProcess {
         }
     }
 
+    /// Waits until the child has printed `count` more lines starting with `prefix`; `false` if it
+    /// stopped first.
+    func waitForLines(startingWith prefix: String, count: Int) -> Bool {
+        var found = 0
+        var partial = ""
+        while found < count {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { return false }
+            let lines = (partial + String(decoding: chunk, as: UTF8.self)).split(separator: "\n", omittingEmptySubsequences: false)
+            partial = String(lines.last ?? "")
+            found += lines.dropLast().filter { $0.hasPrefix(prefix) }.count
+        }
+        return true
+    }
+
     func killNow() {
         _ = kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
