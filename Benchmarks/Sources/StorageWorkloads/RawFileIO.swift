@@ -35,8 +35,14 @@ enum RawFileIO {
     static func overwrite(_ path: String, with bytes: Data) throws {
         let fd = try openFile(path, O_WRONLY | O_CREAT)
         do {
+            // Truncate only when the file shrinks, as FileStorageContext does: an unneeded
+            // ftruncate is an extra syscall and inode update that would flatter the context.
+            var status = stat()
+            try check(fstat(fd, &status), "fstat", path)
             try writeAll(bytes, to: fd, path: path)
-            try check(ftruncate(fd, off_t(bytes.count)), "ftruncate", path)
+            if status.st_size > off_t(bytes.count) {
+                try check(ftruncate(fd, off_t(bytes.count)), "ftruncate", path)
+            }
         } catch {
             close(fd)
             throw error
