@@ -34,6 +34,9 @@ struct FileSystemError: Error, CustomStringConvertible, Sendable, Equatable {
 struct FileStatus: Sendable, Equatable {
     var isDirectory: Bool
     var size: Int
+    /// How many directory entries name the file (`st_nlink`): 0 once it has been removed or
+    /// replaced by a rename, while a descriptor still keeps it open.
+    var linkCount: Int
 }
 
 /// How ``FileSystem/lock(_:_:path:)`` changes the advisory lock on a file.
@@ -106,7 +109,7 @@ struct POSIXFileSystem: FileSystem {
     func status(_ fd: Int32, path: String) throws(FileSystemError) -> FileStatus {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw FileSystemError(operation: "fstat", path: path, code: errno) }
-        return FileStatus(isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, size: Int(info.st_size))
+        return FileStatus(info)
     }
 
     func status(atPath path: String) throws(FileSystemError) -> FileStatus? {
@@ -115,7 +118,7 @@ struct POSIXFileSystem: FileSystem {
             if errno == ENOENT { return nil }
             throw FileSystemError(operation: "stat", path: path, code: errno)
         }
-        return FileStatus(isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, size: Int(info.st_size))
+        return FileStatus(info)
     }
 
     func truncate(_ fd: Int32, length: Int, path: String) throws(FileSystemError) {
@@ -217,6 +220,12 @@ struct POSIXFileSystem: FileSystem {
         while flock(fd, operation) != 0 {
             if errno != EINTR { throw FileSystemError(operation: "flock", path: path, code: errno) }
         }
+    }
+}
+
+extension FileStatus {
+    init(_ info: stat) {
+        self.init(isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, size: Int(info.st_size), linkCount: Int(info.st_nlink))
     }
 }
 

@@ -52,7 +52,9 @@ struct RecordCodec: Sendable {
 
     let format: FileStorageContext.RecordFormat
     private let jsonEncoder: JSONEncoder
-    private let jsonDecoder: JSONDecoder
+    /// Shared with ``decodeCanonicalJSON(_:from:key:)``, which must decode entities exactly as
+    /// ``decode(_:from:path:entityName:key:)`` does.
+    let jsonDecoder: JSONDecoder
     private let plistEncoder: PropertyListEncoder
     private let plistDecoder: PropertyListDecoder
 
@@ -83,6 +85,9 @@ struct RecordCodec: Sendable {
     /// Decodes a record file into its key and entity. Everything wrong with the envelope (empty,
     /// truncated, not the format, an unknown version) is `.corruptRecord` with a detail; an entity
     /// that does not decode from a sound envelope is `.decodingFailed`.
+    ///
+    /// Readers that know which key the file must hold try ``decodeCanonicalJSON(_:from:key:)``
+    /// first, and come here when it returns `nil`.
     /// - Parameter key: the key the caller asked for, if any, to name in errors.
     func decode<E: Decodable>(_ type: E.Type, from data: Data, path: String, entityName: String, key: String?) throws(StorageError) -> (key: String, entity: E) {
         func corrupt(_ detail: String, _ underlying: (any Error)? = nil) -> StorageError {

@@ -58,8 +58,12 @@ extension FileStorageContext {
     /// journal must be recovered first. Once this process has been refused the recovery (see
     /// ``recoveryRefusal``), readers do without it rather than try again on every read, until the
     /// journal is found empty (another process recovered it, or a write of this one did).
+    ///
+    /// It reads the journal's size through ``journalProbe`` (an `fstat` of a descriptor kept open)
+    /// rather than by path: the journal cannot change while the shared lock is held, and a
+    /// non-empty one is all a crashed batch leaves for readers to find.
     func readCondition() throws(FileSystemError) -> ReadCondition? {
-        guard try journalNeedsRecovery() else {
+        guard try journalProbe.journalSize() > 0 else {
             rememberRecoveryRefused(nil)
             return .consistent
         }
