@@ -44,10 +44,15 @@ enum JournalState: Equatable {
     }
 
     /// Classifies the journal's bytes with DAOKit's own parser, which accepts a journal only when
-    /// it is complete and its checksum matches.
+    /// it is complete and its checksum matches. A whole journal naming files the store never
+    /// writes (such as `../x`) is reported as unreadable: the store refuses to open over it,
+    /// neither rolling it back (which could change files outside the store) nor discarding it.
     static func parse(_ data: Data) -> JournalState {
         if data.isEmpty { return .idle }
         guard let journal = Journal(serialized: data) else { return .torn(size: data.count) }
+        if let problem = journal.nameProblem() {
+            return .unreadable("the journal is whole but \(problem); the store will not open until it is removed by hand")
+        }
         return .unfinished(entityDirectory: journal.directoryName, fileNames: journal.entries.map(\.fileName), size: data.count)
     }
 }

@@ -129,6 +129,24 @@ struct CLIVerifyTests {
         }
     }
 
+    @Test func verifyReportsAWholeJournalNamingPathsOutsideTheStoreAndTheStoreRefusesIt() throws {
+        try CLIStore.with { store in
+            try store.withNotes()
+            try store.writeUnfinishedJournal(entityDirectory: "../outside", entries: [("victim.json", nil)])
+            let journal = try Data(contentsOf: store.url.appendingPathComponent(".journal"))
+
+            let run = dao("verify", store.path)
+            #expect(run.status == 1)
+            #expect(run.outputLines.first == "\(store.path)/.journal: cannot be read: the journal is whole but its entity directory name "
+                + "\"../outside\" is not one the store writes; the store will not open until it is removed by hand")
+
+            // The store agrees, and neither rolls the journal back nor discards it.
+            let error = try #require(throws: StorageError.self) { try store.context() }
+            #expect(error.location == store.path + "/.journal")
+            #expect(try Data(contentsOf: store.url.appendingPathComponent(".journal")) == journal)
+        }
+    }
+
     @Test func verifyReportsATornJournal() throws {
         try CLIStore.with { store in
             try store.withNotes()

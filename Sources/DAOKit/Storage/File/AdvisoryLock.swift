@@ -44,12 +44,14 @@ final class StoreLock: @unchecked Sendable {
         self.path = path
         self.fileSystem = fileSystem
         do throws(FileSystemError) {
-            descriptor = try fileSystem.open(path, O_RDWR | O_CREAT, 0o644)
+            // Never through a symbolic link (which could create a file outside the store), and
+            // never blocking on a FIFO planted as `.lock`.
+            descriptor = try fileSystem.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o644)
             isReadOnly = false
         } catch where error.deniesWriteAccess {
             // The writable open is the one worth reporting when the read-only one fails too: it
             // says why the store cannot be used (permission denied, read-only file system).
-            guard let readOnly = try? fileSystem.open(path, O_RDONLY, 0) else { throw error }
+            guard let readOnly = try? fileSystem.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0) else { throw error }
             descriptor = readOnly
             isReadOnly = true
         }

@@ -57,7 +57,11 @@ public final class FileStorageContext: StorageContext {
     /// - Throws: ``StorageError`` of kind `.io`, naming the path and the system's message, when the
     ///   directory cannot be created or opened, when it has no `.lock` and this process may not
     ///   create one, or when recovery fails for a reason other than a lack of write access (see
-    ///   the type's description for what a read-only store does).
+    ///   the type's description for what a read-only store does); of kind `.corruptRecord` naming
+    ///   `.journal`, changing nothing, when the journal is whole but names paths the store never
+    ///   writes (crafted or corrupted), which is neither rolled back nor discarded and must be
+    ///   removed by hand; of kind `.corruptRecord` naming a record whose path holds a symbolic
+    ///   link or another non-regular file that a rollback would have to write through.
     public convenience init(directory: URL, format: RecordFormat = .json) throws {
         try self.init(directory: directory, format: format, fileSystem: POSIXFileSystem())
     }
@@ -88,7 +92,9 @@ public final class FileStorageContext: StorageContext {
 
     /// The entity stored under `id`, or `nil` when there is none.
     /// - Throws: ``StorageError`` naming the file: `.corruptRecord` when it is not a record (empty,
-    ///   truncated, random bytes, an unknown format version, a directory), `.decodingFailed` when
+    ///   truncated, random bytes, an unknown format version, a directory, a symbolic link, FIFO or
+    ///   anything else that is not a regular file, none of which is ever followed or opened for
+    ///   reading in a way that could block), `.decodingFailed` when
     ///   the entity does not decode, `.io` when it cannot be read, or when a batch of this entity
     ///   type stopped half way and this process may not roll it back (the error names `.journal`).
     public func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E? {
@@ -103,6 +109,8 @@ public final class FileStorageContext: StorageContext {
             return nil
         case .directory:
             throw Self.directoryInTheWay(entityName: entityName, key: key, path: path)
+        case .notRegularFile:
+            throw Self.notRegularFile(entityName: entityName, key: key, path: path)
         case let .bytes(data):
             // The record as this release writes it, holding `key` (the common case, and the cheap
             // one); anything else through the whole envelope, which names what is wrong.
@@ -136,6 +144,8 @@ public final class FileStorageContext: StorageContext {
                 continue
             case .directory:
                 failures.append(Self.directoryInTheWay(entityName: entityName, key: key(fromFileName: name), path: directoryPath + "/" + name))
+            case .notRegularFile:
+                failures.append(Self.notRegularFile(entityName: entityName, key: key(fromFileName: name), path: directoryPath + "/" + name))
             case let .bytes(data):
                 // A file name that spells a key out tells which key the record must hold, which is
                 // all the canonical shortcut needs (see `fetch`); hashed names take the long way.
@@ -289,6 +299,11 @@ public final class FileStorageContext: StorageContext {
             throw error
         } catch let error as FileSystemError {
             let name = error.path.split(separator: "/").last.map(String.init) ?? ""
+            // A record's path holding a link, FIFO or device is bad data, like a directory there;
+            // the journal is the store's own file, so the same thing there is an I/O failure.
+            if error.isNotRegularFile && error.path != journalPath {
+                throw Self.notRegularFile(entityName: entityName, key: key ?? self.key(fromFileName: name), path: error.path)
+            }
             throw StorageError(.io(error.message), entityName: entityName, key: key ?? self.key(fromFileName: name),
                                location: error.path, underlyingError: error)
         } catch {
@@ -300,19 +315,43 @@ public final class FileStorageContext: StorageContext {
         StorageError(.corruptRecord("a directory is where the record file should be"), entityName: entityName, key: key, location: path)
     }
 
+    /// A symbolic link, FIFO, socket or device where a record file should be. The store neither
+    /// follows nor writes through it (see ``FileSystem/readContents(of:)``).
+    static func notRegularFile(entityName: String?, key: String?, path: String) -> StorageError {
+        StorageError(.corruptRecord("not a regular file"), entityName: entityName, key: key, location: path)
+    }
+
     /// `mkdir -p`: creates `path` and missing parents; an existing directory is fine.
+    ///
+    /// Terminates on every file system: each call recurses only into a strictly shorter parent,
+    /// and after the parents exist it tries `path` exactly once more. Some file systems report
+    /// `ENOENT` for a `mkdir` whose parent does exist (`/proc`, `/sys`, cgroupfs, some FUSE
+    /// mounts); retrying `path` by recursion there would never end and overflow the stack.
+    /// - Throws: the last `mkdir`'s error, naming `path`, when it still cannot be created.
     static func createDirectory(_ path: String, fileSystem: any FileSystem) throws(FileSystemError) {
         do throws(FileSystemError) {
             try fileSystem.makeDirectory(path)
+            return
         } catch where error.code == EEXIST {
-            guard try fileSystem.status(atPath: path)?.isDirectory == true else {
-                throw FileSystemError(operation: "mkdir", path: path, code: ENOTDIR)
-            }
+            try requireDirectory(path, fileSystem: fileSystem)
+            return
         } catch where error.code == ENOENT {
             let parent = (path as NSString).deletingLastPathComponent
             guard !parent.isEmpty, parent != path else { throw error }
             try createDirectory(parent, fileSystem: fileSystem)
-            try createDirectory(path, fileSystem: fileSystem)
+        }
+        // The parents exist now: one more try, and its failure is final.
+        do throws(FileSystemError) {
+            try fileSystem.makeDirectory(path)
+        } catch where error.code == EEXIST {
+            try requireDirectory(path, fileSystem: fileSystem)
+        }
+    }
+
+    /// Throws `ENOTDIR` unless `path`, which exists, is a directory.
+    private static func requireDirectory(_ path: String, fileSystem: any FileSystem) throws(FileSystemError) {
+        guard try fileSystem.status(atPath: path)?.isDirectory == true else {
+            throw FileSystemError(operation: "mkdir", path: path, code: ENOTDIR)
         }
     }
 }

@@ -18,9 +18,21 @@ struct FileSystemError: Error, CustomStringConvertible, Sendable, Equatable {
     let path: String
     /// The `errno` value.
     let code: Int32
+    /// Set when the call was refused because `path` is not a regular file (a symbolic link, a
+    /// FIFO, a socket, a device): see ``notRegularFile(operation:path:)``.
+    var isNotRegularFile = false
 
-    /// `<operation> failed: <strerror(code)>`.
-    var message: String { "\(operation) failed: \(String(cString: strerror(code)))" }
+    /// An error for a path that holds something other than a regular file where the store needs
+    /// one. The store never follows such a thing: a symbolic link could point outside the store,
+    /// and a FIFO would block the calling thread, and with it every writer, forever.
+    static func notRegularFile(operation: String, path: String) -> FileSystemError {
+        FileSystemError(operation: operation, path: path, code: EINVAL, isNotRegularFile: true)
+    }
+
+    /// `<operation> failed: <strerror(code)>`, or `<operation> refused: not a regular file`.
+    var message: String {
+        isNotRegularFile ? "\(operation) refused: not a regular file" : "\(operation) failed: \(String(cString: strerror(code)))"
+    }
 
     var description: String { "\(message) (\(path))" }
 
@@ -33,6 +45,8 @@ struct FileSystemError: Error, CustomStringConvertible, Sendable, Equatable {
 /// What `fstat`/`stat` says about a path.
 struct FileStatus: Sendable, Equatable {
     var isDirectory: Bool
+    /// Whether it is a regular file (`S_IFREG`): not a directory, link, FIFO, socket or device.
+    var isRegularFile: Bool
     var size: Int
     /// How many directory entries name the file (`st_nlink`): 0 once it has been removed or
     /// replaced by a rename, while a descriptor still keeps it open.
@@ -225,7 +239,8 @@ struct POSIXFileSystem: FileSystem {
 
 extension FileStatus {
     init(_ info: stat) {
-        self.init(isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, size: Int(info.st_size), linkCount: Int(info.st_nlink))
+        self.init(isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, isRegularFile: (info.st_mode & S_IFMT) == S_IFREG,
+                  size: Int(info.st_size), linkCount: Int(info.st_nlink))
     }
 }
 
@@ -244,23 +259,35 @@ private func systemUnlink(_ path: String) -> Int32 { unlink(path) }
 enum FileContents {
     case absent
     case directory
+    /// Something that is neither a regular file nor a directory: a symbolic link (never followed),
+    /// a FIFO, a socket or a device.
+    case notRegularFile
     case bytes(Data)
 }
 
 extension FileSystem {
     /// Reads a whole file. A missing file (or missing parent) is `.absent`; a directory is
-    /// `.directory`, so callers can report "a directory where a record should be".
+    /// `.directory`, so callers can report "a directory where a record should be"; anything else
+    /// that is not a regular file is `.notRegularFile`, and is never read.
+    ///
+    /// Safety: the open never follows a symbolic link in the last component (`O_NOFOLLOW`), so a
+    /// link planted in the store cannot make it read a file outside, and never blocks
+    /// (`O_NONBLOCK`: opening a FIFO for reading would otherwise wait for a writer, holding the
+    /// store's lock and so stopping every writer). On a regular file `O_NONBLOCK` changes nothing.
     func readContents(of path: String) throws(FileSystemError) -> FileContents {
         let fd: Int32
         do throws(FileSystemError) {
-            fd = try open(path, O_RDONLY, 0)
+            fd = try open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW, 0)
         } catch where error.code == ENOENT {
             return .absent
+        } catch where error.code == ELOOP {
+            return .notRegularFile
         }
         var closed = false
         defer { if !closed { try? close(fd, path: path) } }
         let status = try status(fd, path: path)
         if status.isDirectory { return .directory }
+        if !status.isRegularFile { return .notRegularFile }
         // Sized from fstat and read up to that size, without a last read() to see end of file:
         // record files change only under the exclusive lock, which no reader overlaps.
         var data = Data(count: max(status.size, 0))
@@ -350,8 +377,11 @@ extension FileSystem {
     /// ext4 (`auto_da_alloc`) would force a flush of each file at close and make batches as slow
     /// as single writes. Not atomic: only batches use it, under their undo journal.
     /// - Parameter previousLength: the file's length before, when known; `nil` always cuts.
+    /// - Throws: ``FileSystemError/notRegularFile(operation:path:)``, writing nothing, when `path`
+    ///   is a symbolic link or anything else that is not a regular file (see
+    ///   ``openRegularFileForWriting(_:_:)``).
     func overwriteFile(_ path: String, _ bytes: Data, previousLength: Int?) throws(FileSystemError) {
-        let fd = try open(path, O_WRONLY | O_CREAT, 0o644)
+        let fd = try openRegularFileForWriting(path, O_WRONLY | O_CREAT)
         do throws(FileSystemError) {
             try writeAll(fd, bytes, path: path)
             if previousLength.map({ $0 > bytes.count }) ?? true {
@@ -362,6 +392,37 @@ extension FileSystem {
             throw error
         }
         try close(fd, path: path)
+    }
+
+    /// Opens `path` for writing with `flags`, only if it is a regular file (or `O_CREAT` creates one).
+    ///
+    /// Safety: the store writes in place only to files it named itself inside its directory, and
+    /// must never write through something planted there. `O_NOFOLLOW` refuses a symbolic link
+    /// (`ELOOP`) before anything is created or truncated, so a link cannot redirect the write to a
+    /// file outside the store; `O_NONBLOCK` makes a FIFO without a reader fail (`ENXIO`) instead
+    /// of blocking; and the `fstat` refuses whatever else opened (a FIFO with a reader, a device)
+    /// before a byte is written. All of these are ``FileSystemError/notRegularFile(operation:path:)``.
+    /// `O_TRUNC` in `flags` is applied by `open`, so callers pass it only for the journal, whose
+    /// content is the store's own.
+    func openRegularFileForWriting(_ path: String, _ flags: Int32) throws(FileSystemError) -> Int32 {
+        let fd: Int32
+        do throws(FileSystemError) {
+            fd = try open(path, flags | O_NOFOLLOW | O_NONBLOCK, 0o644)
+        } catch where error.code == ELOOP || error.code == ENXIO {
+            throw .notRegularFile(operation: "open", path: path)
+        }
+        let regular: Bool
+        do throws(FileSystemError) {
+            regular = try status(fd, path: path).isRegularFile
+        } catch {
+            try? close(fd, path: path)
+            throw error
+        }
+        guard regular else {
+            try? close(fd, path: path)
+            throw .notRegularFile(operation: "open", path: path)
+        }
+        return fd
     }
 
     /// `fsync`s a directory, which makes the creation, renaming and removal of its entries durable.

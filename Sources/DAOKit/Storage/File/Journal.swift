@@ -102,6 +102,48 @@ package struct Journal: Equatable, Sendable {
         self.entries = entries
     }
 
+    /// Why this journal cannot have been written by a ``FileStorageContext``, or `nil` when every
+    /// name in it is one the store could have given: the directory name an encoded entity name
+    /// (``FileNameCodec``, or its hash), and every file name an encoded key with one of
+    /// `fileExtensions`.
+    ///
+    /// Safety: rolling a journal back creates, rewrites and removes `<store>/<directory>/<file>`,
+    /// so a name such as `..`, `../x` or `a/b` would let a journal — found in the store, with a
+    /// valid checksum, but crafted or corrupted — make merely opening the store change files
+    /// outside it. Encoded names are single path components that never contain `/` or NUL and
+    /// never start with `.` (so they are never `.` or `..`, nor the store's own files); the
+    /// explicit checks below restate that, so the guarantee does not rest on the codec alone. A
+    /// journal that fails this must not be rolled back, nor discarded as torn: it is reported.
+    /// - Parameter fileExtensions: the record file extensions to accept (without the dot).
+    package func nameProblem(fileExtensions: [String] = Self.recordFileExtensions) -> String? {
+        guard Self.isSafeComponent(directoryName),
+              FileNameCodec.isHashed(directoryName) || FileNameCodec.decode(directoryName) != nil else {
+            return "its entity directory name \(directoryName.debugDescription) is not one the store writes"
+        }
+        for entry in entries where !Self.isRecordFileName(entry.fileName, fileExtensions: fileExtensions) {
+            return "its record file name \(entry.fileName.debugDescription) is not one the store writes"
+        }
+        return nil
+    }
+
+    /// The extensions of every ``FileStorageContext/RecordFormat``.
+    package static let recordFileExtensions = [FileStorageContext.RecordFormat.json, .propertyList].map(\.fileExtension)
+
+    /// A single, visible path component: not empty, no `/` or NUL, not starting with `.`.
+    private static func isSafeComponent(_ name: String) -> Bool {
+        !name.isEmpty && !name.utf8.contains(UInt8(ascii: "/")) && !name.utf8.contains(0) && name.utf8.first != UInt8(ascii: ".")
+    }
+
+    /// Whether `name` is `<encoded key or hash>.<extension>`, as ``FileStorageContext/RecordFormat/fileName(forKey:)`` gives.
+    private static func isRecordFileName(_ name: String, fileExtensions: [String]) -> Bool {
+        guard isSafeComponent(name) else { return false }
+        return fileExtensions.contains { fileExtension in
+            guard name.hasSuffix("." + fileExtension) else { return false }
+            let stem = String(name.dropLast(fileExtension.utf8.count + 1))
+            return FileNameCodec.isHashed(stem) || FileNameCodec.decode(stem) != nil
+        }
+    }
+
     /// FNV-1a 64: not cryptographic, only there to tell a journal torn by a crash from a whole one.
     static func checksum<Bytes: Sequence>(_ bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325

@@ -75,7 +75,9 @@ final class JournalProbe: Sendable {
         }
         let fd: Int32
         do throws(FileSystemError) {
-            fd = try fileSystem.open(path, O_RDONLY, 0)
+            // Never blocks on a FIFO planted as `.journal` (it reads as empty); a link is not kept
+            // open but measured through `stat` below, as recovery measures it.
+            fd = try fileSystem.open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW, 0)
         } catch where error.code == ENOENT {
             return 0
         } catch {

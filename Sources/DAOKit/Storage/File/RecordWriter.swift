@@ -239,6 +239,7 @@ extension FileStorageContext {
         switch try fileSystem.readContents(of: path) {
         case .absent: return nil
         case .directory: throw Self.directoryInTheWay(entityName: entityName, key: key, path: path)
+        case .notRegularFile: throw Self.notRegularFile(entityName: entityName, key: key, path: path)
         case let .bytes(data): return data
         }
     }
@@ -255,14 +256,17 @@ extension FileStorageContext {
 
     /// Writes the journal and makes it durable. The journal file is kept between batches (empty when
     /// idle), so that neither starting nor committing a batch changes the directory.
+    ///
+    /// Safety: `.journal` is opened through ``FileSystem/openRegularFileForWriting(_:_:)``, so a
+    /// symbolic link there is refused before `O_TRUNC` could empty its target outside the store.
     func writeJournal(_ journal: Journal) throws(FileSystemError) {
         let path = journalPath
         var created = false
         let fd: Int32
         do throws(FileSystemError) {
-            fd = try fileSystem.open(path, O_WRONLY | O_TRUNC, 0o644)
+            fd = try fileSystem.openRegularFileForWriting(path, O_WRONLY | O_TRUNC)
         } catch where error.code == ENOENT {
-            fd = try fileSystem.open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            fd = try fileSystem.openRegularFileForWriting(path, O_WRONLY | O_CREAT | O_TRUNC)
             created = true
         }
         do throws(FileSystemError) {

@@ -21,8 +21,19 @@ import Darwin
 /// Writes try to recover first, as always, and so fail with the system's error and the path.
 extension FileStorageContext {
     /// Full recovery, done once when the store is opened: resolve the journal, then remove the
-    /// temporary files and trash directories that crashed writers left behind. Without write
+    /// temporary files and trash directories that crashed writers left behind, and finally make
+    /// every entity directory's entries and the store directory's entries durable. Without write
     /// access it leaves what it cannot change, as described above.
+    ///
+    /// The final `fsync`s close a gap the writers leave on purpose: a writer `fsync`s the store's
+    /// directory only right after it created an entity directory or `.journal` itself. Killed
+    /// between that creation and that `fsync`, it leaves an entry that later writers find
+    /// existing and never `fsync` — so a power loss could still drop it, with every record it
+    /// holds. Recovery holds the exclusive lock, so syncing here, once per open, makes whatever
+    /// any earlier writer created durable before this context writes on top of it.
+    /// - Throws: a ``StorageError`` of kind `.corruptRecord` naming `.journal`, changing nothing,
+    ///   when the journal is whole but names files the store never writes (see
+    ///   ``recoverJournal()``).
     func recoverOnOpen() throws {
         do {
             try recoverJournal()
@@ -40,6 +51,18 @@ extension FileStorageContext {
             for child in children where child.hasPrefix(FileStoreLayout.temporaryFilePrefix) {
                 guard try removeLeftover(path + "/" + child) else { break }
             }
+            try syncDirectoryOnOpen(path)
+        }
+        try syncDirectoryOnOpen(rootPath)
+    }
+
+    /// `fsync`s a directory for ``recoverOnOpen()``. Where that is refused for lack of write
+    /// access (some file systems reject `fsync` on a read-only mount), there is nothing this
+    /// process could have made durable anyway, and reads go on.
+    private func syncDirectoryOnOpen(_ path: String) throws(FileSystemError) {
+        do {
+            try fileSystem.syncDirectory(path)
+        } catch where error.deniesWriteAccess || error.code == EINVAL {
         }
     }
 
@@ -71,6 +94,9 @@ extension FileStorageContext {
         guard case let .bytes(data) = try fileSystem.readContents(of: journalPath), let journal = Journal(serialized: data) else {
             return .consistent
         }
+        // A journal the store could not have written: let recovery report it (it throws before
+        // changing anything, even without write access).
+        guard journal.nameProblem(fileExtensions: [fileExtension]) == nil else { return nil }
         return .unfinishedBatch(directoryName: journal.directoryName, cause: refusal)
     }
 
@@ -97,10 +123,32 @@ extension FileStorageContext {
 
     /// Rolls back the batch a complete journal describes; discards an incomplete one, which a crash
     /// tore before any record was touched.
+    ///
+    /// Safety: the journal's names are checked before anything is changed
+    /// (``Journal/nameProblem(fileExtensions:)``). A whole journal naming a path the store never
+    /// writes (`..`, `/`, a hidden or foreign name) is corrupt or crafted: rolling it back could
+    /// create, overwrite or remove files outside the store, and discarding it could lose the
+    /// only copy of records a real batch was rewriting. So it is left exactly as found, and every
+    /// open, read and write reports it until someone inspects it (`dao verify` lists it) and
+    /// removes it by hand.
+    /// - Throws: ``StorageError`` of kind `.corruptRecord` naming `.journal` for such a journal;
+    ///   ``FileSystemError`` of `.journal` when it is not a regular file (a link is never followed)
+    ///   or the rollback fails.
     func recoverJournal() throws {
         guard try journalNeedsRecovery() else { return }
-        guard case let .bytes(data) = try fileSystem.readContents(of: journalPath) else { return }
+        let data: Data
+        switch try fileSystem.readContents(of: journalPath) {
+        case .absent: return
+        case .directory, .notRegularFile: throw FileSystemError.notRegularFile(operation: "open", path: journalPath)
+        case let .bytes(bytes): data = bytes
+        }
         if let journal = Journal(serialized: data) {
+            if let problem = journal.nameProblem(fileExtensions: [fileExtension]) {
+                throw StorageError(
+                    .corruptRecord("the journal is whole but \(problem), so it was neither rolled back nor discarded; "
+                        + "inspect it (dao verify) and remove it by hand"),
+                    location: journalPath)
+            }
             try rollBack(journal)
         }
         try clearJournal()
@@ -132,7 +180,7 @@ extension FileStorageContext {
         let path = journalPath
         let fd: Int32
         do throws(FileSystemError) {
-            fd = try fileSystem.open(path, O_WRONLY | O_TRUNC, 0o644)
+            fd = try fileSystem.openRegularFileForWriting(path, O_WRONLY | O_TRUNC)
         } catch where error.code == ENOENT {
             return
         }
@@ -168,7 +216,7 @@ extension FileStorageContext {
             if flushed { return }
         }
         for path in files {
-            let file = try fileSystem.open(path, O_RDONLY, 0)
+            let file = try fileSystem.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0)
             do throws(FileSystemError) {
                 try fileSystem.fsync(file, path: path)
             } catch {
