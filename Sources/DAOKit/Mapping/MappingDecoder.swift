@@ -15,9 +15,8 @@ final class MappingDecoder {
     @exclusivity(unchecked) var index: Int
     /// Identifies the current nesting level (see `MappingEncoder.level`).
     @exclusivity(unchecked) var level: UInt64
-    /// For a decoder `superDecoder()` makes: the node it reads and that node's generation (see
-    /// `MappingEncoder.anchor`).
-    private let anchor: (node: ContainerNode, generation: UInt64)?
+    /// For a decoder `superDecoder()` makes, the node it reads (see ``CoderAnchor``).
+    private let anchor: CoderAnchor?
     /// Reused keyed containers; never touched re-entrantly (it calls no user code).
     @exclusivity(unchecked) private var keyedContainers = ContainerCache()
 
@@ -26,15 +25,13 @@ final class MappingDecoder {
         self.node = node
         self.index = index
         self.level = arena.nextLevel()
-        self.anchor = anchored ? (node, node.generation) : nil
+        self.anchor = anchored ? CoderAnchor(node) : nil
     }
 
     /// Whether a handle or container made for `level` may still use this decoder.
     @inline(__always)
     func accepts(level handleLevel: UInt64) -> Bool {
-        guard level == handleLevel else { return false }
-        if let anchor { return anchor.node.generation == anchor.generation }
-        return true
+        level == handleLevel && anchor?.isCurrent != false
     }
 
     /// What user code gets for the current level.

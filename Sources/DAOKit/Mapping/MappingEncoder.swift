@@ -20,10 +20,8 @@ final class MappingEncoder {
     @exclusivity(unchecked) var level: UInt64
     /// Whether the current level has stored anything at the slot yet.
     @exclusivity(unchecked) var didStore = false
-    /// For the encoder `superEncoder()` makes: the node it writes into and that node's generation,
-    /// so that one kept after its mapping cannot write into a recycled node. `nil` for a session's
-    /// own encoder, whose levels end with its calls.
-    private let anchor: (node: ContainerNode, generation: UInt64)?
+    /// For the encoder `superEncoder()` makes, the node it writes into (see ``CoderAnchor``).
+    private let anchor: CoderAnchor?
     /// Reused keyed containers; never touched re-entrantly (it calls no user code).
     @exclusivity(unchecked) private var keyedContainers = ContainerCache()
 
@@ -32,15 +30,13 @@ final class MappingEncoder {
         self.target = target
         self.slot = slot
         self.level = arena.nextLevel()
-        self.anchor = anchored ? (target, target.generation) : nil
+        self.anchor = anchored ? CoderAnchor(target) : nil
     }
 
     /// Whether a handle or container made for `level` may still use this encoder.
     @inline(__always)
     func accepts(level handleLevel: UInt64) -> Bool {
-        guard level == handleLevel else { return false }
-        if let anchor { return anchor.node.generation == anchor.generation }
-        return true
+        level == handleLevel && anchor?.isCurrent != false
     }
 
     /// What user code gets for the current level.
