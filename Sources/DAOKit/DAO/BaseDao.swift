@@ -181,15 +181,16 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable> where Domai
     private func mapEach<Source: Encodable, Target: Decodable>(
         _ values: [Source], to type: Target.Type, with mapper: EntityMapper
     ) throws -> [Target] {
-        var mapped: [Target] = []
-        mapped.reserveCapacity(values.count)
-        for (index, value) in values.enumerated() {
-            do {
-                mapped.append(try mapper.map(value, to: Target.self))
-            } catch let error as MappingError {
-                throw error.inArray(at: index)
+        // The index of the element being mapped, for the error's path.
+        var index = 0
+        do {
+            return try values.map { value in
+                let mapped = try mapper.map(value, to: Target.self)
+                index += 1
+                return mapped
             }
+        } catch let error as MappingError {
+            throw error.inArray(at: index)
         }
-        return mapped
     }
 }
