@@ -122,7 +122,7 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     }
 }
 
-struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer {
+struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer, MappedValueSink {
     /// Unretained, and used only after a `generation` check (see `MappingKeyedEncodingContainer`).
     unowned(unsafe) let encoder: MappingEncoder
     let node: ContainerNode
@@ -146,29 +146,10 @@ struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     var count: Int { node.values.count }
 
     @inline(__always)
-    private func put(_ value: MappedValue) throws {
+    func put(_ value: MappedValue) throws {
         guard node.generation == generation else { throw staleContainerError(node.codingPath) }
         node.values.append(value)
     }
-
-    mutating func encodeNil() throws { try put(.null) }
-    mutating func encode(_ value: Bool) throws { try put(.bool(value)) }
-    mutating func encode(_ value: String) throws { try put(.string(value)) }
-    mutating func encode(_ value: Double) throws { try put(.double(value)) }
-    mutating func encode(_ value: Float) throws { try put(.float(value)) }
-    mutating func encode(_ value: Int) throws { try put(.int(Int64(value))) }
-    mutating func encode(_ value: Int8) throws { try put(.int(Int64(value))) }
-    mutating func encode(_ value: Int16) throws { try put(.int(Int64(value))) }
-    mutating func encode(_ value: Int32) throws { try put(.int(Int64(value))) }
-    mutating func encode(_ value: Int64) throws { try put(.int(value)) }
-    mutating func encode(_ value: UInt) throws { try put(.uint(UInt64(value))) }
-    mutating func encode(_ value: UInt8) throws { try put(.uint(UInt64(value))) }
-    mutating func encode(_ value: UInt16) throws { try put(.uint(UInt64(value))) }
-    mutating func encode(_ value: UInt32) throws { try put(.uint(UInt64(value))) }
-    mutating func encode(_ value: UInt64) throws { try put(.uint(value)) }
-
-    /// Stores an `Int128`/`UInt128` (see `WideIntegers.swift`).
-    mutating func encodeWide(_ value: MappedValue) throws { try put(value) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         if let primitive = MappedValue(primitive: value) {
@@ -207,18 +188,36 @@ struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer {
 
 /// Writes through the encoder into its current slot. Small enough (two words) to live inline in
 /// the `any SingleValueEncodingContainer` existential, so asking for one allocates nothing.
-struct MappingSingleValueEncodingContainer: SingleValueEncodingContainer {
+struct MappingSingleValueEncodingContainer: SingleValueEncodingContainer, MappedValueSink {
     let encoder: MappingEncoder
     let level: UInt64
 
     var codingPath: [any CodingKey] { encoder.accepts(level: level) ? encoder.codingPath : [] }
 
     @inline(__always)
-    private func put(_ value: MappedValue) throws {
+    func put(_ value: MappedValue) throws {
         guard encoder.accepts(level: level) else { throw staleContainerError([]) }
         encoder.store(value)
     }
 
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        if let primitive = MappedValue(primitive: value) {
+            return try put(primitive)
+        }
+        guard encoder.accepts(level: level) else { throw staleContainerError([]) }
+        // The wrapped value takes this value's place, one level deeper.
+        encoder.didStore = true
+        try encoder.encodeNested(value, into: encoder.target, slot: encoder.slot)
+    }
+}
+
+/// A container that stores one value after another (unkeyed) or one value (single-value): the
+/// primitive `encode` requirements of both protocols differ only in where `put` stores.
+protocol MappedValueSink {
+    func put(_ value: MappedValue) throws
+}
+
+extension MappedValueSink {
     mutating func encodeNil() throws { try put(.null) }
     mutating func encode(_ value: Bool) throws { try put(.bool(value)) }
     mutating func encode(_ value: String) throws { try put(.string(value)) }
@@ -237,14 +236,4 @@ struct MappingSingleValueEncodingContainer: SingleValueEncodingContainer {
 
     /// Stores an `Int128`/`UInt128` (see `WideIntegers.swift`).
     mutating func encodeWide(_ value: MappedValue) throws { try put(value) }
-
-    mutating func encode<T: Encodable>(_ value: T) throws {
-        if let primitive = MappedValue(primitive: value) {
-            return try put(primitive)
-        }
-        guard encoder.accepts(level: level) else { throw staleContainerError([]) }
-        // The wrapped value takes this value's place, one level deeper.
-        encoder.didStore = true
-        try encoder.encodeNested(value, into: encoder.target, slot: encoder.slot)
-    }
 }
