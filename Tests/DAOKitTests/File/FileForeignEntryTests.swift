@@ -22,6 +22,12 @@ struct FileForeignEntryTests {
 
     private func removeOutside(_ outside: String) { _ = unlink(outside) }
 
+    /// Puts a symbolic link to `outside` where the record file `path` was.
+    private func replaceWithSymlink(_ path: String, to outside: String) {
+        _ = unlink(path)
+        #expect(symlink(outside, path) == 0)
+    }
+
     private func outsideText(_ outside: String) throws -> String {
         String(decoding: try Data(contentsOf: URL(fileURLWithPath: outside)), as: UTF8.self)
     }
@@ -36,8 +42,7 @@ struct FileForeignEntryTests {
             let (context, outside) = try makeStore(directory)
             defer { removeOutside(outside) }
             let path = context.fileURL(for: FileNote.self, id: "a").path
-            _ = unlink(path)
-            #expect(symlink(outside, path) == 0)
+            replaceWithSymlink(path, to: outside)
 
             let fetchError = try #require(throws: StorageError.self) { try context.fetch(FileNote.self, id: "a") }
             expectNotRegular(fetchError, at: path)
@@ -53,8 +58,7 @@ struct FileForeignEntryTests {
             let (context, outside) = try makeStore(directory)
             defer { removeOutside(outside) }
             let path = context.fileURL(for: FileNote.self, id: "a").path
-            _ = unlink(path)
-            #expect(symlink(outside, path) == 0)
+            replaceWithSymlink(path, to: outside)
 
             let error = try #require(throws: StorageError.self) {
                 try context.save([FileNote(id: "a", text: "new a"), FileNote(id: "b", text: "new b")])
@@ -73,8 +77,7 @@ struct FileForeignEntryTests {
             let (context, outside) = try makeStore(directory)
             defer { removeOutside(outside) }
             let path = context.fileURL(for: FileNote.self, id: "a").path
-            _ = unlink(path)
-            #expect(symlink(outside, path) == 0)
+            replaceWithSymlink(path, to: outside)
             let error = try #require(throws: FileSystemError.self) {
                 try POSIXFileSystem().overwriteFile(path, Data("x".utf8), previousLength: nil)
             }
@@ -91,8 +94,7 @@ struct FileForeignEntryTests {
             let oldA = try Data(contentsOf: URL(fileURLWithPath: path))
             let journal = Journal(directoryName: "^file^note", entries: [.init(fileName: "a.json", previousContents: oldA)])
             try journal.serialized().write(to: directory.url.appendingPathComponent(".journal"))
-            _ = unlink(path)
-            #expect(symlink(outside, path) == 0)
+            replaceWithSymlink(path, to: outside)
 
             let error = try #require(throws: StorageError.self) { try FileStorageContext(directory: directory.url) }
             expectNotRegular(error, at: path)
