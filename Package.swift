@@ -10,7 +10,9 @@ let package = Package(
         .executable(name: "dao", targets: ["dao"]),
     ],
     targets: [
-        .target(name: "DAOKit"),
+        // What DAOKit needs from C on every platform: relaxed atomics, the thread's stack bounds.
+        .target(name: "CDAOKitSupport"),
+        .target(name: "DAOKit", dependencies: ["CDAOKitSupport"]),
         .target(name: "DAOKitTesting", dependencies: ["DAOKit"]),
         // Child process for the file store's crash and multi-process tests (killed with SIGKILL).
         .executableTarget(name: "DAOKitCrashWriter", dependencies: ["DAOKit"]),

@@ -11,14 +11,20 @@ final class CodingArena {
 
     /// How deeply nested the value being encoded or decoded currently is.
     @exclusivity(unchecked) var depth = 0
-    /// Whether the call has moved to a thread with a large stack (see ``DeepStack``).
-    @exclusivity(unchecked) var isOnDeepStack = false
+    /// Keeps deep values from overflowing the calling thread's stack (see ``StackGuard``).
+    @exclusivity(unchecked) var stackGuard = StackGuard()
     /// A misuse the encoder could not throw at once (non-throwing API), reported when the call ends.
     @exclusivity(unchecked) var deferredError: (any Error)?
     /// The last error thrown by user code (not a `DecodingError`/`EncodingError`, which carry their
-    /// own path) that crossed a nesting boundary, and where it first did: the deepest point it is
-    /// known to come from. Kept alive so that its identity can be compared (see ``noteUserError``).
-    @exclusivity(unchecked) private(set) var userError: (error: any Error, path: [any CodingKey])?
+    /// own path) that crossed a nesting boundary, and where it first did (see ``noteUserError``).
+    @exclusivity(unchecked) private var userError: UserErrorRecord?
+    /// The encoders and decoders `superEncoder()`/`superDecoder()` made during the current call.
+    ///
+    /// The containers they hand out refer to them without retaining them (see
+    /// `MappingKeyedEncodingContainer.encoder`), while user code may let go of the super coder as soon
+    /// as it has its container; so the arena keeps every one alive until the call ends — exactly as
+    /// long as the generation check lets a container use its coder.
+    @exclusivity(unchecked) private var superCoders: [AnyObject] = []
     /// Hands out level numbers that identify one nesting level of one call (see
     /// `MappingEncoder.level`). 64 bits: a number is never handed out twice.
     @exclusivity(unchecked) private var lastLevel: UInt64 = 0
@@ -54,21 +60,25 @@ final class CodingArena {
         return lastLevel
     }
 
+    /// Keeps a super coder alive until the call ends (see ``superCoders``).
+    func retain(superCoder: AnyObject) {
+        superCoders.append(superCoder)
+    }
+
     /// Records where an error thrown by user code crossed a nesting boundary.
     ///
     /// The first boundary an error crosses is the deepest, so a later boundary keeps the recorded
-    /// path for the same error. "The same" is decided by identity: a rethrown error keeps its box,
-    /// while an error thrown anew — say after user code swallowed a nested one with `try?` — has a
-    /// box of its own and is recorded afresh, so a swallowed error never lends its path to another.
+    /// path for the same error, and a different error is recorded afresh, so that a swallowed error
+    /// never lends its path to another (see ``UserErrorRecord`` for what "the same" means).
     func noteUserError(_ error: any Error, at path: @autoclosure () -> [any CodingKey]) {
         if error is DecodingError || error is EncodingError { return }
-        if let userError, ErrorIdentity.same(userError.error, error) { return }
-        userError = (error, path())
+        if let userError, userError.matches(error, lastLevel: lastLevel) { return }
+        userError = UserErrorRecord(error: error, path: path(), lastLevel: lastLevel)
     }
 
     /// The path recorded for `error`, when it is the error last seen crossing a boundary.
     func userErrorPath(for error: any Error) -> [any CodingKey]? {
-        guard let userError, ErrorIdentity.same(userError.error, error) else { return nil }
+        guard let userError, userError.matches(error, lastLevel: lastLevel) else { return nil }
         return userError.path
     }
 
@@ -77,43 +87,37 @@ final class CodingArena {
     func reset() {
         while !live.isEmpty {
             let node = live.removeLast()
-            node.recycle()
-            if free.count < Self.retainedNodeLimit {
+            if node.recycle() && free.count < Self.retainedNodeLimit {
                 free.append(node)
             }
         }
         live.removeAll(retainingAtMost: Self.retainedNodeLimit)
+        // After the nodes: a container may use its super coder exactly while its node is live.
+        if !superCoders.isEmpty { superCoders.removeAll() }
         depth = 0
-        isOnDeepStack = false
         deferredError = nil
         userError = nil
     }
 }
 
-/// How deep a value may nest.
-enum NestingLimits {
-    /// On the caller's thread, whose stack may be as small as 512 KiB (secondary threads and Swift
-    /// concurrency on Apple platforms), nesting deeper than this continues on a thread with a large
-    /// stack (see ``DeepStack``). Real records rarely nest more than a dozen levels.
-    static let onCallerThread = 192
-    /// The stack of that thread: virtual memory, committed only as it is used.
-    static let deepStackSize = 512 << 20
-    /// Beyond this depth a value is reported as corrupt rather than risking the stack even there.
-    static let absolute = 100_000
-}
+/// An error thrown by user code, the path where it first crossed a nesting boundary, and how many
+/// nesting levels the call had started by then.
+///
+/// Whether a later error is the same one, rethrown on its way out, is decided without looking at
+/// the error's memory (an `any Error`'s box is not something Swift lets a program compare): it is
+/// the same when no nesting level has started since it was recorded — an error that user code
+/// swallowed and then went on decoding is never the one that comes out — and it has the same type
+/// and the same description. Two equal errors thrown one right after the other, with no mapping
+/// work in between, are taken for one; their paths can then differ only in how deep they point
+/// into a value the user code gave up on.
+struct UserErrorRecord {
+    let error: any Error
+    let path: [any CodingKey]
+    let lastLevel: UInt64
 
-/// Tells whether two errors are the same error: one rethrown unchanged, rather than a new one.
-enum ErrorIdentity {
-    static func same(_ first: any Error, _ second: any Error) -> Bool {
-        // `any Error` is one reference to a heap box, and a rethrown error keeps its box. Errors
-        // the runtime stores without a box (seen for payload-free enum cases on Linux) can only
-        // be compared by type and value, so two equal such errors count as one.
-        if MemoryLayout<any Error>.size == MemoryLayout<UInt>.size {
-            let firstBox = withUnsafeBytes(of: first) { $0.load(as: UInt.self) }
-            let secondBox = withUnsafeBytes(of: second) { $0.load(as: UInt.self) }
-            if firstBox != 0 && secondBox != 0 { return firstBox == secondBox }
-        }
-        return ObjectIdentifier(type(of: first)) == ObjectIdentifier(type(of: second))
-            && String(reflecting: first) == String(reflecting: second)
+    func matches(_ other: any Error, lastLevel current: UInt64) -> Bool {
+        current == lastLevel
+            && ObjectIdentifier(type(of: error)) == ObjectIdentifier(type(of: other))
+            && String(reflecting: error) == String(reflecting: other)
     }
 }

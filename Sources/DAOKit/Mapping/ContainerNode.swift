@@ -2,12 +2,13 @@
 ///
 /// Nodes are reference types so that a container handed to user code keeps writing into the tree
 /// it belongs to, the way `JSONEncoder`'s containers do, and so that they can be pooled: a
-/// ``CodingSession`` hands out nodes during one `map` call and takes all of them back when the call
-/// ends (see ``NodePool``). Recycling bumps ``generation``; containers remember the generation they
-/// were created with and refuse to touch a node that has since been recycled, so a container a
-/// user type kept after `encode(to:)` returned can never corrupt a later mapping.
+/// ``CodingArena`` hands out nodes during one `map` call and takes all of them back when the call
+/// ends. Recycling bumps ``generation``; containers remember the generation they were created with
+/// and refuse to touch a node that has since been recycled, so a container a user type kept after
+/// `encode(to:)` returned can never corrupt or read a later mapping — on any thread: the generation
+/// is the one field such a container reads before refusing, and it is read atomically.
 ///
-/// Exclusivity checking is disabled on the hot fields: a node is only ever touched by the one
+/// Exclusivity checking is disabled on the hot fields: a live node is only ever touched by the one
 /// thread running the `map` call that owns it (sessions are per thread), and no Swift access to
 /// these fields overlaps another, so the dynamic checks would only cost time.
 final class ContainerNode {
@@ -24,10 +25,13 @@ final class ContainerNode {
     @exclusivity(unchecked) var overflowReads: [Bool] = []
     /// For unkeyed nodes: how many leading elements the decoder has read.
     @exclusivity(unchecked) var readPrefix: Int = 0
-    /// A 128-bit filter of the keys written so far (see ``append(key:value:)``).
+    /// A 128-bit filter of the ASCII keys written so far (see ``append(key:value:)``).
     @exclusivity(unchecked) private var keyFilter: (UInt64, UInt64) = (0, 0)
+    /// Every key and its index, kept instead of the filter once a key that is not ASCII (or not
+    /// contiguous UTF-8) has been written: see ``append(key:value:)``.
+    @exclusivity(unchecked) private var exactKeyIndex: [String: Int]?
     /// Changes every time the node is recycled; see the type's documentation.
-    @exclusivity(unchecked) var generation: UInt64 = 0
+    private let generationWord = RelaxedCounter(0)
     /// The node this one is stored in, for reconstructing coding paths; `nil` for the root.
     @exclusivity(unchecked) var parent: ContainerNode?
     /// This node's index in `parent.values`.
@@ -37,21 +41,34 @@ final class ContainerNode {
     /// True for the one-slot node that holds a top-level value; it adds nothing to paths.
     @exclusivity(unchecked) var isRoot = false
 
+    /// Which generation the node is in: the number of times it has been recycled.
+    ///
+    /// It only grows, and it never passes ``retiredGeneration``: a node recycled that often is
+    /// retired — never handed out again — so no container can ever see a generation it remembers
+    /// come back. That is what lets the unkeyed decoding container keep only the low 32 bits.
+    @inline(__always)
+    var generation: UInt64 { generationWord.value }
+
+    /// The generation of a node that has been recycled as often as 32 bits can count.
+    static let retiredGeneration = UInt64(UInt32.max)
+
     /// Appends a keyed entry and returns its index. A key written again replaces the earlier
     /// value in place, as in a JSON object, so every key is stored once and reads find the last
     /// value written.
     ///
-    /// Looking for the key in every append would make writing a struct quadratic, so a small
-    /// filter of the keys' bits answers "certainly new" for almost every key, and only a possible
-    /// repeat is looked for. The filter hashes the `String`'s representation: equal small strings
-    /// (up to 15 UTF-8 bytes) and keys from the same string literal — every synthesized
-    /// `CodingKeys` case — share it, so their repeats always reach the exact comparison. Two equal
-    /// large strings built at run time may not, which can only happen with dictionary keys, and a
-    /// dictionary's keys are unique.
+    /// Keys are equal when they are equal as Swift `String`s — canonically equivalent, as the keys of
+    /// `JSONEncoder`'s dictionaries are. Looking for the key in every append would make writing a
+    /// struct quadratic, so a 128-bit filter of the keys' bytes answers "certainly new" for almost
+    /// every key, and only a possible repeat is looked for. The filter is exact only for ASCII keys,
+    /// which are equal exactly when their bytes are — every synthesized `CodingKeys` case. The first
+    /// key that is not ASCII (`"\u{212A}"`, KELVIN SIGN, equals `"K"`) switches the node to a
+    /// dictionary of its keys, which hashes by canonical equivalence.
     @inline(__always)
     @discardableResult
     func append(key: String, value: MappedValue) -> Int {
-        let bit = Self.filterBit(of: key)
+        guard exactKeyIndex == nil, let bit = Self.asciiFilterBit(of: key) else {
+            return appendLookingUp(key: key, value: value)
+        }
         let mayRepeat = bit < 64 ? keyFilter.0 & (1 &<< bit) != 0 : keyFilter.1 & (1 &<< (bit &- 64)) != 0
         if mayRepeat, let existing = keys.firstIndex(of: key) {
             values[existing] = value
@@ -63,23 +80,50 @@ final class ContainerNode {
         return values.count &- 1
     }
 
-    /// Which of the filter's 128 bits stands for `key`: a multiplicative hash of the bytes of its
-    /// representation (not of its characters, which would cost far more).
+    /// ``append(key:value:)`` for a node that holds, or is about to hold, a key that is not ASCII.
+    @inline(never)
+    private func appendLookingUp(key: String, value: MappedValue) -> Int {
+        if exactKeyIndex == nil {
+            // The keys so far are ASCII and, thanks to the exact filter, distinct.
+            var index = [String: Int](minimumCapacity: keys.count &+ 1)
+            for position in keys.indices { index[keys[position]] = position }
+            exactKeyIndex = index
+        }
+        if let existing = exactKeyIndex?[key] {
+            values[existing] = value
+            return existing
+        }
+        exactKeyIndex?[key] = keys.count
+        keys.append(key)
+        values.append(value)
+        return values.count &- 1
+    }
+
+    /// Which of the filter's 128 bits stands for `key`, when the key is ASCII: a multiplicative hash
+    /// of its UTF-8 bytes, eight at a time. `nil` for any other key (or one whose bytes are not
+    /// contiguous in memory, as a bridged string's may not be).
     @inline(__always)
-    private static func filterBit(of key: String) -> UInt64 {
-        withUnsafeBytes(of: key) { raw in
+    private static func asciiFilterBit(of key: String) -> UInt64? {
+        let bit = key.utf8.withContiguousStorageIfAvailable { bytes -> UInt64? in
+            let raw = UnsafeRawBufferPointer(bytes)
             var hash: UInt64 = 0
+            var highBits: UInt64 = 0
             var offset = 0
-            while offset + 8 <= raw.count {
-                hash = (hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+            while offset &+ 8 <= raw.count {
+                let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                highBits |= word
+                hash = (hash ^ word) &* 0x9E37_79B9_7F4A_7C15
                 offset &+= 8
             }
             while offset < raw.count {
-                hash = (hash ^ UInt64(raw[offset])) &* 0x9E37_79B9_7F4A_7C15
+                let byte = UInt64(raw[offset])
+                highBits |= byte
+                hash = (hash ^ byte) &* 0x9E37_79B9_7F4A_7C15
                 offset &+= 1
             }
-            return hash >> 57
+            return highBits & 0x8080_8080_8080_8080 == 0 ? hash >> 57 : nil
         }
+        return bit ?? nil
     }
 
     /// The index of `key`, trying the cursor position first.
@@ -130,8 +174,9 @@ final class ContainerNode {
     /// so that mapping one huge array does not pin its memory for the thread's lifetime.
     static let retainedCapacity = 256
 
-    /// Empties the node for reuse and invalidates every container that refers to it.
-    func recycle() {
+    /// Empties the node and invalidates every container that refers to it. Returns whether the node
+    /// may be reused: `false` once its generation has reached ``retiredGeneration``.
+    func recycle() -> Bool {
         keys.removeAll(retainingAtMost: Self.retainedCapacity)
         values.removeAll(retainingAtMost: Self.retainedCapacity)
         if !overflowReads.isEmpty { overflowReads = [] }
@@ -139,14 +184,20 @@ final class ContainerNode {
         readMask = 0
         readPrefix = 0
         keyFilter = (0, 0)
+        exactKeyIndex = nil
         parent = nil
         indexInParent = 0
         isUnkeyed = false
         isRoot = false
-        generation &+= 1
+        let next = generation &+ 1
+        generationWord.value = next
+        return next < Self.retiredGeneration
     }
 
     /// The coding path from the top-level value to this node.
+    ///
+    /// Only for a live node, on the thread mapping it: it walks the parents, which a recycled node
+    /// no longer has and another thread may be rewriting. Containers check their generation first.
     var codingPath: [any CodingKey] {
         var reversed: [any CodingKey] = []
         var node = self
@@ -159,7 +210,6 @@ final class ContainerNode {
 
     /// The coding key of entry `index`: its key for keyed nodes, its index for unkeyed ones.
     func pathKey(at index: Int) -> any CodingKey {
-        if index < 0 { return MappingKey.super }  // a `superDecoder()` key the source lacks
         if isUnkeyed || index >= keys.count { return MappingKey.index(index) }
         return MappingKey(stringValue: keys[index])
     }

@@ -10,11 +10,15 @@ final class MappingDecoder {
     let arena: CodingArena
     /// The node holding the value being decoded.
     @exclusivity(unchecked) var node: ContainerNode
-    /// The entry of `node` holding the value; -1 for a `superDecoder()` key the source lacks,
-    /// which reads as null.
+    /// The entry of `node` holding the value.
     @exclusivity(unchecked) var index: Int
     /// Identifies the current nesting level (see `MappingEncoder.level`).
-    @exclusivity(unchecked) var level: UInt64
+    @inline(__always)
+    var level: UInt64 {
+        get { levelWord.value }
+        set { levelWord.value = newValue }
+    }
+    private let levelWord: RelaxedCounter
     /// For a decoder `superDecoder()` makes, the node it reads (see ``CoderAnchor``).
     private let anchor: CoderAnchor?
     /// Reused keyed containers; never touched re-entrantly (it calls no user code).
@@ -24,7 +28,7 @@ final class MappingDecoder {
         self.arena = arena
         self.node = node
         self.index = index
-        self.level = arena.nextLevel()
+        self.levelWord = RelaxedCounter(arena.nextLevel())
         self.anchor = anchored ? CoderAnchor(node) : nil
     }
 
@@ -39,7 +43,7 @@ final class MappingDecoder {
     var handle: DecoderHandle { DecoderHandle(decoder: self, level: level) }
 
     /// The value being decoded at the current level.
-    var value: MappedValue { index >= 0 ? node.values[index] : .null }
+    var value: MappedValue { node.values[index] }
 
     var position: CodingPosition { CodingPosition(node: node, index: index) }
     var codingPath: [any CodingKey] { node.codingPath(appending: index) }
@@ -69,10 +73,8 @@ final class MappingDecoder {
             level = savedLevel
         }
         do {
-            if arena.depth > NestingLimits.onCallerThread {
-                var result: T?
-                try arena.goDeeper(at: parent.codingPath(appending: entry)) { result = try T(from: handle) }
-                return result!
+            if arena.depth > NestingLimits.unchecked {
+                try arena.stackGuard.check(depth: arena.depth, at: parent.codingPath(appending: entry))
             }
             return try T(from: handle)
         } catch {
@@ -91,7 +93,7 @@ final class MappingDecoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard index >= 0, case let .keyed(keyed) = node.values[index] else {
+        guard case let .keyed(keyed) = node.values[index] else {
             throw value.mismatch(KeyedDecodingContainer<Key>.self, codingPath: codingPath)
         }
         return keyedContainers.decodingContainer(for: keyed, keyedBy: Key.self, decoder: self)
@@ -112,10 +114,23 @@ final class MappingDecoder {
         }
     }
 
-    /// A decoder for `superDecoder()`: reads entry `entry` of `parent`, or a null when the source
-    /// has no such key (`entry` -1), as `JSONDecoder` does.
+    /// A decoder for `superDecoder()`/`superDecoder(forKey:)`: reads entry `entry` of `parent`. The
+    /// arena keeps the decoder alive for the rest of the call, because the containers it hands out
+    /// refer to it without retaining it.
     func makeSuperDecoder(parent: ContainerNode, entry: Int) -> DecoderHandle {
-        MappingDecoder(arena: arena, node: parent, index: entry, anchored: true).handle
+        let decoder = MappingDecoder(arena: arena, node: parent, index: entry, anchored: true)
+        arena.retain(superCoder: decoder)
+        return decoder.handle
+    }
+
+    /// A super decoder for a key the source lacks: it reads a null, as `JSONDecoder`'s does, so that
+    /// decoding a value from it is `valueNotFound` at `key`. The null sits in a node of its own with
+    /// the same path as `parent`, outside the tree (strict mode never sees it).
+    func makeSuperDecoder(parent: ContainerNode, missingKey key: String) -> DecoderHandle {
+        let standIn = arena.makeNode(unkeyed: false, parent: parent.parent, index: parent.indexInParent)
+        standIn.keys.append(key)
+        standIn.values.append(.null)
+        return makeSuperDecoder(parent: standIn, entry: 0)
     }
 }
 

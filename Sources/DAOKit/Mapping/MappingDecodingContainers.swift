@@ -21,7 +21,7 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     @inline(__always) private var node: ContainerNode { cursor.node }
     @inline(__always) private var isCurrent: Bool { cursor.isCurrent }
 
-    var codingPath: [any CodingKey] { node.codingPath }
+    var codingPath: [any CodingKey] { isCurrent ? node.codingPath : [] }
 
     var allKeys: [Key] {
         guard isCurrent else { return [] }
@@ -35,7 +35,7 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     /// The entry holding `key`, recorded as read; `nil` when the source has no such key.
     @inline(__always)
     private func entry(for key: Key) throws -> Int? {
-        guard isCurrent else { throw staleDecodingContainerError(node.codingPath) }
+        guard isCurrent else { throw staleDecodingContainerError([]) }
         guard let entry = node.index(of: key.stringValue) else { return nil }
         node.markRead(entry)
         return entry
@@ -172,14 +172,20 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     }
 
     func superDecoder() throws -> any Decoder {
-        guard isCurrent else { throw staleDecodingContainerError(node.codingPath) }
-        let found = node.index(of: MappingKey.super.stringValue)
-        if let found { node.markRead(found) }
-        return decoder.makeSuperDecoder(parent: node, entry: found ?? -1)
+        guard isCurrent else { throw staleDecodingContainerError([]) }
+        guard let found = node.index(of: MappingKey.super.stringValue) else {
+            return decoder.makeSuperDecoder(parent: node, missingKey: MappingKey.super.stringValue)
+        }
+        node.markRead(found)
+        return decoder.makeSuperDecoder(parent: node, entry: found)
     }
 
+    /// Like `JSONDecoder`, a key the source lacks gives a decoder that reads a null (so decoding a
+    /// value from it is `valueNotFound`), not a `keyNotFound` from this call.
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        let entry = try requiredEntry(for: key)
+        guard let entry = try entry(for: key) else {
+            return decoder.makeSuperDecoder(parent: node, missingKey: key.stringValue)
+        }
         return decoder.makeSuperDecoder(parent: node, entry: entry)
     }
 }
@@ -188,9 +194,10 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     /// Unretained, and used only after a `generation` check (see `MappingKeyedDecodingContainer`).
     unowned(unsafe) let decoder: MappingDecoder
     let node: ContainerNode
-    /// The low half of the node's generation and the index, packed so the container is three
-    /// words and fits the `any UnkeyedDecodingContainer` existential without an allocation.
-    /// (A stale container would need to outlive four billion reuses of its node to be fooled.)
+    /// The node's generation and the index, packed so the container is three words and fits the
+    /// `any UnkeyedDecodingContainer` existential without an allocation. 32 bits hold every
+    /// generation a node can have: it is retired before it would pass `UInt32.max` (see
+    /// `ContainerNode.generation`), so a stale container can never be fooled by a wrap.
     private let generation: UInt32
     private var index: UInt32 = 0
 
@@ -202,17 +209,18 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     var currentIndex: Int { Int(index) }
 
-    var codingPath: [any CodingKey] { node.codingPath }
-    var count: Int? { node.values.count }
-    var isAtEnd: Bool { currentIndex >= node.values.count }
+    @inline(__always)
+    private var isCurrent: Bool { UInt32(truncatingIfNeeded: node.generation) == generation }
+
+    var codingPath: [any CodingKey] { isCurrent ? node.codingPath : [] }
+    var count: Int? { isCurrent ? node.values.count : 0 }
+    var isAtEnd: Bool { !isCurrent || currentIndex >= node.values.count }
 
     /// The next element's entry. The index advances only once the element has decoded, as in
     /// `JSONDecoder`, so a failed read can be retried as another type.
     @inline(__always)
     private func nextEntry(_ type: Any.Type) throws -> Int {
-        guard UInt32(truncatingIfNeeded: node.generation) == generation else {
-            throw staleDecodingContainerError(node.codingPath)
-        }
+        guard isCurrent else { throw staleDecodingContainerError([]) }
         guard currentIndex < node.values.count else {
             throw DecodingError.valueNotFound(type, DecodingError.Context(
                 codingPath: node.codingPath(appending: currentIndex),

@@ -16,8 +16,13 @@ final class MappingEncoder {
     /// The entry of `target` that receives it.
     @exclusivity(unchecked) var slot: Int
     /// Identifies the nesting level the encoder is at; handles and single-value containers made
-    /// for another level are refused.
-    @exclusivity(unchecked) var level: UInt64
+    /// for another level are refused. A handle kept by user code may read it from any thread.
+    @inline(__always)
+    var level: UInt64 {
+        get { levelWord.value }
+        set { levelWord.value = newValue }
+    }
+    private let levelWord: RelaxedCounter
     /// Whether the current level has stored anything at the slot yet.
     @exclusivity(unchecked) var didStore = false
     /// For the encoder `superEncoder()` makes, the node it writes into (see ``CoderAnchor``).
@@ -29,7 +34,7 @@ final class MappingEncoder {
         self.arena = arena
         self.target = target
         self.slot = slot
-        self.level = arena.nextLevel()
+        self.levelWord = RelaxedCounter(arena.nextLevel())
         self.anchor = anchored ? CoderAnchor(target) : nil
     }
 
@@ -83,11 +88,10 @@ final class MappingEncoder {
             didStore = savedDidStore
         }
         do {
-            if arena.depth > NestingLimits.onCallerThread {
-                try arena.goDeeper(at: node.codingPath(appending: newSlot)) { try value.encode(to: handle) }
-            } else {
-                try value.encode(to: handle)
+            if arena.depth > NestingLimits.unchecked {
+                try arena.stackGuard.check(depth: arena.depth, at: node.codingPath(appending: newSlot))
             }
+            try value.encode(to: handle)
         } catch {
             arena.noteUserError(error, at: node.codingPath(appending: newSlot))
             throw error
@@ -131,12 +135,17 @@ final class MappingEncoder {
             EncodingError.Context(codingPath: codingPath, debugDescription: message, underlyingError: MapperMisuse()))
     }
 
-    /// An encoder for `superEncoder()`: writes into entry `slot` of `node`, which holds an empty
-    /// keyed container until the superclass stores something else.
+    /// An encoder for `superEncoder()`: writes into entry `slot` of `node`.
+    ///
+    /// The entry holds an empty keyed container until the superclass stores something — what
+    /// `JSONEncoder` writes for a super encoder nobody uses — but the encoder counts as not having
+    /// stored anything yet, so the superclass may ask for any kind of container, or store a single
+    /// value, in its place. The arena keeps the encoder alive for the rest of the call, because the
+    /// containers it hands out refer to it without retaining it.
     func makeSuperEncoder(node: ContainerNode, slot: Int) -> EncoderHandle {
         node.values[slot] = .keyed(arena.makeNode(unkeyed: false, parent: node, index: slot))
         let encoder = MappingEncoder(arena: arena, target: node, slot: slot, anchored: true)
-        encoder.didStore = true
+        arena.retain(superCoder: encoder)
         return encoder.handle
     }
 }
@@ -191,28 +200,6 @@ enum DetachedCoders {
 /// coders (a container used after its mapping, two kinds of container for one value), so that
 /// they are reported as corrupt data rather than as the type's own error.
 struct MapperMisuse: Error {}
-
-extension CodingArena {
-    /// Continues a conversion that has reached `NestingLimits.onCallerThread` levels: on a thread
-    /// with a large stack the first time, then in place, up to `NestingLimits.absolute`.
-    func goDeeper(at path: @autoclosure () -> [any CodingKey], _ work: () throws -> Void) throws {
-        if depth > NestingLimits.absolute {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: path(),
-                debugDescription: "The value nests deeper than \(NestingLimits.absolute) levels",
-                underlyingError: MapperMisuse()))
-        }
-        if isOnDeepStack { return try work() }
-        isOnDeepStack = true
-        defer { isOnDeepStack = false }
-        do {
-            try DeepStack.run(work)
-        } catch let unavailable as DeepStackUnavailable {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: path(), debugDescription: unavailable.description, underlyingError: MapperMisuse()))
-        }
-    }
-}
 
 /// Thrown by a container that user code kept and used after its `map` call had finished.
 func staleContainerError(_ path: [any CodingKey]) -> EncodingError {

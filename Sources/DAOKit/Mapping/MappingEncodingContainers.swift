@@ -25,12 +25,12 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
 
     @inline(__always) private var node: ContainerNode { cursor.node }
 
-    var codingPath: [any CodingKey] { node.codingPath }
+    var codingPath: [any CodingKey] { cursor.isCurrent ? node.codingPath : [] }
 
     @inline(__always)
     @discardableResult
     private func put(_ value: MappedValue, forKey key: Key) throws -> Int {
-        guard cursor.isCurrent else { throw staleContainerError(node.codingPath) }
+        guard cursor.isCurrent else { throw staleContainerError([]) }
         return node.append(key: key.stringValue, value: value)
     }
 
@@ -142,12 +142,15 @@ struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer, MappedValueSin
         self.generation = node.generation &+ 1
     }
 
-    var codingPath: [any CodingKey] { node.codingPath }
-    var count: Int { node.values.count }
+    @inline(__always)
+    private var isCurrent: Bool { node.generation == generation }
+
+    var codingPath: [any CodingKey] { isCurrent ? node.codingPath : [] }
+    var count: Int { isCurrent ? node.values.count : 0 }
 
     @inline(__always)
     func put(_ value: MappedValue) throws {
-        guard node.generation == generation else { throw staleContainerError(node.codingPath) }
+        guard isCurrent else { throw staleContainerError([]) }
         node.values.append(value)
     }
 
@@ -160,7 +163,7 @@ struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer, MappedValueSin
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        guard node.generation == generation else {
+        guard isCurrent else {
             return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>.detached())
         }
         let child = encoder.arena.makeNode(unkeyed: false, parent: node, index: node.values.count)
@@ -169,14 +172,14 @@ struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer, MappedValueSin
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        guard node.generation == generation else { return Self.detached() }
+        guard isCurrent else { return Self.detached() }
         let child = encoder.arena.makeNode(unkeyed: true, parent: node, index: node.values.count)
         node.values.append(.unkeyed(child))
         return MappingUnkeyedEncodingContainer(encoder: encoder, node: child)
     }
 
     mutating func superEncoder() -> any Encoder {
-        guard node.generation == generation else { return EncoderHandle.detached() }
+        guard isCurrent else { return EncoderHandle.detached() }
         node.values.append(.null)
         return encoder.makeSuperEncoder(node: node, slot: node.values.count - 1)
     }
