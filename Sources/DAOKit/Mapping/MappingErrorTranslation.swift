@@ -43,7 +43,7 @@ extension MappingError {
         }
         self.init(
             sourceType: String(describing: Source.self),
-            targetType: String(describing: Target.self),
+            targetType: String(describing: target),
             kind: kind,
             codingPath: path,
             underlyingError: error)
