@@ -42,6 +42,10 @@ public struct EntityMapper: Sendable {
     /// A class's subclass passed as `type` (`Employee.self as Person.Type`) is the type decoded,
     /// as with `JSONDecoder`; the elements of a collection decode as its static element type.
     ///
+    /// A value whose `encode(to:)` writes nothing maps as an empty keyed value (`{}`), at the top
+    /// level as anywhere else; `JSONEncoder` refuses it only at the top, where a document needs a
+    /// root.
+    ///
     /// - Returns: a new instance of `type` holding `value`'s fields.
     /// - Throws: ``MappingError`` when a field is missing, of another kind, out of range for the
     ///   target's numeric type, invalid, unread in strict mode, or when either type's own
