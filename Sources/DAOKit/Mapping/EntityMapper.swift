@@ -63,7 +63,7 @@ public struct EntityMapper: Sendable {
             } catch {
                 throw MappingError(
                     translating: error, from: Source.self, to: type,
-                    userErrorPath: arena.userErrorPath(for: error))
+                    userErrorPath: arena.userErrorPath(for: error), sourceTree: root)
             }
             if isStrict, let unread = UnreadKeys.first(in: root) {
                 throw MappingError(
