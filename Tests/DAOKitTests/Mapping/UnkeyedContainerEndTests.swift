@@ -219,7 +219,7 @@ struct UnkeyedGenericOptionals: Codable, Equatable, Sendable {
     }
 }
 
-struct NullThenValue: Decodable, Equatable {
+struct NullThenValue: Decodable, Equatable, Sendable {
     let first: Int?
     let second: Int?
     let indexAfter: Int
@@ -261,8 +261,8 @@ struct TwoRequiredInts: Decodable {
 /// Reads `[7, null]` through every unkeyed-container call that can fail or run past the end,
 /// recording each call's outcome and the container's state after it, so that two decoders can be
 /// compared step by step.
-struct UnkeyedEndProbe: Decodable {
-    struct Step: Equatable, CustomStringConvertible {
+struct UnkeyedEndProbe: Decodable, Equatable, Sendable {
+    struct Step: Equatable, Sendable, CustomStringConvertible {
         let call: String
         let outcome: String
         let count: Int?
