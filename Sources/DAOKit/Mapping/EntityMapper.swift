@@ -39,6 +39,13 @@ public struct EntityMapper: Sendable {
     /// while the calling thread waits, so the `encode(to:)` and `init(from:)` of those deep levels
     /// run on that thread; nothing is ever run twice.
     ///
+    /// A class's subclass passed as `type` (`Employee.self as Person.Type`) is the type decoded,
+    /// as with `JSONDecoder`; the elements of a collection decode as its static element type.
+    ///
+    /// A value whose `encode(to:)` writes nothing maps as an empty keyed value (`{}`), at the top
+    /// level as anywhere else; `JSONEncoder` refuses it only at the top, where a document needs a
+    /// root.
+    ///
     /// - Returns: a new instance of `type` holding `value`'s fields.
     /// - Throws: ``MappingError`` when a field is missing, of another kind, out of range for the
     ///   target's numeric type, invalid, unread in strict mode, or when either type's own
@@ -50,16 +57,18 @@ public struct EntityMapper: Sendable {
             let result: Target
             do {
                 try session.encoder.encodeTopLevel(value, into: root)
-                result = try session.decoder.decodeTopLevel(Target.self, from: root)
+                // `type`, not `Target.self`: `Employee.self as Person.Type` decodes an `Employee`, as
+                // `JSONDecoder` does.
+                result = try session.decoder.decodeTopLevel(type, from: root)
             } catch {
                 throw MappingError(
-                    translating: error, from: Source.self, to: Target.self,
-                    userErrorPath: arena.userErrorPath(for: error))
+                    translating: error, from: Source.self, to: type,
+                    userErrorPath: arena.userErrorPath(for: error), sourceTree: root)
             }
             if isStrict, let unread = UnreadKeys.first(in: root) {
                 throw MappingError(
                     sourceType: String(describing: Source.self),
-                    targetType: String(describing: Target.self),
+                    targetType: String(describing: type),
                     kind: .unmappedKey,
                     codingPath: unread)
             }

@@ -48,7 +48,7 @@ final class MappingDecoder {
     var position: CodingPosition { CodingPosition(node: node, index: index) }
     var codingPath: [any CodingKey] { node.codingPath(appending: index) }
 
-    /// Decodes a call's top-level value from `root`.
+    /// Decodes a call's top-level value from `root`, as `type` — which may be a subclass of `T`.
     func decodeTopLevel<T: Decodable>(_ type: T.Type, from root: ContainerNode) throws -> T {
         node = root
         index = 0
@@ -56,7 +56,9 @@ final class MappingDecoder {
         if let kind = PrimitiveKind(T.self), !root.values[0].isDataAsBytes(kind) {
             return try root.values[0].primitive(kind, as: T.self, at: position)
         }
-        return try T(from: handle)
+        // The same witness call as `T(from:)`, with the dynamic metatype as its `Self` value, so
+        // the common case (`type == T.self`) costs nothing more.
+        return try type.init(from: handle)
     }
 
     /// Decodes entry `entry` of `parent` as `T`, a type that is not a primitive, one level deeper.

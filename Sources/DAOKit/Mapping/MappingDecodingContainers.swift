@@ -283,12 +283,62 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         return result
     }
 
-    mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
-        let entry = try nextEntry(T.self)
-        if node.values[entry].isNull {
+    /// The next element's entry for `decodeIfPresent`, or `nil` — and the element consumed — when
+    /// it is null or the container is at its end. `JSONDecoder` answers nil at the end rather than
+    /// throwing, and still moves `currentIndex` on (past `count`, `isAtEnd` staying true), so a type
+    /// that writes optionals by omitting them reads back the same through either.
+    @inline(__always)
+    private mutating func presentEntry() throws -> Int? {
+        guard UInt32(truncatingIfNeeded: node.generation) == generation else {
+            throw staleDecodingContainerError(node.codingPath)
+        }
+        guard currentIndex < node.values.count else {
+            index &+= 1
+            return nil
+        }
+        guard !node.values[currentIndex].isNull else {
             advance()
             return nil
         }
+        return currentIndex
+    }
+
+    @inline(__always)
+    private mutating func readIfPresent<T>(_ type: T.Type, _ convert: (MappedValue, CodingPosition) throws -> T) throws -> T? {
+        guard let entry = try presentEntry() else { return nil }
+        let result = try convert(node.values[entry], CodingPosition(node: node, index: entry))
+        advance()
+        return result
+    }
+
+    mutating func decodeIfPresent(_ type: Bool.Type) throws -> Bool? { try readIfPresent(Bool.self) { try $0.bool(at: $1) } }
+    mutating func decodeIfPresent(_ type: String.Type) throws -> String? { try readIfPresent(String.self) { try $0.string(at: $1) } }
+    mutating func decodeIfPresent(_ type: Double.Type) throws -> Double? { try readIfPresent(Double.self) { try $0.double(at: $1) } }
+    mutating func decodeIfPresent(_ type: Float.Type) throws -> Float? { try readIfPresent(Float.self) { try $0.float(at: $1) } }
+    mutating func decodeIfPresent(_ type: Int.Type) throws -> Int? { try optionalInteger() }
+    mutating func decodeIfPresent(_ type: Int8.Type) throws -> Int8? { try optionalInteger() }
+    mutating func decodeIfPresent(_ type: Int16.Type) throws -> Int16? { try optionalInteger() }
+    mutating func decodeIfPresent(_ type: Int32.Type) throws -> Int32? { try optionalInteger() }
+    mutating func decodeIfPresent(_ type: Int64.Type) throws -> Int64? { try optionalInteger() }
+    mutating func decodeIfPresent(_ type: UInt.Type) throws -> UInt? { try optionalInteger() }
+    mutating func decodeIfPresent(_ type: UInt8.Type) throws -> UInt8? { try optionalInteger() }
+    mutating func decodeIfPresent(_ type: UInt16.Type) throws -> UInt16? { try optionalInteger() }
+    mutating func decodeIfPresent(_ type: UInt32.Type) throws -> UInt32? { try optionalInteger() }
+    mutating func decodeIfPresent(_ type: UInt64.Type) throws -> UInt64? { try optionalInteger() }
+
+    @inline(__always)
+    private mutating func optionalInteger<I: FixedWidthInteger>() throws -> I? {
+        try readIfPresent(I.self) { try $0.integer(I.self, at: $1) }
+    }
+
+    /// Reads an optional `Int128`/`UInt128` (see `WideIntegers.swift`).
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    mutating func decodeWideIfPresent<I: FixedWidthInteger>(_ type: I.Type) throws -> I? {
+        try readIfPresent(I.self) { try $0.wideInteger(I.self, at: $1) }
+    }
+
+    mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
+        guard let entry = try presentEntry() else { return nil }
         let result = try decoder.decode(T.self, entry: entry, of: node)
         advance()
         return result

@@ -5,9 +5,11 @@ extension MappingError {
     /// catch them keep working; here they become a ``MappingError`` of the matching kind. Any other
     /// error came from a type's own `encode(to:)` or `init(from:)` and is kept as the underlying
     /// error of a ``Kind/userError``, at `userErrorPath`, the deepest point it was seen crossing.
+    /// A `typeMismatch` a type threw itself names what `sourceTree` (the mapped top-level node)
+    /// holds at its path, such as an enum case the target does not have.
     init<Source, Target>(
         translating error: any Error, from source: Source.Type, to target: Target.Type,
-        userErrorPath: [any CodingKey]? = nil
+        userErrorPath: [any CodingKey]? = nil, sourceTree: ContainerNode? = nil
     ) {
         let kind: Kind
         let path: [any CodingKey]
@@ -19,7 +21,9 @@ extension MappingError {
             kind = .valueNotFound
             path = context.codingPath
         case let DecodingError.typeMismatch(expected, context):
-            let found = (context.underlyingError as? FoundValueKind)?.name ?? context.debugDescription
+            let found = (context.underlyingError as? FoundValueKind)?.name
+                ?? sourceTree.flatMap { FoundValueDescription.describe(at: context.codingPath, in: $0) }
+                ?? context.debugDescription
             kind = .typeMismatch(expected: String(describing: expected), found: found)
             path = context.codingPath
         case let DecodingError.dataCorrupted(context):
@@ -43,7 +47,7 @@ extension MappingError {
         }
         self.init(
             sourceType: String(describing: Source.self),
-            targetType: String(describing: Target.self),
+            targetType: String(describing: target),
             kind: kind,
             codingPath: path,
             underlyingError: error)

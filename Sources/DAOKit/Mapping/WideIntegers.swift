@@ -94,6 +94,8 @@ extension MappingKeyedDecodingContainer {
 extension MappingUnkeyedDecodingContainer {
     mutating func decode(_ type: Int128.Type) throws -> Int128 { try decodeWide(Int128.self) }
     mutating func decode(_ type: UInt128.Type) throws -> UInt128 { try decodeWide(UInt128.self) }
+    mutating func decodeIfPresent(_ type: Int128.Type) throws -> Int128? { try decodeWideIfPresent(Int128.self) }
+    mutating func decodeIfPresent(_ type: UInt128.Type) throws -> UInt128? { try decodeWideIfPresent(UInt128.self) }
 }
 
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)

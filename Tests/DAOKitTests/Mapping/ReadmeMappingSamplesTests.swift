@@ -83,5 +83,23 @@ extension ReadmeMapping {
             // end of README sample
             #expect(description == "Cannot map ChatDraft to Chat: key not found at messages[0].text")
         }
+
+        @Test func errorsNameAnUnknownEnumCase() throws {
+            // README: Errors — the messages quoted for a value that is none of an enum's cases
+            enum Priority: Codable { case low, high(reason: String) }
+            struct Todo: Codable { let priority: Priority }
+            struct TodoRecord: Codable { let priority: [String: [String: String]] }
+            enum RawPriority: String, Codable { case low, high }
+            struct RawTodo: Codable { let priority: RawPriority }
+
+            let error = try #require(throws: MappingError.self) {
+                try EntityMapper().map(TodoRecord(priority: ["urgent": [:]]), to: Todo.self)
+            }
+            #expect(error.description == #"Cannot map TodoRecord to Todo: type mismatch (expected Priority, found unknown case "urgent") at priority"#)
+            let raw = try #require(throws: MappingError.self) {
+                try EntityMapper().map(["priority": "urgent"], to: RawTodo.self)
+            }
+            #expect(raw.description.contains("Cannot initialize RawPriority from invalid String value urgent"))
+        }
     }
 }
