@@ -80,6 +80,15 @@ final class ContainerNode {
         return values.count &- 1
     }
 
+    /// The index of `key` when it has been written, found the way ``append(key:value:)`` finds a
+    /// repeat.
+    func writtenIndex(ofKey key: String) -> Int? {
+        if let exactKeyIndex { return exactKeyIndex[key] }
+        guard let bit = Self.asciiFilterBit(of: key) else { return keys.firstIndex(of: key) }
+        let mayRepeat = bit < 64 ? keyFilter.0 & (1 &<< bit) != 0 : keyFilter.1 & (1 &<< (bit &- 64)) != 0
+        return mayRepeat ? keys.firstIndex(of: key) : nil
+    }
+
     /// ``append(key:value:)`` for a node that holds, or is about to hold, a key that is not ASCII.
     @inline(never)
     private func appendLookingUp(key: String, value: MappedValue) -> Int {

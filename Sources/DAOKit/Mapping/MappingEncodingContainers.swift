@@ -87,6 +87,11 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
         guard cursor.isCurrent else {
             return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>.detached())
         }
+        // Asked again for the same key, it is the same container, as in `JSONEncoder`: what was
+        // written through the first one stays.
+        if let existing = node.writtenIndex(ofKey: key.stringValue), case let .keyed(child) = node.values[existing] {
+            return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>(encoder: encoder, cursor: ContainerCursor(node: child)))
+        }
         let slot = node.append(key: key.stringValue, value: .null)
         let child = encoder.arena.makeNode(unkeyed: false, parent: node, index: slot)
         node.values[slot] = .keyed(child)
@@ -95,6 +100,9 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         guard cursor.isCurrent else { return MappingUnkeyedEncodingContainer.detached() }
+        if let existing = node.writtenIndex(ofKey: key.stringValue), case let .unkeyed(child) = node.values[existing] {
+            return MappingUnkeyedEncodingContainer(encoder: encoder, node: child)
+        }
         let slot = node.append(key: key.stringValue, value: .null)
         let child = encoder.arena.makeNode(unkeyed: true, parent: node, index: slot)
         node.values[slot] = .unkeyed(child)

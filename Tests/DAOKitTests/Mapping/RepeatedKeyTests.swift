@@ -46,6 +46,12 @@ struct RepeatedKeyTests {
         #expect(try EntityMapper().map(dictionary, to: [String: Int].self) == dictionary)
     }
 
+    @Test func askingTwiceForTheNestedContainersOfOneKeyKeepsWhatBothWrote() throws {
+        let value = NestedTwice(first: 1, second: 2, list: [3, 4, 5])
+        #expect(try EntityMapper().map(value, to: NestedTwice.self) == value)
+        #expect(try JSONDecoder().decode(NestedTwice.self, from: JSONEncoder().encode(value)) == value)
+    }
+
     @Test func aRepeatedKeyInANestedContainerKeepsTheLastValue() throws {
         let key = "nested_" + String(Int.random(in: 100_000...999_999)) + "_key_of_some_length"
         let value = WritesTwiceNested(key: key)
@@ -93,4 +99,37 @@ struct WritesTwiceNested: Encodable {
 /// A new `String` with the same bytes as `string`: for a long string, its own heap buffer.
 func freshCopy(of string: String) -> String {
     String(decoding: Array(string.utf8), as: UTF8.self)
+}
+
+/// Asks twice for the nested containers of one key, writing through each.
+struct NestedTwice: Codable, Equatable {
+    let first: Int
+    let second: Int
+    let list: [Int]
+
+    init(first: Int, second: Int, list: [Int]) {
+        self.first = first
+        self.second = second
+        self.list = list
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: MappingTestKey.self)
+        var one = container.nestedContainer(keyedBy: MappingTestKey.self, forKey: MappingTestKey(stringValue: "shared"))
+        try one.encode(first, forKey: MappingTestKey(stringValue: "first"))
+        var two = container.nestedContainer(keyedBy: MappingTestKey.self, forKey: MappingTestKey(stringValue: "shared"))
+        try two.encode(second, forKey: MappingTestKey(stringValue: "second"))
+        var listOne = container.nestedUnkeyedContainer(forKey: MappingTestKey(stringValue: "list"))
+        try listOne.encode(list[0])
+        var listTwo = container.nestedUnkeyedContainer(forKey: MappingTestKey(stringValue: "list"))
+        for element in list.dropFirst() { try listTwo.encode(element) }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: MappingTestKey.self)
+        let shared = try container.nestedContainer(keyedBy: MappingTestKey.self, forKey: MappingTestKey(stringValue: "shared"))
+        first = try shared.decode(Int.self, forKey: MappingTestKey(stringValue: "first"))
+        second = try shared.decode(Int.self, forKey: MappingTestKey(stringValue: "second"))
+        list = try container.decode([Int].self, forKey: MappingTestKey(stringValue: "list"))
+    }
 }
