@@ -5,6 +5,8 @@
 #include "CDAOKitSupport.h"
 #include <pthread.h>
 
+_Thread_local char daokit_thread_marker;
+
 uintptr_t daokit_current_thread_stack_low(void) {
 #if defined(__APPLE__)
     pthread_t self = pthread_self();

@@ -21,6 +21,15 @@ static inline void daokit_store_relaxed(uint64_t *word, uint64_t value) {
     __atomic_store_n(word, value, __ATOMIC_RELAXED);
 }
 
+/// A byte each thread has its own copy of (see `daokit_current_thread_identity`).
+extern _Thread_local char daokit_thread_marker;
+
+/// A number that identifies the calling thread among the threads running now: the address of its
+/// copy of `daokit_thread_marker`. One or two instructions, where `pthread_self()` is a call.
+static inline uintptr_t daokit_current_thread_identity(void) {
+    return (uintptr_t)&daokit_thread_marker;
+}
+
 /// The address of the caller's frame: where the stack currently is. Unlike the address of a local
 /// variable it is never on AddressSanitizer's fake stack.
 static inline __attribute__((always_inline)) uintptr_t daokit_frame_address(void) {

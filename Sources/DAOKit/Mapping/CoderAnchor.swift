@@ -12,5 +12,5 @@ struct CoderAnchor {
         self.generation = node.generation
     }
 
-    var isCurrent: Bool { node.generation == generation }
+    var isCurrent: Bool { node.isLive(in: generation) }
 }

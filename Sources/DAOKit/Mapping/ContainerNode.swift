@@ -1,3 +1,5 @@
+import CDAOKitSupport
+
 /// A keyed or unkeyed container in the mapped representation.
 ///
 /// Nodes are reference types so that a container handed to user code keeps writing into the tree
@@ -5,8 +7,10 @@
 /// ``CodingArena`` hands out nodes during one `map` call and takes all of them back when the call
 /// ends. Recycling bumps ``generation``; containers remember the generation they were created with
 /// and refuse to touch a node that has since been recycled, so a container a user type kept after
-/// `encode(to:)` returned can never corrupt or read a later mapping — on any thread: the generation
-/// is the one field such a container reads before refusing, and it is read atomically.
+/// `encode(to:)` returned can never corrupt or read a later mapping. A container used on a thread
+/// other than the one that made its node is refused too, even while that node's mapping runs: the
+/// generation (read atomically) and the owning thread (fixed at creation) are the only fields such a
+/// container reads before refusing (see ``isLive(in:)``).
 ///
 /// Exclusivity checking is disabled on the hot fields: a live node is only ever touched by the one
 /// thread running the `map` call that owns it (sessions are per thread), and no Swift access to
@@ -32,6 +36,13 @@ final class ContainerNode {
     @exclusivity(unchecked) private var exactKeyIndex: [String: Int]?
     /// Changes every time the node is recycled; see the type's documentation.
     private let generationWord = RelaxedCounter(0)
+    /// The thread whose arena made the node, and the only one that ever reads or writes its contents:
+    /// arenas belong to one thread each, and never hand their nodes to another.
+    let ownerThread = daokit_current_thread_identity()
+
+    deinit {
+        generationWord.deallocate()
+    }
     /// The node this one is stored in, for reconstructing coding paths; `nil` for the root.
     @exclusivity(unchecked) var parent: ContainerNode?
     /// This node's index in `parent.values`.
@@ -51,6 +62,19 @@ final class ContainerNode {
 
     /// The generation of a node that has been recycled as often as 32 bits can count.
     static let retiredGeneration = UInt64(UInt32.max)
+
+    /// Whether a container made in `generation` may use the node: the node has not been recycled
+    /// since, and the caller is on the thread the node belongs to. Reads nothing else.
+    @inline(__always)
+    func isLive(in generation: UInt64) -> Bool {
+        generationWord.value == generation && ownerThread == daokit_current_thread_identity()
+    }
+
+    /// ``isLive(in:)`` for a container that keeps only the low 32 bits of the generation.
+    @inline(__always)
+    func isLive(inLow32 generation: UInt32) -> Bool {
+        UInt32(truncatingIfNeeded: generationWord.value) == generation && ownerThread == daokit_current_thread_identity()
+    }
 
     /// Appends a keyed entry and returns its index. A key written again replaces the earlier
     /// value in place, as in a JSON object, so every key is stored once and reads find the last

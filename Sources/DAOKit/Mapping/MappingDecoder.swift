@@ -1,3 +1,4 @@
+import CDAOKitSupport
 import Foundation
 
 /// The `Decoder` half of ``EntityMapper``: reads a ``MappedValue`` tree as a `Decodable` type.
@@ -32,10 +33,18 @@ final class MappingDecoder {
         self.anchor = anchored ? CoderAnchor(node) : nil
     }
 
-    /// Whether a handle or container made for `level` may still use this decoder.
+    /// Whether a handle or container made for `level` may still use this decoder: the level is
+    /// still running, on this thread (the decoder's, which never changes: see `ContainerNode.ownerThread`).
     @inline(__always)
     func accepts(level handleLevel: UInt64) -> Bool {
-        level == handleLevel && anchor?.isCurrent != false
+        level == handleLevel && ownerThread == daokit_current_thread_identity() && anchor?.isCurrent != false
+    }
+
+    /// The thread that made this decoder and the only one that uses it.
+    private let ownerThread = daokit_current_thread_identity()
+
+    deinit {
+        levelWord.deallocate()
     }
 
     /// What user code gets for the current level.

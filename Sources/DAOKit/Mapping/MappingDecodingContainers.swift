@@ -35,7 +35,9 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     /// The entry holding `key`, recorded as read; `nil` when the source has no such key.
     @inline(__always)
     private func entry(for key: Key) throws -> Int? {
-        guard isCurrent else { throw staleDecodingContainerError([]) }
+        // One load of the node: see `MappingKeyedEncodingContainer.put`.
+        let node = cursor.node
+        guard node.isLive(in: cursor.generation) else { throw staleDecodingContainerError([]) }
         guard let entry = node.index(of: key.stringValue) else { return nil }
         node.markRead(entry)
         return entry
@@ -210,7 +212,7 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     var currentIndex: Int { Int(index) }
 
     @inline(__always)
-    private var isCurrent: Bool { UInt32(truncatingIfNeeded: node.generation) == generation }
+    private var isCurrent: Bool { node.isLive(inLow32: generation) }
 
     var codingPath: [any CodingKey] { isCurrent ? node.codingPath : [] }
     var count: Int? { isCurrent ? node.values.count : 0 }

@@ -1,3 +1,4 @@
+import CDAOKitSupport
 import Foundation
 
 /// The `Encoder` half of ``EntityMapper``: turns an `Encodable` value into a ``MappedValue`` tree.
@@ -38,10 +39,18 @@ final class MappingEncoder {
         self.anchor = anchored ? CoderAnchor(target) : nil
     }
 
-    /// Whether a handle or container made for `level` may still use this encoder.
+    /// Whether a handle or container made for `level` may still use this encoder: the level is
+    /// still running, on this thread (the encoder's, which never changes: see `ContainerNode.ownerThread`).
     @inline(__always)
     func accepts(level handleLevel: UInt64) -> Bool {
-        level == handleLevel && anchor?.isCurrent != false
+        level == handleLevel && ownerThread == daokit_current_thread_identity() && anchor?.isCurrent != false
+    }
+
+    /// The thread that made this encoder and the only one that uses it.
+    private let ownerThread = daokit_current_thread_identity()
+
+    deinit {
+        levelWord.deallocate()
     }
 
     /// What user code gets for the current level.

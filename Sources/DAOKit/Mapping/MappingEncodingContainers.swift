@@ -30,7 +30,10 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     @inline(__always)
     @discardableResult
     private func put(_ value: MappedValue, forKey key: Key) throws -> Int {
-        guard cursor.isCurrent else { throw staleContainerError([]) }
+        // One load of the node for the check and the write: each load of the cursor's node costs a
+        // retain around the (opaque to Swift) atomic read of its generation.
+        let node = cursor.node
+        guard node.isLive(in: cursor.generation) else { throw staleContainerError([]) }
         return node.append(key: key.stringValue, value: value)
     }
 
@@ -151,7 +154,7 @@ struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer, MappedValueSin
     }
 
     @inline(__always)
-    private var isCurrent: Bool { node.generation == generation }
+    private var isCurrent: Bool { node.isLive(in: generation) }
 
     var codingPath: [any CodingKey] { isCurrent ? node.codingPath : [] }
     var count: Int { isCurrent ? node.values.count : 0 }

@@ -5,8 +5,9 @@ enum NestingLimits {
     /// Up to this depth the mapper does not look at the stack: every thread has room for it.
     static let unchecked = 64
     /// Stack the mapper leaves free below a nesting level it starts, for that level's own
-    /// `encode(to:)`/`init(from:)` and for unwinding an error.
-    static let stackReserve: UInt = 128 << 10
+    /// `encode(to:)`/`init(from:)`, for building and unwinding an error, and for whatever the runtime
+    /// does on that stack (ThreadSanitizer's runtime was seen overflowing a 128 KiB reserve).
+    static let stackReserve: UInt = 256 << 10
     /// Beyond this depth a value is reported as corrupt whatever the stack.
     static let absolute = 100_000
 }

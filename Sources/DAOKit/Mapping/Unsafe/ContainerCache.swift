@@ -126,5 +126,5 @@ final class ContainerCursor {
 
     /// Whether the node is still the one the container was pointed at.
     @inline(__always)
-    var isCurrent: Bool { node.generation == generation }
+    var isCurrent: Bool { node.isLive(in: generation) }
 }

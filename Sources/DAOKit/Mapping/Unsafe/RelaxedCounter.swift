@@ -9,12 +9,14 @@ import CDAOKitSupport
 /// accesses they are well defined (and invisible to ThreadSanitizer), and they cost a plain load or
 /// store on x86-64 and arm64.
 ///
-/// Invariant: the word lives at a fixed address for the counter's lifetime (it is allocated here and
-/// owned by this non-copyable value), which is what the C atomics need. Relaxed ordering is enough:
-/// a reader only ever compares the value for equality with one it already holds, and refuses on a
-/// mismatch without touching anything else; on a match it is on the owning thread (anything else is
-/// a data race in user code, which a non-`Sendable` container forbids).
-struct RelaxedCounter: ~Copyable {
+/// Invariants: the word lives at a fixed address from ``init(_:)`` until ``deallocate()``, which the
+/// one object that owns the counter calls from its `deinit` and nothing else calls — the counter is
+/// a plain pointer, copyable, so that reading it costs no retain and no borrow bookkeeping (a
+/// `~Copyable` wrapper stored in a class was measured at an extra retain/release per access).
+/// Relaxed ordering is enough: a reader only compares the value for equality with one it already
+/// holds and refuses on a mismatch; on a match it is on the owning thread (``ContainerNode`` checks
+/// that too), so nothing it reads next is another thread's.
+struct RelaxedCounter {
     private let word: UnsafeMutablePointer<UInt64>
 
     init(_ value: UInt64) {
@@ -22,7 +24,8 @@ struct RelaxedCounter: ~Copyable {
         word.initialize(to: value)
     }
 
-    deinit {
+    /// Frees the word; only the owner's `deinit` calls this.
+    func deallocate() {
         word.deallocate()
     }
 
