@@ -10,6 +10,15 @@ extension UserDefaults: KeyValueStore {
         set(value, forKey: key)
     }
 
+    /// The keys of `dictionaryRepresentation()` that start with `prefix`. Never throws.
+    ///
+    /// That dictionary is every domain this object searches (the suite, the app's and the global
+    /// domain, registered defaults), so a key registered with `register(defaults:)` under a
+    /// context's prefix is listed too; nothing DAOKit writes is registered.
+    public func keys(withPrefix prefix: String) -> [String] {
+        dictionaryRepresentation().keys.filter { $0.hasPrefix(prefix) }
+    }
+
     /// On Apple platforms does nothing: the system persists defaults by itself and discourages
     /// `synchronize()`. Elsewhere (swift-corelibs-foundation) writes are kept in memory until
     /// `synchronize()` and are lost when the process ends without it, so this calls it.

@@ -10,8 +10,11 @@ final class ScriptedKeyValueStore: KeyValueStore {
     }
 
     private(set) var values: [String: String]
-    /// Every key read, in order.
+    /// Every key read, in order; a listing is logged as `list <prefix>`.
     private(set) var reads: [String] = []
+    /// Keys a listing reports although the store holds nothing under them, as when another
+    /// process removes a record between the listing and the read.
+    var phantomKeys: [String] = []
     /// How many more writes (`setString` and `removeObject`) succeed; `nil` for no limit.
     var writesLeft: Int?
     /// Reads of keys for which this is true fail.
@@ -29,6 +32,12 @@ final class ScriptedKeyValueStore: KeyValueStore {
         reads.append(key)
         if failsReading(key) { throw Refused(operation: "read", key: key) }
         return values[key]
+    }
+
+    func keys(withPrefix prefix: String) throws -> [String] {
+        reads.append("list \(prefix)")
+        if failsReading("list \(prefix)") { throw Refused(operation: "list", key: prefix) }
+        return (Array(values.keys) + phantomKeys).filter { $0.hasPrefix(prefix) }
     }
 
     func setString(_ value: String, forKey key: String) throws {
