@@ -74,3 +74,34 @@ struct KeyValueSharedStoreTests {
         #expect(store.contents.count == Self.perWriter)
     }
 }
+
+/// Two processes on one UserDefaults suite, each writing through its own context: the
+/// `DAOKitCrashWriter defaults` children.
+///
+/// On Linux the processes take turns. swift-corelibs-foundation's `synchronize()` writes the
+/// process's cached copy of the whole suite, so two processes writing a suite at the same moment
+/// overwrite each other's file whatever the context does (README, "Key-value stores"); on Apple
+/// platforms cfprefsd merges their writes, and the children run at once.
+@Suite("KeyValueStorageContext shared suite across processes")
+struct KeyValueSharedSuiteProcessTests {
+    @Test func twoProcessesWritingOneSuiteThroughTheirOwnContextsLoseNoRecord() throws {
+        let suite = TemporarySuite()
+        defer { suite.remove() }
+        #if canImport(Darwin)
+        let children = try ["first", "second"].map { try FileChildProcess(arguments: ["defaults", suite.name, $0, "100"]) }
+        let results = children.map { $0.finish() }
+        #else
+        let results = try ["first", "second"].map { try FileChildProcess(arguments: ["defaults", suite.name, $0, "100"]).finish() }
+        #endif
+        for result in results {
+            #expect(result.status == 0, "child failed: \(result.errors)")
+            #expect(result.output == ["done"])
+        }
+        // This process has not opened the suite before, so it reads what the children left on disk.
+        let context = KeyValueStorageContext(store: suite.defaults)
+        let ids = Set(try context.fetchAll(FileCrashRecord.self).map(\.id))
+        #expect(ids == Set(["first", "second"].flatMap { prefix in (0..<100).map { "\(prefix)-\($0)" } }))
+        try context.deleteAll(FileCrashRecord.self)
+        #expect(try context.count(FileCrashRecord.self) == 0)
+    }
+}
