@@ -40,7 +40,7 @@ public final class KeyValueStorageContext: StorageContext {
     /// Sound although `KeyValueStore` values need not be `Sendable`: this context only ever calls
     /// the store inside `withLock`, so it never calls it from two threads at once. (A store shared
     /// with other contexts must be thread-safe itself, as ``KeyValueStore`` documents.)
-    private let lockedStore: Locked<any KeyValueStore>
+    let lockedStore: Locked<any KeyValueStore>
 
     /// Creates a context over `store`, keeping its keys under `namespace`.
     ///
@@ -212,7 +212,7 @@ public final class KeyValueStorageContext: StorageContext {
 
     /// The records of the type the store lists, ordered by store key so that every listing of one
     /// store content has one order; keys under the prefix this context cannot have written are skipped.
-    private func listRecords(_ entityName: String, in store: any KeyValueStore) throws -> [(key: String, storeKey: String)] {
+    func listRecords(_ entityName: String, in store: any KeyValueStore) throws -> [(key: String, storeKey: String)] {
         let prefix = KeyValueKeyScheme.recordPrefix(namespace: namespace, entityName: entityName)
         let storeKeys = try access(entityName, nil, prefix) { try store.keys(withPrefix: prefix) }
         return storeKeys.sorted().compactMap { storeKey in
@@ -221,7 +221,7 @@ public final class KeyValueStorageContext: StorageContext {
     }
 
     /// Removes the values under `targets` that exist, all or nothing, and flushes if it removed any.
-    private func remove(
+    func remove(
         _ targets: [(key: String?, storeKey: String)], of entityName: String, from store: any KeyValueStore
     ) throws {
         var undo: [UndoEntry] = []

@@ -64,6 +64,52 @@ struct KeyValueStorageFailureTests {
         #expect(try context.fetchAll(FixtureNoteEntity.self).map(\.id) == ["kept"])
     }
 
+    // MARK: Reading past unreadable records
+
+    @Test func fetchReadableReportsARecordThatIsNotJSONAndReadsTheOthers() throws {
+        let (store, context) = try storeWithNotes()
+        store.setString("{\"body\": \"trunc", forKey: "DAOKit/FixtureNoteEntity/2")
+        let found = try context.fetchReadable(FixtureNoteEntity.self)
+        #expect(found.values == [notes[0], notes[2]])
+        #expect(found.failures.map(\.storageKey) == ["2"])
+        #expect(found.failures.first?.error.kind == .corruptRecord("not valid JSON"))
+        #expect(found.failures.first?.error.location == "DAOKit/FixtureNoteEntity/2")
+    }
+
+    @Test func fetchReadableReportsARecordTheStoreFailsToReadAndReadsTheOthers() throws {
+        let store = ScriptedKeyValueStore()
+        let context = KeyValueStorageContext(store: store)
+        try context.save(notes)
+        store.failsReading = { $0 == "DAOKit/FixtureNoteEntity/1" }
+        let found = try context.fetchReadable(FixtureNoteEntity.self)
+        #expect(found.values == [notes[1], notes[2]])
+        #expect(found.failures.map(\.storageKey) == ["1"])
+        #expect(found.failures.first?.error.kind == .io("refused to read DAOKit/FixtureNoteEntity/1"))
+    }
+
+    @Test func storedKeysAndFetchReadableThrowWhenTheStoreCannotList() throws {
+        let store = ScriptedKeyValueStore()
+        let context = KeyValueStorageContext(store: store)
+        try context.save(notes)
+        store.failsReading = { $0 == "list DAOKit/FixtureNoteEntity/" }
+        #expect(throws: StorageError.self) { try context.fetchReadable(FixtureNoteEntity.self) }
+        let error = try #require(throws: StorageError.self) { try context.storedKeys(FixtureNoteEntity.self) }
+        #expect(error.kind == .io("refused to list DAOKit/FixtureNoteEntity/"))
+    }
+
+    @Test func deleteByStorageKeysPutsBackWhatItRemovedWhenARemovalFails() throws {
+        let store = ScriptedKeyValueStore()
+        let context = KeyValueStorageContext(store: store)
+        try context.save(notes)
+        let before = store.values
+        store.failsWriting = { $0 == "DAOKit/FixtureNoteEntity/3" }
+        let error = try #require(throws: StorageError.self) {
+            try context.delete(FixtureNoteEntity.self, storageKeys: ["1", "3"])
+        }
+        #expect(error.key == "3")
+        #expect(store.values == before)
+    }
+
     // MARK: Encoding
 
     @Test func anEntityJSONCannotEncodeIsAnEncodingFailureAndTheBatchWritesNothing() throws {
