@@ -33,11 +33,18 @@ public protocol KeyValueStore {
     /// the end of every operation that wrote. The default does nothing.
     /// - Throws: when the writes cannot be made durable; they stay visible in this process.
     func flush() throws
+    /// How many writes the store takes well between two ``flush()``es; `nil` when any number is
+    /// fine. The context flushes after this many writes within one operation, so that a large
+    /// batch does not slow down with every write. The default is `nil`.
+    var writesBetweenFlushes: Int? { get }
 }
 
 extension KeyValueStore {
     /// Does nothing: the store's writes are durable as they happen.
     public func flush() throws {}
+
+    /// `nil`: writing more before a flush costs no more per write.
+    public var writesBetweenFlushes: Int? { nil }
 
     /// Throws ``StorageError`` with ``StorageError/Kind/io(_:)`` saying that the store cannot list
     /// its keys; a default only so that stores written before this requirement keep compiling.

@@ -149,6 +149,20 @@ struct KeyValueStorageFailureTests {
         #expect(try context.fetchAll(FixtureNoteEntity.self).map(\.body) == ["old 1", "old 2"])
     }
 
+    @Test func aBatchFailingAfterAFlushAlongTheWayFlushesItsRollbackToo() throws {
+        let store = ScriptedKeyValueStore()
+        store.writesBetweenFlushes = 2
+        let context = KeyValueStorageContext(store: store)
+        try context.save([FixtureNoteEntity(id: "1", body: "old")])
+        let before = store.values
+        store.failsWriting = { $0 == "DAOKit/FixtureNoteEntity/3" }  // after "1" and "2" were flushed
+        #expect(throws: StorageError.self) {
+            try context.save((1...3).map { FixtureNoteEntity(id: "\($0)", body: "new") })
+        }
+        #expect(store.values == before)
+        #expect(store.flushedValues == before)
+    }
+
     @Test func aFailedRollbackIsReportedInTheError() throws {
         let store = ScriptedKeyValueStore()
         let context = KeyValueStorageContext(store: store)
