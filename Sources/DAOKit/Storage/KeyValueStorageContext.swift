@@ -29,7 +29,12 @@
 ///
 /// **Durability.** After each operation that wrote, the context calls the store's
 /// ``KeyValueStore/flush()``; for `UserDefaults` off Apple platforms that is `synchronize()`,
-/// without which writes are lost when the process ends.
+/// without which writes are lost when the process ends. A store that slows down with unflushed
+/// writes (``KeyValueStore/writesBetweenFlushes``) is also flushed along the way of a large batch.
+///
+/// **Cost.** A batch of n records is O(n) store operations: every value it replaces is read before
+/// the first write, then each record is written once. `fetchAll`, `count` and `deleteAll` list the
+/// store's keys, which costs time in proportion to the whole store.
 ///
 /// **Threads.** The context serializes its own access to the store with one lock; records are
 /// encoded before and decoded after taking it.
