@@ -78,10 +78,11 @@ struct KeyValueSharedStoreTests {
 /// Two processes on one UserDefaults suite, each writing through its own context: the
 /// `DAOKitCrashWriter defaults` children.
 ///
-/// On Linux the processes take turns. swift-corelibs-foundation's `synchronize()` writes the
-/// process's cached copy of the whole suite, so two processes writing a suite at the same moment
-/// overwrite each other's file whatever the context does (README, "Key-value stores"); on Apple
-/// platforms cfprefsd merges their writes, and the children run at once.
+/// On Linux the processes take turns. swift-corelibs-foundation's `synchronize()` re-reads the
+/// suite's file, applies this process's changes and writes it back with no lock between
+/// processes, so two processes synchronizing at the same moment can replace each other's file
+/// whatever the context does (README, "Key-value stores"); on Apple platforms cfprefsd merges
+/// their writes, and the children run at once.
 @Suite("KeyValueStorageContext shared suite across processes")
 struct KeyValueSharedSuiteProcessTests {
     @Test func twoProcessesWritingOneSuiteThroughTheirOwnContextsLoseNoRecord() throws {
