@@ -7,6 +7,9 @@
 //       Prints "ready" once the store is open and consistent, and "committed g" after batch g.
 //   DAOKitCrashWriter writer <directory> <prefix> <count>
 //       Saves <prefix>-0 … <prefix>-(count-1), singly and in batches of 5, then prints "done".
+//   DAOKitCrashWriter defaults <suite> <prefix> <count>
+//       Saves <prefix>-0 … <prefix>-(count-1) one by one through a KeyValueStorageContext on the
+//       UserDefaults suite <suite>, then prints "done" (KeyValueStorageContext's multi-process tests).
 //   DAOKitCrashWriter readonly <directory> <batch size> [<uid>]
 //       Opens a store it may not write to, reads it, tries to save <batch size> records and to
 //       delete them all, and reads it again, printing what happened line by line (see
@@ -75,6 +78,18 @@ func runWriter(directory: URL, prefix: String, count: Int) throws {
     FileHandle.standardOutput.write(Data("done\n".utf8))
 }
 
+func runDefaultsWriter(suite: String, prefix: String, count: Int) throws {
+    guard let defaults = UserDefaults(suiteName: suite) else {
+        FileHandle.standardError.write(Data("DAOKitCrashWriter: no UserDefaults suite \(suite)\n".utf8))
+        exit(2)
+    }
+    let context = KeyValueStorageContext(store: defaults)
+    for index in 0..<count {
+        try context.save([CrashRecord(id: "\(prefix)-\(index)", generation: index)])
+    }
+    FileHandle.standardOutput.write(Data("done\n".utf8))
+}
+
 /// Prints, one per line: `euid <n>`; `writable yes|no` (whether the system lets this process
 /// create files in the directory); `before <records>`; `save failed|succeeded <description>`;
 /// `save location <path>`; `deleteAll failed|succeeded <description>`; `after <records>`, where
@@ -119,6 +134,8 @@ do {
         try runBatches(directory: URL(fileURLWithPath: arguments[2]))
     case (5, "writer"):
         try runWriter(directory: URL(fileURLWithPath: arguments[2]), prefix: arguments[3], count: Int(arguments[4]) ?? 0)
+    case (5, "defaults"):
+        try runDefaultsWriter(suite: arguments[2], prefix: arguments[3], count: Int(arguments[4]) ?? 0)
     case (4, "readonly"), (5, "readonly"):
         // A uid that does not parse must not quietly leave the child running as root.
         let uid = arguments.count == 5 ? uid_t(arguments[4]) : nil
@@ -128,7 +145,7 @@ do {
         }
         try runReadOnly(directory: URL(fileURLWithPath: arguments[2]), batchSize: batchSize, uid: uid)
     default:
-        FileHandle.standardError.write(Data("usage: DAOKitCrashWriter batches <dir> | writer <dir> <prefix> <count> | readonly <dir> <batch size> [<uid>]\n".utf8))
+        FileHandle.standardError.write(Data("usage: DAOKitCrashWriter batches <dir> | writer <dir> <prefix> <count> | defaults <suite> <prefix> <count> | readonly <dir> <batch size> [<uid>]\n".utf8))
         exit(2)
     }
 } catch {

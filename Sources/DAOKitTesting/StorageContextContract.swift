@@ -23,6 +23,7 @@ public enum StorageContextContract {
     /// Every check, in a stable order.
     public static let checks: [ContractCheck] =
         ContractChecks.basics + ContractChecks.queries + ContractChecks.identifiers + ContractChecks.isolation
+        + ContractChecks.salvage
 
     /// The ids the contract stores, which break naive file names and store keys: `/`, `..`, `.`,
     /// the empty string, NUL, percent signs, Unicode, a 500-character id, ids differing only in

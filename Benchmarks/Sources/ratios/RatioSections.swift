@@ -1,6 +1,7 @@
 /// The sections `ratios` knows, in report order.
 enum RatioSections {
     static func all() -> [any RatioSection.Type] {
-        [MappingRatioSection.self, CodableFloorRatioSection.self, DaoRatioSection.self, FileRatioSection.self]
+        [MappingRatioSection.self, CodableFloorRatioSection.self, DaoRatioSection.self, FileRatioSection.self,
+         KeyValueRatioSection.self]
     }
 }

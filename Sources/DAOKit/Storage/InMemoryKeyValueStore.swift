@@ -25,6 +25,11 @@ public final class InMemoryKeyValueStore: KeyValueStore, Sendable {
         values.withLock { $0[key] = nil }
     }
 
+    /// Every key under which a value is stored that starts with `prefix`, in no particular order.
+    public func keys(withPrefix prefix: String) -> [String] {
+        values.withLock { values in values.keys.filter { $0.hasPrefix(prefix) } }
+    }
+
     /// A copy of everything stored, for inspection in tests and tools.
     public var contents: [String: String] {
         values.withLock { $0 }

@@ -82,6 +82,34 @@ public final class InMemoryStorageContext: StorageContext {
         tables.withLock { tables in tables[E.entityName]?.count ?? 0 }
     }
 
+    /// Copies of every stored entity that can be copied back as `E`, and a
+    /// ``StorageError/Kind/decodingFailed`` failure for each one that cannot. Never throws.
+    public func fetchReadable<E: Storable>(_ type: E.Type) throws -> ReadableRecords<E, E.ID> {
+        let snapshots = tables.withLock { tables in tables[E.entityName].map { Array($0) } ?? [] }
+        var result = ReadableRecords<E, E.ID>(values: [], failures: [])
+        for (key, snapshot) in snapshots {
+            do {
+                result.values.append(try copyOut(snapshot, as: E.self, key: key))
+            } catch let error as StorageError {
+                result.failures.append(UnreadableRecord(storageKey: key, error: error))
+            }
+        }
+        return result
+    }
+
+    /// The storage keys of every stored entity of the type, in no particular order. Never throws.
+    public func storedKeys<E: Storable>(_ type: E.Type) throws -> [String] {
+        tables.withLock { tables in tables[E.entityName].map { Array($0.keys) } ?? [] }
+    }
+
+    /// Removes the entities under these storage keys; unknown keys are ignored. Never throws.
+    public func delete<E: Storable>(_ type: E.Type, storageKeys: [String]) throws {
+        tables.withLock { tables in
+            for key in storageKeys { tables[E.entityName]?[key] = nil }  // in place, see `save`
+            if tables[E.entityName]?.isEmpty == true { tables[E.entityName] = nil }
+        }
+    }
+
     private func copyIn<E: Storable>(_ entity: E) throws -> any Storable {
         do {
             return try copier.map(entity, to: E.self)

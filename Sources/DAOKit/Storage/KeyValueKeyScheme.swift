@@ -7,14 +7,14 @@ import Foundation
 /// so an escaped component never contains `/`, control characters or non-ASCII text. Components
 /// are joined with `/`:
 ///
-/// | what                  | store key                      | example                          |
-/// |-----------------------|--------------------------------|----------------------------------|
-/// | a record              | `namespace/entityName/key`     | `DAOKit/MessageEntity/a%2Fb`     |
-/// | an entity type's index| `namespace/entityName`         | `DAOKit/MessageEntity`           |
+/// | what                               | store key                  | example                      |
+/// |------------------------------------|----------------------------|------------------------------|
+/// | a record                           | `namespace/entityName/key` | `DAOKit/MessageEntity/a%2Fb` |
+/// | an index (earlier versions; unread)| `namespace/entityName`     | `DAOKit/MessageEntity`        |
 ///
-/// Escaping is reversible and injective, so two different (entity, id) pairs never share a key, a
-/// record key never equals an index key (they have a different number of `/`), and ids that differ
-/// only in case stay apart.
+/// Escaping is reversible and injective, so two different (entity, id) pairs never share a key,
+/// the records of one entity type are exactly the keys under its prefix `namespace/entityName/`
+/// that ``storageKey(ofRecordKey:prefix:)`` accepts, and ids that differ only in case stay apart.
 ///
 /// Components are put in Unicode normalization form C before escaping, because Swift compares
 /// strings by canonical equivalence: `"e\u{301}" == "\u{E9}"`, so they are one id and must name
@@ -25,8 +25,25 @@ enum KeyValueKeyScheme {
         "\(escape(namespace))/\(escape(entityName))/\(escape(storageKey))"
     }
 
-    /// The store key of the list of stored keys of `entityName`.
-    static func indexKey(namespace: String, entityName: String) -> String {
+    /// The prefix shared by the store keys of every record of `entityName`, and by no other key
+    /// this scheme produces.
+    static func recordPrefix(namespace: String, entityName: String) -> String {
+        "\(escape(namespace))/\(escape(entityName))/"
+    }
+
+    /// The storage key a record key under `prefix` (from ``recordPrefix(namespace:entityName:)``)
+    /// stands for; `nil` for a key this scheme cannot have produced there (another component
+    /// below, lower-case or needless escapes, a form other than NFC), which is someone else's.
+    static func storageKey(ofRecordKey storeKey: String, prefix: String) -> String? {
+        guard storeKey.hasPrefix(prefix) else { return nil }
+        let escaped = storeKey.dropFirst(prefix.count)
+        guard let key = unescape(escaped), escape(key) == escaped else { return nil }
+        return key
+    }
+
+    /// Where earlier versions kept the list of `entityName`'s stored keys. Nothing reads it
+    /// any more; ``KeyValueStorageContext/deleteAll(_:)`` removes it so no leftover outlives the type.
+    static func legacyIndexKey(namespace: String, entityName: String) -> String {
         "\(escape(namespace))/\(escape(entityName))"
     }
 

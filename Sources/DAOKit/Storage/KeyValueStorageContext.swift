@@ -5,60 +5,67 @@
 /// let context = KeyValueStorageContext(store: UserDefaults(suiteName: "app.store")!)
 /// ```
 ///
-/// **Layout.** A record lives under `namespace/entityName/key` and each entity type has an index,
-/// a JSON array of its stored keys, under `namespace/entityName`; every component is
+/// **Layout.** A record lives under `namespace/entityName/key`; every component is
 /// percent-escaped, so no two entities or ids collide (`KeyValueKeyScheme.swift` documents
 /// the exact rule; ids are put in Unicode NFC first, because Swift treats canonically equivalent
 /// strings as one id). A record is the entity as `JSONEncoder` writes it with sorted keys.
-/// `fetchAll` and `count` read the index and that type's records, never the whole store.
+/// There is no index: the records of a type are the keys under its prefix
+/// (``KeyValueStore/keys(withPrefix:)``), so what the store holds is what is stored.
 ///
-/// **All or nothing.** A batch is encoded completely before the first write. Records are written
-/// first and the index last; the index is the commit point, so an entity that is not listed in it
-/// is not stored, whatever the store holds under its key. When a write fails the context puts back
-/// what it overwrote and throws, so the store holds what it held before.
+/// **Several contexts on one store.** Because no operation reads, changes and writes back a value
+/// that other records depend on, contexts on one store and namespace — one store object shared by
+/// two contexts, two `UserDefaults` objects for one suite, two processes — never lose each other's
+/// records: each record is one key, written whole by whoever saves it. What they do not get from
+/// each other is isolation (see below) and an atomic ``SaveMode/insert``/``SaveMode/update`` check:
+/// two contexts inserting one id at the same moment can both succeed, the later write winning.
+///
+/// **All or nothing.** A batch is encoded completely before the first write, and the context
+/// reads what each write will replace before making it. When a write fails, the context puts back
+/// what the batch had replaced (a key another writer has changed since is left to that writer) and
+/// throws, so the store holds what it held before. Readers through the same context never see
+/// half a batch: it is applied under the context's lock. Other contexts on the store can see a
+/// batch while it is being written, and a process killed in the middle of a batch leaves the
+/// records written so far: no key-value store offers a multi-key commit this context could use.
 ///
 /// **Durability.** After each operation that wrote, the context calls the store's
 /// ``KeyValueStore/flush()``; for `UserDefaults` off Apple platforms that is `synchronize()`,
-/// without which writes are lost when the process ends.
+/// without which writes are lost when the process ends. A store that slows down with unflushed
+/// writes (``KeyValueStore/writesBetweenFlushes``) is also flushed along the way of a large batch.
 ///
-/// **Threads.** The context serializes every access to the store with one lock; records are
-/// encoded before and decoded after taking it. Share one context per store and namespace: the
-/// context notices changes another context made in between its operations (it re-reads an index
-/// whose text changed), but two contexts writing at the same moment can lose an index entry.
+/// **Cost.** A batch of n records is O(n) store operations: every value it replaces is read before
+/// the first write, then each record is written once. `fetchAll`, `count` and `deleteAll` list the
+/// store's keys, which costs time in proportion to the whole store.
+///
+/// **Threads.** The context serializes its own access to the store with one lock; records are
+/// encoded before and decoded after taking it.
 public final class KeyValueStorageContext: StorageContext {
     /// The first component of every store key this context uses.
     public let namespace: String
 
-    private struct State {
-        let store: any KeyValueStore
-        /// Parsed indexes by entity name, reused while the stored index text is unchanged.
-        var indexes: [String: KeyValueIndex] = [:]
-    }
-
-    /// Sound although `KeyValueStore` values need not be `Sendable`: the store is private to this
-    /// context and only ever called inside `withLock`, so it is never used by two threads at once.
-    private let state: Locked<State>
+    /// Sound although `KeyValueStore` values need not be `Sendable`: this context only ever calls
+    /// the store inside `withLock`, so it never calls it from two threads at once. (A store shared
+    /// with other contexts must be thread-safe itself, as ``KeyValueStore`` documents.)
+    let lockedStore: Locked<any KeyValueStore>
 
     /// Creates a context over `store`, keeping its keys under `namespace`.
     ///
-    /// Two contexts with different namespaces share a store without seeing each other's records.
-    /// Creating a context reads nothing; a new context reads what earlier ones wrote.
+    /// Two contexts with different namespaces share a store without seeing each other's records;
+    /// contexts with the same namespace see and keep each other's. Creating a context reads nothing.
     public init(store: some KeyValueStore, namespace: String = "DAOKit") {
         self.namespace = namespace
-        self.state = Locked(State(store: store))
+        self.lockedStore = Locked(store)
     }
 
     /// Inserts or replaces `entities` by id, all or nothing; a later entity in the batch replaces
     /// an earlier one with the same id.
     /// - Throws: ``StorageError`` with ``StorageError/Kind/encodingFailed`` (an entity cannot be
-    ///   encoded as JSON; nothing is written), ``StorageError/Kind/io(_:)`` (the store failed; what
-    ///   was written is rolled back), or ``StorageError/Kind/corruptRecord(_:)`` (the type's index
-    ///   is damaged).
+    ///   encoded as JSON; nothing is written) or ``StorageError/Kind/io(_:)`` (the store failed;
+    ///   what was written is rolled back).
     public func save<E: Storable>(_ entities: [E]) throws {
         try save(entities, mode: .upsert)
     }
 
-    /// Saves `entities` as `mode` says; the id check and the writes happen under one lock.
+    /// Saves `entities` as `mode` says; the id check and the writes happen under this context's lock.
     /// - Throws: ``StorageError`` with ``StorageError/Kind/duplicateID`` or
     ///   ``StorageError/Kind/missingID``, or any error ``save(_:)`` throws; the store holds what it
     ///   held before, except when only the final ``KeyValueStore/flush()`` fails (``StorageError/Kind/io(_:)``):
@@ -81,121 +88,93 @@ public final class KeyValueStorageContext: StorageContext {
                 records.append(PendingRecord(key: key, storeKey: storeKey, text: text))
             }
         }
-        try state.withLock { state in
-            let store = state.store
+        try lockedStore.withLock { store in
             // What each write replaces, read before the first write so a failing read changes nothing.
-            var undo: [(storeKey: String, previous: String?)] = []
+            var undo: [UndoEntry] = []
             undo.reserveCapacity(records.count)
-            var newKeys: [String] = []
-            do {
-                // Scoped so that this copy of the index is gone before the cached one is changed in place.
-                let index = try loadIndex(entityName, in: &state)
-                try SaveModeCheck.validate(entities, mode: mode) { id in index.contains(id.storageKey) }
-                for record in records {
-                    if index.contains(record.key) {
-                        let previous = try access(entityName, record.key, record.storeKey) {
-                            try store.string(forKey: record.storeKey)
-                        }
-                        undo.append((record.storeKey, previous))
-                    } else {
-                        undo.append((record.storeKey, nil))
-                        newKeys.append(record.key)
-                    }
+            for record in records {
+                let previous = try access(entityName, record.key, record.storeKey) {
+                    try store.string(forKey: record.storeKey)
                 }
+                undo.append(UndoEntry(key: record.key, storeKey: record.storeKey, written: record.text, previous: previous))
+            }
+            try SaveModeCheck.validate(entities, mode: mode) { id in
+                positions[id.storageKey].map { undo[$0].previous != nil } ?? false
             }
             var written = 0
+            var flushedMidway = false
             do {
                 for record in records {
                     try access(entityName, record.key, record.storeKey) {
                         try store.setString(record.text, forKey: record.storeKey)
                     }
                     written += 1
-                }
-                if !newKeys.isEmpty {
-                    // The commit point: once the index lists the new keys, the batch is stored.
-                    let indexKey = indexKey(entityName)
-                    let text = state.indexes[entityName]!.text(adding: newKeys)
-                    try access(entityName, nil, indexKey) { try store.setString(text, forKey: indexKey) }
-                    state.indexes[entityName]!.commit(adding: newKeys, text: text)
+                    if written < records.count { flushedMidway = try flushIfDue(after: written, store, entityName) || flushedMidway }
                 }
             } catch let error as StorageError {
-                throw rollBack(undo.prefix(written), in: store, after: error)
+                throw rollBack(undo.prefix(written), in: store, after: error, flushing: flushedMidway)
             }
             try flush(store, entityName)
         }
     }
 
-    /// The entity stored under `id`, or `nil` when the type's index does not list it.
+    /// The entity stored under `id`, or `nil` when the store holds nothing under its key.
     /// - Throws: ``StorageError`` naming the entity, key and store key:
-    ///   ``StorageError/Kind/corruptRecord(_:)`` (not JSON, or listed but missing),
+    ///   ``StorageError/Kind/corruptRecord(_:)`` (not JSON),
     ///   ``StorageError/Kind/decodingFailed`` (JSON that does not decode as `E`) or
     ///   ``StorageError/Kind/io(_:)``.
     public func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E? {
         let key = id.storageKey
         let storeKey = recordKey(E.entityName, key)
-        let text: String? = try state.withLock { state in
-            guard try loadIndex(E.entityName, in: &state).contains(key) else { return nil }
-            return try readListedRecord(E.entityName, key, storeKey, from: state.store)
+        let text: String? = try lockedStore.withLock { store in
+            try access(E.entityName, key, storeKey) { try store.string(forKey: storeKey) }
         }
         guard let text else { return nil }
         return try KeyValueRecordFormat.decode(text, as: E.self, key: key, location: storeKey)
     }
 
-    /// Every entity the type's index lists, in the order they were first saved.
+    /// Every entity stored under the type's prefix, ordered by store key.
     /// - Throws: ``StorageError`` naming the first record that cannot be read (see
     ///   ``fetch(_:id:)``); the other records still read one by one.
     public func fetchAll<E: Storable>(_ type: E.Type) throws -> [E] {
-        let entityName = E.entityName
-        let texts: [(key: String, storeKey: String, text: String)] = try state.withLock { state in
-            let index = try loadIndex(entityName, in: &state)
-            return try index.keys.map { key in
-                let storeKey = recordKey(entityName, key)
-                return (key, storeKey, try readListedRecord(entityName, key, storeKey, from: state.store))
-            }
-        }
-        return try texts.map { record in
+        try readRecords(E.entityName).map { record in
             try KeyValueRecordFormat.decode(record.text, as: E.self, key: record.key, location: record.storeKey)
         }
     }
 
-    /// Removes the entities with these ids; unknown ids are ignored.
-    ///
-    /// The index is rewritten first (the commit point); the records are then removed one by one,
-    /// and a record the store fails to remove is left behind unlisted, which is harmless: it is
-    /// never read, and saving its id again overwrites it.
-    /// - Throws: ``StorageError`` with ``StorageError/Kind/io(_:)`` when the index cannot be
-    ///   written (nothing is deleted) or the store cannot be flushed.
+    /// Removes the entities with these ids, all or nothing; unknown ids are ignored.
+    /// - Throws: ``StorageError`` with ``StorageError/Kind/io(_:)`` when the store cannot be read
+    ///   or written (what was removed is put back) or cannot be flushed.
     public func delete<E: Storable>(_ type: E.Type, ids: [E.ID]) throws {
         if ids.isEmpty { return }
         let entityName = E.entityName
-        try state.withLock { state in
-            let index = try loadIndex(entityName, in: &state)
-            let doomed = Set(ids.lazy.map(\.storageKey).filter(index.contains))
-            if doomed.isEmpty { return }
-            try replaceIndex(with: index.removing(doomed), of: entityName, in: &state)
-            removeUnlistedRecords(doomed, of: entityName, from: state.store)
-            try flush(state.store, entityName)
+        var seen = Set<String>(minimumCapacity: ids.count)
+        var targets: [(key: String?, storeKey: String)] = []
+        for key in ids.map(\.storageKey) where seen.insert(key).inserted {
+            targets.append((key, recordKey(entityName, key)))
+        }
+        try lockedStore.withLock { store in
+            try remove(targets, of: entityName, from: store)
         }
     }
 
-    /// Removes every entity of the type, with the guarantees of ``delete(_:ids:)``.
-    /// - Throws: as ``delete(_:ids:)``.
+    /// Removes every entity of the type (and the index an earlier version may have left), with the
+    /// guarantees of ``delete(_:ids:)``.
+    /// - Throws: as ``delete(_:ids:)``; also when the store cannot list its keys.
     public func deleteAll<E: Storable>(_ type: E.Type) throws {
         let entityName = E.entityName
-        try state.withLock { state in
-            let index = try loadIndex(entityName, in: &state)
-            if index.count == 0 { return }
-            try replaceIndex(with: KeyValueIndex(), of: entityName, in: &state)
-            removeUnlistedRecords(index.keys, of: entityName, from: state.store)
-            try flush(state.store, entityName)
+        try lockedStore.withLock { store in
+            var targets: [(key: String?, storeKey: String)] = try listRecords(entityName, in: store)
+                .map { ($0.key, $0.storeKey) }
+            targets.append((nil, KeyValueKeyScheme.legacyIndexKey(namespace: namespace, entityName: entityName)))
+            try remove(targets, of: entityName, from: store)
         }
     }
 
-    /// How many entities the type's index lists.
-    /// - Throws: ``StorageError`` with ``StorageError/Kind/corruptRecord(_:)`` when the index is
-    ///   damaged, or ``StorageError/Kind/io(_:)``.
+    /// How many records of the type the store holds under the type's prefix.
+    /// - Throws: ``StorageError`` with ``StorageError/Kind/io(_:)`` when the store cannot list its keys.
     public func count<E: Storable>(_ type: E.Type) throws -> Int {
-        try state.withLock { state in try loadIndex(E.entityName, in: &state).count }
+        try lockedStore.withLock { store in try listRecords(E.entityName, in: store).count }
     }
 
     // MARK: - Store access (called with the lock held)
@@ -206,90 +185,117 @@ public final class KeyValueStorageContext: StorageContext {
         var text: String
     }
 
+    /// A record a stored text came from.
+    struct StoredRecord {
+        let key: String
+        let storeKey: String
+        let text: String
+    }
+
+    /// One write of an operation and what it replaced, to put back if a later write fails.
+    private struct UndoEntry {
+        let key: String?
+        let storeKey: String
+        /// What the operation wrote; `nil` when it removed the value.
+        let written: String?
+        let previous: String?
+    }
+
     private func recordKey(_ entityName: String, _ key: String) -> String {
         KeyValueKeyScheme.recordKey(namespace: namespace, entityName: entityName, storageKey: key)
     }
 
-    private func indexKey(_ entityName: String) -> String {
-        KeyValueKeyScheme.indexKey(namespace: namespace, entityName: entityName)
-    }
-
-    /// The type's index: the cached one while the stored text is unchanged (an identity check
-    /// for the in-memory store), otherwise parsed again.
-    private func loadIndex(_ entityName: String, in state: inout State) throws -> KeyValueIndex {
-        let indexKey = indexKey(entityName)
-        let store = state.store
-        let text = try access(entityName, nil, indexKey) { try store.string(forKey: indexKey) }
-        if let cached = state.indexes[entityName], cached.storedText == text { return cached }
-        var index = KeyValueIndex()
-        if let text {
-            do {
-                index = try KeyValueIndex(parsing: text)
-            } catch {
-                throw StorageError(.corruptRecord("the index is not a JSON array of strings"),
-                                   entityName: entityName, location: indexKey, underlyingError: error)
+    /// The texts of every record of the type, ordered by store key, read under one lock.
+    func readRecords(_ entityName: String) throws -> [StoredRecord] {
+        try lockedStore.withLock { store in
+            try listRecords(entityName, in: store).compactMap { record in
+                // A key listed a moment ago may be gone: another context on the store deleted it.
+                guard let text = try access(entityName, record.key, record.storeKey, { try store.string(forKey: record.storeKey) })
+                else { return nil }
+                return StoredRecord(key: record.key, storeKey: record.storeKey, text: text)
             }
         }
-        state.indexes[entityName] = index
-        return index
     }
 
-    /// Writes `index` (or removes it when empty) and caches it once the store has accepted it.
-    private func replaceIndex(with index: KeyValueIndex, of entityName: String, in state: inout State) throws {
-        let indexKey = indexKey(entityName)
-        let store = state.store
-        try access(entityName, nil, indexKey) {
-            if let text = index.storedText {
-                try store.setString(text, forKey: indexKey)
-            } else {
-                try store.removeObject(forKey: indexKey)
+    /// The records of the type the store lists, ordered by store key so that every listing of one
+    /// store content has one order; keys under the prefix this context cannot have written are skipped.
+    func listRecords(_ entityName: String, in store: any KeyValueStore) throws -> [(key: String, storeKey: String)] {
+        let prefix = KeyValueKeyScheme.recordPrefix(namespace: namespace, entityName: entityName)
+        let storeKeys = try access(entityName, nil, prefix) { try store.keys(withPrefix: prefix) }
+        return storeKeys.sorted().compactMap { storeKey in
+            KeyValueKeyScheme.storageKey(ofRecordKey: storeKey, prefix: prefix).map { (key: $0, storeKey: storeKey) }
+        }
+    }
+
+    /// Removes the values under `targets` that exist, all or nothing, and flushes if it removed any.
+    ///
+    /// Every value is read before the first removal, as `save` does: besides leaving the store
+    /// untouched when a read fails, this keeps `UserDefaults` fast, which rebuilds its merged view
+    /// of the suite on the first read after each write (reads between removals made erasing 10,000
+    /// records take 17 s).
+    func remove(
+        _ targets: [(key: String?, storeKey: String)], of entityName: String, from store: any KeyValueStore
+    ) throws {
+        var undo: [UndoEntry] = []
+        for target in targets {
+            guard let previous = try access(entityName, target.key, target.storeKey, { try store.string(forKey: target.storeKey) })
+            else { continue }
+            undo.append(UndoEntry(key: target.key, storeKey: target.storeKey, written: nil, previous: previous))
+        }
+        if undo.isEmpty { return }
+        var removed = 0
+        var flushedMidway = false
+        do {
+            for entry in undo {
+                try access(entityName, entry.key, entry.storeKey) { try store.removeObject(forKey: entry.storeKey) }
+                removed += 1
+                if removed < undo.count { flushedMidway = try flushIfDue(after: removed, store, entityName) || flushedMidway }
             }
+        } catch let error as StorageError {
+            throw rollBack(undo.prefix(removed), in: store, after: error, flushing: flushedMidway)
         }
-        state.indexes[entityName] = index
+        try flush(store, entityName)
     }
 
-    private func readListedRecord(
-        _ entityName: String, _ key: String, _ storeKey: String, from store: any KeyValueStore
-    ) throws -> String {
-        guard let text = try access(entityName, key, storeKey, { try store.string(forKey: storeKey) }) else {
-            throw StorageError(.corruptRecord("listed in the index, but the store has no string under its key"),
-                               entityName: entityName, key: key, location: storeKey)
-        }
-        return text
-    }
-
-    private func removeUnlistedRecords<Keys: Sequence<String>>(
-        _ keys: Keys, of entityName: String, from store: any KeyValueStore
-    ) {
-        for key in keys {
-            // Best effort by design: the index no longer lists the key, so a leftover value is
-            // invisible, and failing here would report a delete that did in fact happen.
-            try? store.removeObject(forKey: recordKey(entityName, key))
-        }
+    /// Flushes when `writes` (so far in this operation) is a multiple of the store's
+    /// ``KeyValueStore/writesBetweenFlushes``; returns whether it did.
+    private func flushIfDue(after writes: Int, _ store: any KeyValueStore, _ entityName: String) throws -> Bool {
+        guard let interval = store.writesBetweenFlushes, interval > 0, writes % interval == 0 else { return false }
+        try flush(store, entityName)
+        return true
     }
 
     private func flush(_ store: any KeyValueStore, _ entityName: String) throws {
-        try access(entityName, nil, indexKey(entityName)) { try store.flush() }
+        let prefix = KeyValueKeyScheme.recordPrefix(namespace: namespace, entityName: entityName)
+        try access(entityName, nil, prefix) { try store.flush() }
     }
 
-    /// Puts back what the first writes of a failed batch replaced, and returns the error to throw:
-    /// the original one, plus what went wrong while undoing if anything did.
+    /// Puts back what the first writes of a failed operation replaced, and returns the error to
+    /// throw: the original one, plus what went wrong while undoing if anything did. A key whose
+    /// value is no longer what this operation wrote was changed by another context since; its
+    /// value is newer than the one to put back, so it is left alone. When part of the operation was
+    /// flushed already (`flushing`), the restored values are flushed too.
     private func rollBack(
-        _ undo: ArraySlice<(storeKey: String, previous: String?)>,
-        in store: any KeyValueStore,
-        after error: StorageError
+        _ undo: ArraySlice<UndoEntry>, in store: any KeyValueStore, after error: StorageError, flushing: Bool
     ) -> StorageError {
         var failures: [String] = []
-        for (storeKey, previous) in undo.reversed() {
+        // All reads before the first write, for `UserDefaults`' sake (see `remove`).
+        var current: [String: Result<String?, any Error>] = [:]
+        for entry in undo { current[entry.storeKey] = Result { try store.string(forKey: entry.storeKey) } }
+        for entry in undo.reversed() {
             do {
-                if let previous {
-                    try store.setString(previous, forKey: storeKey)
+                guard try current[entry.storeKey]?.get() == entry.written else { continue }
+                if let previous = entry.previous {
+                    try store.setString(previous, forKey: entry.storeKey)
                 } else {
-                    try store.removeObject(forKey: storeKey)
+                    try store.removeObject(forKey: entry.storeKey)
                 }
             } catch {
-                failures.append("\(storeKey): \(error)")
+                failures.append("\(entry.storeKey): \(error)")
             }
+        }
+        if flushing {
+            do { try store.flush() } catch { failures.append("flushing the restored values: \(error)") }
         }
         guard !failures.isEmpty, case let .io(message) = error.kind else { return error }
         return StorageError(.io(message + "; rolling back also failed for " + failures.joined(separator: ", ")),
@@ -299,7 +305,7 @@ public final class KeyValueStorageContext: StorageContext {
 
     /// Runs a store call, turning what it throws into a ``StorageError`` that names the entity,
     /// the key and the store key.
-    private func access<T>(_ entityName: String, _ key: String?, _ storeKey: String, _ body: () throws -> T) throws -> T {
+    func access<T>(_ entityName: String, _ key: String?, _ storeKey: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as StorageError {

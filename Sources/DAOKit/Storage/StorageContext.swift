@@ -40,4 +40,25 @@ public protocol StorageContext: Sendable {
     /// How many entities of the type are stored.
     /// - Throws: ``StorageError`` when the store cannot be read.
     func count<E: Storable>(_ type: E.Type) throws -> Int
+
+    /// Every entity of the type that can be read, and beside them every record that cannot, with
+    /// its key and error: one bad record does not hide the others.
+    ///
+    /// The default calls ``fetchAll(_:)`` and so cannot read past a bad record (see
+    /// `StorageContext+Salvage.swift`); the contexts shipped with DAOKit can.
+    /// - Throws: ``StorageError`` only when the type's records cannot be listed at all.
+    func fetchReadable<E: Storable>(_ type: E.Type) throws -> ReadableRecords<E, E.ID>
+    /// The storage keys of every stored record of the type, readable or not, without decoding
+    /// any; in no particular order.
+    ///
+    /// The default decodes every record with ``fetchAll(_:)`` and throws when one cannot be read.
+    /// - Throws: ``StorageError`` when the records cannot be listed.
+    func storedKeys<E: Storable>(_ type: E.Type) throws -> [String]
+    /// Removes the records under these storage keys, without reading them, with the guarantees
+    /// of ``delete(_:ids:)``; unknown keys are ignored. Removes a record that no longer decodes,
+    /// and one whose key does not even spell an `E.ID`.
+    ///
+    /// The default converts the keys to ids and ignores those that do not convert.
+    /// - Throws: ``StorageError`` when the store cannot be written.
+    func delete<E: Storable>(_ type: E.Type, storageKeys: [String]) throws
 }

@@ -10,6 +10,27 @@ extension UserDefaults: KeyValueStore {
         set(value, forKey: key)
     }
 
+    /// The keys of `dictionaryRepresentation()` that start with `prefix`. Never throws.
+    ///
+    /// That dictionary is every domain this object searches (the suite, the app's and the global
+    /// domain, registered defaults), so a key registered with `register(defaults:)` under a
+    /// context's prefix is listed too; nothing DAOKit writes is registered.
+    public func keys(withPrefix prefix: String) -> [String] {
+        dictionaryRepresentation().keys.filter { $0.hasPrefix(prefix) }
+    }
+
+    /// Off Apple platforms 1,000, `nil` on them. swift-corelibs-foundation keeps a list of the keys
+    /// written since the last `synchronize()` and scans it on every write, so each write costs in
+    /// proportion to the writes before it: 10,000 unsynchronized writes took 4.1 s, against 0.6 s
+    /// when synchronized every 1,000 (and 1,000 writes 0.05 s).
+    public var writesBetweenFlushes: Int? {
+        #if canImport(Darwin)
+        return nil
+        #else
+        return 1_000
+        #endif
+    }
+
     /// On Apple platforms does nothing: the system persists defaults by itself and discourages
     /// `synchronize()`. Elsewhere (swift-corelibs-foundation) writes are kept in memory until
     /// `synchronize()` and are lost when the process ends without it, so this calls it.

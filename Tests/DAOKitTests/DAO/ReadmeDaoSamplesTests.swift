@@ -113,6 +113,31 @@ extension Readme {
             #expect(reported == "MessageEntity \"\(hello.id.uuidString)\": an entity with this id already exists")
         }
 
+        @Test func unreadableRecords() throws {
+            let context = InMemoryStorageContext()
+            // A newer version of the app stored a status this version does not know.
+            try context.save([FixtureTaskEntity(id: 1, title: "write report", status: .open)])
+            try context.save([FixtureTaskRecord(id: 2, title: "plan trip", status: "archived")])
+            var shown: [FixtureTask] = []
+            var logged: [String] = []
+            // README: Unreadable records
+            let tasks = BaseDao<FixtureTask, FixtureTaskEntity>(context: context)
+            let found = try tasks.readReadable()   // a bad record is reported, not thrown
+            shown = found.values                   // README: show(found.values)
+            for failure in found.failures {
+                logged.append(failure.description) // README: print(failure)
+            }
+            let everyID = try tasks.storedIDs()    // readable or not: [1, 2]
+            // Drop what this version cannot read (or keep it for the version that can):
+            try tasks.erase(storageKeys: found.failures.compactMap(\.storageKey))
+            // end of README sample
+            #expect(shown == [FixtureTask(id: 1, title: "write report", status: .open)])
+            #expect(logged.count == 1)
+            #expect(logged.first?.hasPrefix(#"FixtureTask "2": the record could not be decoded"#) == true)
+            #expect(everyID.sorted() == [1, 2])
+            #expect(try tasks.read().map(\.id) == [1])
+        }
+
         @Test func choosingAContext() throws {
             let suite = TemporarySuite()
             defer { suite.remove() }

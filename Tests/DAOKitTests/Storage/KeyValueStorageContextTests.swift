@@ -14,8 +14,7 @@ struct KeyValueStorageContextTests {
         try KeyValueStorageContext(store: store, namespace: "app").save([message])
         let record = try #require(store.contents["app/FixtureMessageEntity/6B0E4A4E-8D3C-4C57-9E0B-2C54A6F7D001"])
         #expect(record == #"{"author":"ann","date":0.5,"dialogID":"family","id":"6B0E4A4E-8D3C-4C57-9E0B-2C54A6F7D001","isRead":false,"priority":2,"text":"a/b \"quoted\""}"#)
-        #expect(store.contents["app/FixtureMessageEntity"] == #"["6B0E4A4E-8D3C-4C57-9E0B-2C54A6F7D001"]"#)
-        #expect(store.contents.count == 2)
+        #expect(store.contents.count == 1)
     }
 
     @Test func theDefaultNamespaceIsDAOKit() throws {
@@ -23,19 +22,19 @@ struct KeyValueStorageContextTests {
         let context = KeyValueStorageContext(store: store)
         try context.save([FixtureNoteEntity(id: "n", body: "")])
         #expect(context.namespace == "DAOKit")
-        #expect(Set(store.contents.keys) == ["DAOKit/FixtureNoteEntity", "DAOKit/FixtureNoteEntity/n"])
+        #expect(Set(store.contents.keys) == ["DAOKit/FixtureNoteEntity/n"])
     }
 
-    @Test func awkwardIDsBecomeEscapedKeysAndTheIndexKeepsThemVerbatim() throws {
+    @Test func awkwardIDsBecomeEscapedKeysThatListBackVerbatim() throws {
         let store = InMemoryKeyValueStore()
         let ids = ["a/b", "..", "", "\0", "日本"]
-        try KeyValueStorageContext(store: store, namespace: "n/s").save(ids.map { FixtureNoteEntity(id: $0, body: "") })
+        let context = KeyValueStorageContext(store: store, namespace: "n/s")
+        try context.save(ids.map { FixtureNoteEntity(id: $0, body: "") })
         #expect(Set(store.contents.keys) == [
-            "n%2Fs/FixtureNoteEntity", "n%2Fs/FixtureNoteEntity/a%2Fb", "n%2Fs/FixtureNoteEntity/..",
+            "n%2Fs/FixtureNoteEntity/a%2Fb", "n%2Fs/FixtureNoteEntity/..",
             "n%2Fs/FixtureNoteEntity/", "n%2Fs/FixtureNoteEntity/%00", "n%2Fs/FixtureNoteEntity/%E6%97%A5%E6%9C%AC",
         ])
-        let index = try #require(store.contents["n%2Fs/FixtureNoteEntity"])
-        #expect(try JSONDecoder().decode([String].self, from: Data(index.utf8)) == ids)
+        #expect(Set(try context.fetchAll(FixtureNoteEntity.self).map(\.id)) == Set(ids))
     }
 
     @Test func namespacesShareAStoreWithoutSeeingEachOther() throws {
@@ -70,45 +69,81 @@ struct KeyValueStorageContextTests {
         #expect(try first.fetch(FixtureNoteEntity.self, id: "1") == nil)
     }
 
-    @Test func fetchAllReadsOnlyTheIndexAndThatTypesRecords() throws {
+    @Test func fetchAllListsThePrefixAndReadsOnlyThatTypesRecords() throws {
         let store = ScriptedKeyValueStore()
         let context = KeyValueStorageContext(store: store)
         try context.save((0..<3).map { FixtureNoteEntity(id: "\($0)", body: "") })
         try context.save((0..<50).map { FixtureTagEntity(id: "\($0)", label: "") })
         store.forgetReads()
         #expect(try context.fetchAll(FixtureNoteEntity.self).count == 3)
-        #expect(store.reads == ["DAOKit/FixtureNoteEntity", "DAOKit/FixtureNoteEntity/0",
+        #expect(store.reads == ["list DAOKit/FixtureNoteEntity/", "DAOKit/FixtureNoteEntity/0",
                                 "DAOKit/FixtureNoteEntity/1", "DAOKit/FixtureNoteEntity/2"])
         store.forgetReads()
         #expect(try context.count(FixtureTagEntity.self) == 50)
-        #expect(store.reads == ["DAOKit/FixtureTagEntity"])
+        #expect(store.reads == ["list DAOKit/FixtureTagEntity/"])
     }
 
-    @Test func fetchAllReturnsEntitiesInTheOrderTheyWereFirstSaved() throws {
+    @Test func fetchAllReturnsEntitiesOrderedByStoreKey() throws {
         let context = KeyValueStorageContext(store: InMemoryKeyValueStore())
         try context.save([FixtureCounterEntity(id: 3, value: 0), FixtureCounterEntity(id: 1, value: 0)])
-        try context.save([FixtureCounterEntity(id: 2, value: 0), FixtureCounterEntity(id: 3, value: 1)])
-        #expect(try context.fetchAll(FixtureCounterEntity.self).map(\.id) == [3, 1, 2])
+        try context.save([FixtureCounterEntity(id: 20, value: 0), FixtureCounterEntity(id: 3, value: 1)])
+        // Store keys compare as text, so "20" sorts before "3".
+        #expect(try context.fetchAll(FixtureCounterEntity.self).map(\.id) == [1, 20, 3])
     }
 
-    @Test func deletingEverythingRemovesTheIndexAndTheRecords() throws {
+    @Test func deletingEverythingRemovesEveryRecordOfTheType() throws {
         let store = InMemoryKeyValueStore()
         let context = KeyValueStorageContext(store: store)
         try context.save([FixtureNoteEntity(id: "a", body: ""), FixtureNoteEntity(id: "b", body: "")])
         try context.delete(FixtureNoteEntity.self, ids: ["a"])
-        #expect(Set(store.contents.keys) == ["DAOKit/FixtureNoteEntity", "DAOKit/FixtureNoteEntity/b"])
+        #expect(Set(store.contents.keys) == ["DAOKit/FixtureNoteEntity/b"])
         try context.deleteAll(FixtureNoteEntity.self)
         #expect(store.contents.isEmpty)
     }
 
-    @Test func aValueUnderAnUnlistedKeyIsNotStored() throws {
-        // The index is the commit point: a record left behind by an interrupted write is invisible.
-        let store = InMemoryKeyValueStore(["DAOKit/FixtureNoteEntity/orphan": #"{"body":"left behind","id":"orphan"}"#])
+    @Test func aValueUnderARecordKeyIsStoredWhoeverWroteIt() throws {
+        // No index decides what is stored: a record another process wrote counts at once.
+        let store = InMemoryKeyValueStore(["DAOKit/FixtureNoteEntity/theirs": #"{"body":"written elsewhere","id":"theirs"}"#])
         let context = KeyValueStorageContext(store: store)
-        #expect(try context.fetch(FixtureNoteEntity.self, id: "orphan") == nil)
-        #expect(try context.count(FixtureNoteEntity.self) == 0)
-        try context.save([FixtureNoteEntity(id: "orphan", body: "saved")], mode: .insert)
-        #expect(try context.fetch(FixtureNoteEntity.self, id: "orphan")?.body == "saved")
+        #expect(try context.fetch(FixtureNoteEntity.self, id: "theirs")?.body == "written elsewhere")
+        #expect(try context.count(FixtureNoteEntity.self) == 1)
+        let error = try #require(throws: StorageError.self) {
+            try context.save([FixtureNoteEntity(id: "theirs", body: "mine")], mode: .insert)
+        }
+        #expect(error.kind == .duplicateID)
+    }
+
+    @Test func aBatchLargerThanTheStoresFlushIntervalIsFlushedAlongTheWay() throws {
+        // UserDefaults on Linux slows down with every write it holds unsynchronized.
+        let store = ScriptedKeyValueStore()
+        store.writesBetweenFlushes = 10
+        let context = KeyValueStorageContext(store: store)
+        try context.save((0..<25).map { FixtureNoteEntity(id: "\($0)", body: "") })
+        #expect(store.flushes == 3)
+        try context.deleteAll(FixtureNoteEntity.self)
+        #expect(store.flushes == 6)
+        #expect(store.values.isEmpty)
+        try context.save((0..<10).map { FixtureNoteEntity(id: "\($0)", body: "") })
+        #expect(store.flushes == 7)
+    }
+
+    @Test func everyOperationReadsAllItNeedsBeforeItsFirstWrite() throws {
+        // UserDefaults rebuilds its merged view on the first read after a write: reads between
+        // writes made erasing 10,000 records take 17 s instead of 1.
+        let store = ScriptedKeyValueStore()
+        let context = KeyValueStorageContext(store: store)
+        for operation in ["save", "delete", "deleteAll"] {
+            try context.save((0..<3).map { FixtureNoteEntity(id: "\($0)", body: "old") })
+            store.forgetReads()
+            switch operation {
+            case "save": try context.save((0..<3).map { FixtureNoteEntity(id: "\($0)", body: "new") })
+            case "delete": try context.delete(FixtureNoteEntity.self, ids: ["0", "1", "2"])
+            default: try context.deleteAll(FixtureNoteEntity.self)
+            }
+            let firstWrite = try #require(store.operations.firstIndex { !$0.hasPrefix("read ") }, "\(operation)")
+            #expect(store.operations[firstWrite...].allSatisfy { !$0.hasPrefix("read ") }, "\(operation): \(store.operations)")
+            #expect(store.operations.filter { !$0.hasPrefix("read ") }.count == 3, "\(operation)")
+        }
     }
 
     @Test func everyOperationThatWritesFlushesTheStoreOnce() throws {

@@ -110,7 +110,7 @@ extension FileStorageContext {
     // MARK: Single writes and batches
 
     /// Applies `changes` under the write lock, after `check` (which may throw to write nothing).
-    private func write(_ changes: [RecordChange], entityName: String, check: () throws -> Void = {}) throws {
+    func write(_ changes: [RecordChange], entityName: String, check: () throws -> Void = {}) throws {
         let directoryPath = entityDirectoryPath(entityName)
         try mapErrors(entityName: entityName, key: changes.count == 1 ? changes[0].key : nil) {
             try withWriteLock {
