@@ -12,7 +12,7 @@ let package = Package(
     targets: [
         // What DAOKit needs from C on every platform: relaxed atomics, the thread's stack bounds.
         .target(name: "CDAOKitSupport"),
-        .target(name: "DAOKit", dependencies: ["CDAOKitSupport"]),
+        .target(name: "DAOKit", dependencies: ["CDAOKitSupport"], exclude: ["Mapping/Unsafe/README.md"]),
         .target(name: "DAOKitTesting", dependencies: ["DAOKit"]),
         // Child process for the file store's crash and multi-process tests (killed with SIGKILL).
         .executableTarget(name: "DAOKitCrashWriter", dependencies: ["DAOKit"]),
