@@ -37,7 +37,10 @@ public final class KeyValueStorageContext: StorageContext {
 
     /// Sound although `KeyValueStore` values need not be `Sendable`: the store is private to this
     /// context and only ever called inside `withLock`, so it is never used by two threads at once.
-    private let state: Locked<State>
+    /// The store's methods are the only code not DAOKit's that runs under the lock; if they (or an
+    /// observer they notify, such as one of `UserDefaults.didChangeNotification`) call this
+    /// context again, that call throws ``StorageError/Kind/reentrantCall``.
+    private let state: ContextLock<State>
 
     /// Creates a context over `store`, keeping its keys under `namespace`.
     ///
@@ -45,7 +48,7 @@ public final class KeyValueStorageContext: StorageContext {
     /// Creating a context reads nothing; a new context reads what earlier ones wrote.
     public init(store: some KeyValueStore, namespace: String = "DAOKit") {
         self.namespace = namespace
-        self.state = Locked(State(store: store))
+        self.state = ContextLock(State(store: store))
     }
 
     /// Inserts or replaces `entities` by id, all or nothing; a later entity in the batch replaces
@@ -70,8 +73,10 @@ public final class KeyValueStorageContext: StorageContext {
         // leaves the store untouched, and slow encoding does not block other threads.
         var records: [PendingRecord] = []
         var positions: [String: Int] = [:]
+        var keys: [String] = []  // for the id check, which runs no user code under the lock
         for entity in entities {
             let key = entity.id.storageKey
+            keys.append(key)
             let storeKey = recordKey(entityName, key)
             let text = try KeyValueRecordFormat.encode(entity, location: storeKey)
             if let position = positions[key] {
@@ -90,7 +95,7 @@ public final class KeyValueStorageContext: StorageContext {
             do {
                 // Scoped so that this copy of the index is gone before the cached one is changed in place.
                 let index = try loadIndex(entityName, in: &state)
-                try SaveModeCheck.validate(entities, mode: mode) { id in index.contains(id.storageKey) }
+                try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { index.contains(keys[$0]) }
                 for record in records {
                     if index.contains(record.key) {
                         let previous = try access(entityName, record.key, record.storeKey) {
@@ -132,10 +137,11 @@ public final class KeyValueStorageContext: StorageContext {
     ///   ``StorageError/Kind/io(_:)``.
     public func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E? {
         let key = id.storageKey
-        let storeKey = recordKey(E.entityName, key)
+        let entityName = E.entityName
+        let storeKey = recordKey(entityName, key)
         let text: String? = try state.withLock { state in
-            guard try loadIndex(E.entityName, in: &state).contains(key) else { return nil }
-            return try readListedRecord(E.entityName, key, storeKey, from: state.store)
+            guard try loadIndex(entityName, in: &state).contains(key) else { return nil }
+            return try readListedRecord(entityName, key, storeKey, from: state.store)
         }
         guard let text else { return nil }
         return try KeyValueRecordFormat.decode(text, as: E.self, key: key, location: storeKey)
@@ -168,9 +174,10 @@ public final class KeyValueStorageContext: StorageContext {
     public func delete<E: Storable>(_ type: E.Type, ids: [E.ID]) throws {
         if ids.isEmpty { return }
         let entityName = E.entityName
+        let keys = ids.map(\.storageKey)
         try state.withLock { state in
             let index = try loadIndex(entityName, in: &state)
-            let doomed = Set(ids.lazy.map(\.storageKey).filter(index.contains))
+            let doomed = Set(keys.filter(index.contains))
             if doomed.isEmpty { return }
             try replaceIndex(with: index.removing(doomed), of: entityName, in: &state)
             removeUnlistedRecords(doomed, of: entityName, from: state.store)
@@ -195,7 +202,8 @@ public final class KeyValueStorageContext: StorageContext {
     /// - Throws: ``StorageError`` with ``StorageError/Kind/corruptRecord(_:)`` when the index is
     ///   damaged, or ``StorageError/Kind/io(_:)``.
     public func count<E: Storable>(_ type: E.Type) throws -> Int {
-        try state.withLock { state in try loadIndex(E.entityName, in: &state).count }
+        let entityName = E.entityName
+        return try state.withLock { state in try loadIndex(entityName, in: &state).count }
     }
 
     // MARK: - Store access (called with the lock held)

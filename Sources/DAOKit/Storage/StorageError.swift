@@ -22,6 +22,12 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         case decodingFailed
         /// The store could not be read or written; the detail is the system's message.
         case io(String)
+        /// The context was called again, on the same thread, from code it runs while holding its
+        /// lock — such as a ``KeyValueStore`` method, or an observer of a notification that the
+        /// store posts while the context writes to it. The nested call is refused and changes
+        /// nothing; the outer call goes on, still holding the lock. Make the nested call after the
+        /// outer one returns (for example, dispatch it to another queue).
+        case reentrantCall
     }
 
     /// What went wrong.
@@ -76,6 +82,7 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         case .encodingFailed: return "the entity could not be encoded"
         case .decodingFailed: return "the record could not be decoded"
         case let .io(message): return "I/O failure (\(message))"
+        case .reentrantCall: return "called again from inside a call to the same context, which holds its lock; refused"
         }
     }
 }

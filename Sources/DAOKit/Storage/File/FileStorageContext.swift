@@ -365,6 +365,7 @@ extension StorageError {
         case .encodingFailed: return "the entity could not be encoded"
         case .duplicateID: return "duplicate id"
         case .missingID: return "missing id"
+        case .reentrantCall: return "re-entrant call refused"
         }
     }
 }
