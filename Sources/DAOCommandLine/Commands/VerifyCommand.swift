@@ -52,7 +52,7 @@ struct VerifyCommand {
         let formats = scan.formatCounts
         if formats.count > 1 {
             let counts = formats.map { "\($0.count) .\($0.format.fileExtension)" }.joined(separator: ", ")
-            problems.append("\(root): records in more than one format (\(counts)); a FileStorageContext reads only the format it was opened with")
+            problems.append("\(root): records in more than one format (\(counts)); a FileStorageContext opens a store of one format only, so it opens this one with neither")
         }
         for entity in scan.entities {
             if let error = entity.listingError {

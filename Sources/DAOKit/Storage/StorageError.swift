@@ -22,6 +22,10 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         case decodingFailed
         /// The store could not be read or written; the detail is the system's message.
         case io(String)
+        /// A ``FileStorageContext`` was opened with one ``FileStorageContext/RecordFormat`` on a
+        /// store that holds records in the other one (or in both); the detail says which, and how
+        /// to open it. Nothing was read or written.
+        case wrongFormat(String)
         /// The context was called again, on the same thread, from code it runs while holding its
         /// lock — such as a ``KeyValueStore`` method, or an observer of a notification that the
         /// store posts while the context writes to it. The nested call is refused and changes
@@ -69,7 +73,7 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
 
     private var kindCarriesDetail: Bool {
         switch kind {
-        case .corruptRecord, .io: return true
+        case .corruptRecord, .io, .wrongFormat: return true
         default: return false
         }
     }
@@ -82,6 +86,7 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         case .encodingFailed: return "the entity could not be encoded"
         case .decodingFailed: return "the record could not be decoded"
         case let .io(message): return "I/O failure (\(message))"
+        case let .wrongFormat(detail): return "wrong record format (\(detail))"
         case .reentrantCall: return "called again from inside a call to the same context, which holds its lock; refused"
         }
     }

@@ -189,10 +189,16 @@ struct CLIVerifyTests {
     @Test func verifyReportsRecordsInBothFormats() throws {
         try CLIStore.with { store in
             try store.withNotes(2, format: .json)
-            try store.context(.propertyList).save([CLINote(id: "p", text: "plist")])
+            // A property-list record planted beside them (a context refuses to write one there).
+            try CLIStore.with { other in
+                let plist = try other.context(.propertyList)
+                try plist.save([CLINote(id: "p", text: "plist")])
+                try FileManager.default.copyItem(atPath: other.notePath("p", in: plist), toPath: store.path + "/^note/p.plist")
+            }
             let run = dao("verify", store.path)
             #expect(run.status == 1)
-            #expect(run.outputLines.first == "\(store.path): records in more than one format (2 .json, 1 .plist); a FileStorageContext reads only the format it was opened with")
+            #expect(run.outputLines.first == "\(store.path): records in more than one format (2 .json, 1 .plist); "
+                + "a FileStorageContext opens a store of one format only, so it opens this one with neither")
         }
     }
 

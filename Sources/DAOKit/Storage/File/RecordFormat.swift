@@ -5,8 +5,8 @@ extension FileStorageContext {
     ///
     /// Either way a record is an envelope with three fields: `formatVersion` (currently 1),
     /// `key` (the real ``StorageKey/storageKey``, which hashed file names cannot give back) and
-    /// `entity` (the entity as its `Codable` conformance encodes it). A directory must always be
-    /// opened with the format it was written in: each format reads only files with its own extension.
+    /// `entity` (the entity as its `Codable` conformance encodes it). A store holds one format:
+    /// opening a store whose records are in the other one throws ``StorageError/Kind/wrongFormat(_:)``.
     public enum RecordFormat: Sendable, Equatable {
         /// UTF-8 JSON with sorted keys and unescaped slashes, in `.json` files, readable by `jq`:
         /// `{"entity":{…},"formatVersion":1,"key":"42"}`. Dates are `Double` seconds since
