@@ -70,12 +70,25 @@ public final class InMemoryStorageContext: StorageContext {
     }
 
     /// Copies of every stored entity of the type, in no particular order.
-    /// - Throws: ``StorageError`` with ``StorageError/Kind/decodingFailed`` naming the first
-    ///   entity that cannot be copied back as `E`.
+    /// - Throws: ``StorageError`` with ``StorageError/Kind/decodingFailed`` when an entity cannot
+    ///   be copied back as `E`: for one, the error ``fetch(_:id:)`` throws for it; for several,
+    ///   one whose ``StorageError/underlyingError`` is ``RecordFailures``, listing each.
     public func fetchAll<E: Storable>(_ type: E.Type) throws -> [E] {
         let entityName = E.entityName
         let snapshots = try tables.withLock(entityName: entityName) { tables in tables[entityName].map { Array($0) } ?? [] }
-        return try snapshots.map { key, snapshot in try copyOut(snapshot, as: E.self, key: key) }
+        var entities: [E] = []
+        entities.reserveCapacity(snapshots.count)
+        var failures: [StorageError] = []
+        for (key, snapshot) in snapshots {
+            do {
+                entities.append(try copyOut(snapshot, as: E.self, key: key))
+            } catch let error as StorageError {
+                failures.append(error)
+            }
+        }
+        if failures.count == 1 { throw failures[0] }
+        if failures.count > 1 { throw StorageError(combining: failures, entityName: entityName, location: nil) }
+        return entities
     }
 
     /// Removes the entities with these ids; unknown ids are ignored.

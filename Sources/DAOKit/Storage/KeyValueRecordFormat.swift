@@ -44,7 +44,7 @@ enum KeyValueRecordFormat {
                                    location: location, underlyingError: error)
             }
             throw StorageError(.decodingFailed, entityName: E.entityName, key: key, location: location,
-                               underlyingError: error)
+                               underlyingError: JSONDecodingDiagnosis.bestError(error, entity: JSONDecodingDiagnosis.parse(data), as: E.self))
         }
     }
 }

@@ -148,8 +148,10 @@ public final class KeyValueStorageContext: StorageContext {
     }
 
     /// Every entity the type's index lists, in the order they were first saved.
-    /// - Throws: ``StorageError`` naming the first record that cannot be read (see
-    ///   ``fetch(_:id:)``); the other records still read one by one.
+    /// - Throws: ``StorageError`` when a record cannot be read (see ``fetch(_:id:)``): for one
+    ///   record, the error `fetch` throws for it; for several, one error whose
+    ///   ``StorageError/underlyingError`` is ``RecordFailures``, listing each. The other records
+    ///   still read one by one.
     public func fetchAll<E: Storable>(_ type: E.Type) throws -> [E] {
         let entityName = E.entityName
         let texts: [(key: String, storeKey: String, text: String)] = try state.withLock { state in
@@ -159,9 +161,19 @@ public final class KeyValueStorageContext: StorageContext {
                 return (key, storeKey, try readListedRecord(entityName, key, storeKey, from: state.store))
             }
         }
-        return try texts.map { record in
-            try KeyValueRecordFormat.decode(record.text, as: E.self, key: record.key, location: record.storeKey)
+        var entities: [E] = []
+        entities.reserveCapacity(texts.count)
+        var failures: [StorageError] = []
+        for record in texts {
+            do {
+                entities.append(try KeyValueRecordFormat.decode(record.text, as: E.self, key: record.key, location: record.storeKey))
+            } catch let error as StorageError {
+                failures.append(error)
+            }
         }
+        if failures.count == 1 { throw failures[0] }
+        if failures.count > 1 { throw StorageError(combining: failures, entityName: entityName, location: nil) }
+        return entities
     }
 
     /// Removes the entities with these ids; unknown ids are ignored.

@@ -61,8 +61,14 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         self.underlyingError = underlyingError
     }
 
-    /// `<entity> <key>: <reason> at <location>`.
+    /// `<entity> <key>: <reason> at <location>`; for several records (``RecordFailures``),
+    /// `<entity>: <n> records cannot be read at <location>:` and one indented line per record.
     public var description: String {
+        if let list = underlyingError as? RecordFailures {
+            var text = "\(entityName ?? "store"): \(list.failures.count) records cannot be read"
+            if let location { text += " at \(location)" }
+            return text + ":\n" + list.failures.map { "  " + RecordFailures.line($0) }.joined(separator: "\n")
+        }
         var subject = entityName ?? "store"
         if let key { subject += " \(key.debugDescription)" }
         var text = "\(subject): \(reason)"
@@ -78,7 +84,7 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         }
     }
 
-    private var reason: String {
+    var reason: String {
         switch kind {
         case .duplicateID: return "an entity with this id already exists"
         case .missingID: return "no entity with this id exists"

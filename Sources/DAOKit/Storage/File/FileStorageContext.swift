@@ -128,8 +128,9 @@ public final class FileStorageContext: StorageContext {
     }
 
     /// Every stored entity of the type, in no particular order.
-    /// - Throws: ``StorageError`` when any record cannot be read; it names the file, or, when
-    ///   several are bad, lists every one of them.
+    /// - Throws: ``StorageError`` when any record cannot be read: for one, the error ``fetch(_:id:)``
+    ///   throws for it (same kind, file and underlying error); for several, one error of their
+    ///   kind whose ``StorageError/underlyingError`` is ``RecordFailures``, listing each record.
     public func fetchAll<E: Storable>(_ type: E.Type) throws -> [E] {
         let entityName = E.entityName
         let directoryPath = entityDirectoryPath(entityName)
@@ -172,11 +173,7 @@ public final class FileStorageContext: StorageContext {
             }
         }
         if failures.count == 1 { throw failures[0] }
-        if failures.count > 1 {
-            let list = failures.map { "\($0.location ?? "?"): \($0.detail)" }.joined(separator: "; ")
-            throw StorageError(.corruptRecord("\(failures.count) records cannot be read: \(list)"),
-                               entityName: entityName, location: directoryPath)
-        }
+        if failures.count > 1 { throw StorageError(combining: failures, entityName: entityName, location: directoryPath) }
         return entities
     }
 

@@ -107,6 +107,13 @@ struct RecordCodec: Sendable {
             if Self.isInsideEntity(error) {
                 throw StorageError(.decodingFailed, entityName: entityName, key: key, location: path, underlyingError: error)
             }
+            // JSONDecoder calls a number that does not fit its field "not valid JSON", without a
+            // path: look at the parsed record before believing it.
+            if format == .json, JSONDecodingDiagnosis.claimsInvalidJSON(error), let record = JSONDecodingDiagnosis.parse(data) {
+                if let problem = Self.envelopeProblem(in: record) { throw corrupt(problem, error) }
+                throw StorageError(.decodingFailed, entityName: entityName, key: key, location: path,
+                                   underlyingError: JSONDecodingDiagnosis.bestError(error, entity: record["entity"], as: E.self))
+            }
             throw corrupt(Self.envelopeProblem(error, format: format), error)
         } catch {
             throw corrupt("unreadable record: \(error)", error)
@@ -120,6 +127,27 @@ struct RecordCodec: Sendable {
         @unknown default: return false
         }
         return context.codingPath.first?.stringValue == DecodedRecord<Int>.CodingKeys.entity.stringValue
+    }
+
+    /// What is wrong with a parsed JSON record's envelope; `nil` when it is sound, so that what
+    /// failed is the entity.
+    private static func envelopeProblem(in record: JSONValue) -> String? {
+        guard case .object = record else { return "the file is not a record envelope" }
+        switch record["formatVersion"] {
+        case nil: return "the record has no formatVersion field"
+        case let .integer(version) where version != Int64(formatVersion):
+            return "format version \(version) is not supported; this release reads version \(formatVersion)"
+        case let .unsigned(version):
+            return "format version \(version) is not supported; this release reads version \(formatVersion)"
+        case .integer: break
+        default: return "the record's formatVersion field has the wrong type"
+        }
+        switch record["key"] {
+        case nil: return "the record has no key field"
+        case .string: break
+        default: return "the record's key field has the wrong type"
+        }
+        return record["entity"] == nil ? "the record has no entity field" : nil
     }
 
     private static func envelopeProblem(_ error: DecodingError, format: FileStorageContext.RecordFormat) -> String {
