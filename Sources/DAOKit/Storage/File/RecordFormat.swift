@@ -75,10 +75,14 @@ struct RecordCodec: Sendable {
 
     /// The bytes of the record file for `entity` stored under `key`.
     func encode<E: Encodable>(_ entity: E, key: String) throws -> Data {
-        let envelope = EncodedRecord(formatVersion: Self.formatVersion, key: key, entity: entity)
         switch format {
-        case .json: return try jsonEncoder.encode(envelope)
-        case .propertyList: return try plistEncoder.encode(envelope)
+        case .json:
+            // Through the URL-keeping wrapper: JSONEncoder alone would drop a relative URL's base.
+            let envelope = EncodedRecord(formatVersion: Self.formatVersion, key: key, entity: URLKeepingEncodable(value: entity))
+            return try jsonEncoder.encode(envelope)
+        case .propertyList:
+            // Property lists keep a URL's base through URL's own Codable.
+            return try plistEncoder.encode(EncodedRecord(formatVersion: Self.formatVersion, key: key, entity: entity))
         }
     }
 
@@ -95,12 +99,14 @@ struct RecordCodec: Sendable {
         }
         if data.isEmpty { throw corrupt("empty file") }
         do {
-            let record: DecodedRecord<E>
             switch format {
-            case .json: record = try jsonDecoder.decode(DecodedRecord<E>.self, from: data)
-            case .propertyList: record = try plistDecoder.decode(DecodedRecord<E>.self, from: data)
+            case .json:
+                let record = try jsonDecoder.decode(DecodedRecord<URLKeepingDecodable<E>>.self, from: data)
+                return (record.key, record.entity.value)
+            case .propertyList:
+                let record = try plistDecoder.decode(DecodedRecord<E>.self, from: data)
+                return (record.key, record.entity)
             }
-            return (record.key, record.entity)
         } catch let error as UnsupportedFormatVersion {
             throw corrupt("format version \(error.version) is not supported; this release reads version \(Self.formatVersion)", error)
         } catch let error as DecodingError {
