@@ -64,6 +64,10 @@ enum HelpText {
     no batch is left unfinished in the journal, and no temporary file, trash directory or foreign
     file is lying around. Prints one line per problem ('PATH: what is wrong'), then a summary.
 
+    It checks each record's envelope, not its entity: dao cannot know your Swift types, so a record
+    whose entity no longer decodes (a field whose type changed, an enum case your app does not know)
+    passes here, and your app reports it as a decodingFailed StorageError.
+
     Exit status: 0 when the store is sound, 1 when a problem was found, 2 when DIR is not a store.
     """
 

@@ -15,6 +15,9 @@
 //       delete them all, and reads it again, printing what happened line by line (see
 //       runReadOnly). With <uid>, first gives up root for that user and group, so that permission
 //       bits bind even when the tests run as root.
+//   DAOKitCrashWriter trylock <directory>
+//       Tries once, without waiting, to take <directory>/.lock exclusively, as another process's
+//       writer would; prints "acquired" (and releases it) or "busy".
 import DAOKit
 import Foundation
 #if canImport(Glibc)
@@ -127,6 +130,27 @@ func runReadOnly(directory: URL, batchSize: Int, uid: uid_t?) throws {
     say("after " + (try records(context)))
 }
 
+/// Prints whether another process holds the store's lock (shared or exclusive) right now.
+func runTryLock(directory: URL) {
+    let path = directory.appendingPathComponent(".lock").path
+    let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else {
+        FileHandle.standardError.write(Data("DAOKitCrashWriter: cannot open \(path): \(String(cString: strerror(errno)))\n".utf8))
+        exit(1)
+    }
+    defer { close(fd) }
+    while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        if errno == EINTR { continue }
+        if errno == EWOULDBLOCK {
+            FileHandle.standardOutput.write(Data("busy\n".utf8))
+            return
+        }
+        FileHandle.standardError.write(Data("DAOKitCrashWriter: flock \(path): \(String(cString: strerror(errno)))\n".utf8))
+        exit(1)
+    }
+    FileHandle.standardOutput.write(Data("acquired\n".utf8))
+}
+
 let arguments = CommandLine.arguments
 do {
     switch (arguments.count, arguments.count > 1 ? arguments[1] : "") {
@@ -144,8 +168,10 @@ do {
             exit(2)
         }
         try runReadOnly(directory: URL(fileURLWithPath: arguments[2]), batchSize: batchSize, uid: uid)
+    case (3, "trylock"):
+        runTryLock(directory: URL(fileURLWithPath: arguments[2]))
     default:
-        FileHandle.standardError.write(Data("usage: DAOKitCrashWriter batches <dir> | writer <dir> <prefix> <count> | defaults <suite> <prefix> <count> | readonly <dir> <batch size> [<uid>]\n".utf8))
+        FileHandle.standardError.write(Data("usage: DAOKitCrashWriter batches <dir> | writer <dir> <prefix> <count> | defaults <suite> <prefix> <count> | readonly <dir> <batch size> [<uid>] | trylock <dir>\n".utf8))
         exit(2)
     }
 } catch {

@@ -56,9 +56,9 @@ struct StoreScan {
     }
 
     /// Scans `directory` for `command`.
-    /// - Throws: ``UsageError`` when it is missing, not a directory, unreadable, or holds no trace
-    ///   of a file store (no `.lock` and no record files), so that a mistyped path is one clear
-    ///   line rather than a page of "foreign file" reports.
+    /// - Throws: ``UsageError`` when it is missing, not a directory, unreadable, or not a file
+    ///   store (see ``notAStore(_:hasJournal:)``), so that a mistyped path is one clear line rather
+    ///   than a page of "foreign file" reports.
     static func scan(_ directory: String, command: String) throws(UsageError) -> StoreScan {
         var root = directory
         while root.count > 1 && root.hasSuffix("/") { root.removeLast() }
@@ -97,10 +97,27 @@ struct StoreScan {
             journal: JournalState.read(at: root + "/" + FileStoreLayout.journalFileName),
             entities: entities.sorted { $0.displayName.utf8.lexicographicallyPrecedes($1.displayName.utf8) },
             trash: trash, foreign: foreign)
-        guard scan.hasLockFile || scan.recordCount > 0 else {
-            throw UsageError("dao \(command): \(directory) is not a DAOKit file store (no .lock file and no record files)")
+        if let reason = notAStore(scan, hasJournal: names.contains(FileStoreLayout.journalFileName)) {
+            throw UsageError("dao \(command): \(directory) is not a DAOKit file store (\(reason))")
         }
         return scan
+    }
+
+    /// Why the scanned directory is not a file store; `nil` when it is one.
+    ///
+    /// A store has `.lock` (every context that opens it creates one) or `.journal`. Without either —
+    /// a store copied without its dot-files — it must look like nothing else: at least one entity
+    /// directory holding records, and nothing beside its entity directories. A directory such as
+    /// the system's temporary one, which may hold a stray record in some folder among many other
+    /// things, is not a store.
+    static func notAStore(_ scan: StoreScan, hasJournal: Bool) -> String? {
+        if scan.hasLockFile || hasJournal { return nil }
+        let recordFolders = scan.entities.filter { !$0.records.isEmpty }
+        if recordFolders.isEmpty { return "no .lock file, no .journal and no record folders" }
+        let others = scan.foreign.sorted()
+        guard let first = others.first else { return nil }
+        return "no .lock file, no .journal, and \(others.count == 1 ? "an entry" : "\(others.count) entries") "
+            + "that no store holds, such as \(first)"
     }
 
     /// The entity directory `name`, or `nil` when the store could not have named a directory so.

@@ -7,6 +7,11 @@
 ///
 /// Safe to use from many threads at once: every operation takes one lock, and a batch is applied
 /// under it in one step, so readers never see half a batch. Nothing outlives the instance.
+///
+/// No user code runs under the lock: ids, storage keys and entity names are worked out and
+/// entities copied before it is taken, and the snapshots a call replaces or removes are released
+/// after it is dropped (a class entity's `deinit` runs then). So an `id` getter, `encode(to:)` or
+/// `deinit` that calls the context again works.
 public final class InMemoryStorageContext: StorageContext {
     /// Entity name → storage key → the stored snapshot.
     private typealias Tables = [String: [String: any Storable]]
@@ -15,7 +20,7 @@ public final class InMemoryStorageContext: StorageContext {
     /// never handed out (callers only get copies of it) and never mutated once stored (a save
     /// replaces the dictionary entry, it does not change the old object). So a snapshot read under
     /// the lock and copied after releasing it cannot be changed by another thread meanwhile.
-    private let tables = Locked(Tables())
+    private let tables = ContextLock(Tables())
     /// Lenient, so a stored entity always copies back into its own type.
     private let copier = EntityMapper()
 
@@ -35,14 +40,23 @@ public final class InMemoryStorageContext: StorageContext {
     ///   ``StorageError/Kind/missingID`` or ``StorageError/Kind/encodingFailed``; nothing is stored then.
     public func save<E: Storable>(_ entities: [E], mode: SaveMode) throws {
         if entities.isEmpty { return }
+        let entityName = E.entityName
         // Copy before taking the lock: copying runs user code and is the slow part.
         let snapshots = try entities.map { entity in (key: entity.id.storageKey, value: try copyIn(entity)) }
-        try tables.withLock { tables in
-            // No local copy of the table may outlive the check: it would make the write below copy
+        let keys = snapshots.map(\.key)
+        let replaced = try tables.withLock(entityName: entityName) { tables in
+            // No local copy of the table may outlive the check: it would make the writes below copy
             // the whole table instead of changing it in place.
-            try SaveModeCheck.validate(entities, mode: mode) { id in tables[E.entityName]?[id.storageKey] != nil }
-            tables[E.entityName, default: [:]].merge(snapshots, uniquingKeysWith: { _, new in new })
+            try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
+                tables[entityName]?[keys[position]] != nil
+            }
+            var replaced: [any Storable] = []
+            for (key, value) in snapshots {
+                if let old = tables[entityName, default: [:]].updateValue(value, forKey: key) { replaced.append(old) }
+            }
+            return replaced
         }
+        withExtendedLifetime(replaced) {}  // released here, after the lock (see the type's description)
     }
 
     /// A copy of the entity stored under `id`, or `nil`.
@@ -50,42 +64,70 @@ public final class InMemoryStorageContext: StorageContext {
     ///   cannot be copied back as `E`.
     public func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E? {
         let key = id.storageKey
-        guard let snapshot = tables.withLock({ $0[E.entityName]?[key] }) else { return nil }
+        let entityName = E.entityName
+        guard let snapshot = try tables.withLock(entityName: entityName, { $0[entityName]?[key] }) else { return nil }
         return try copyOut(snapshot, as: E.self, key: key)
     }
 
     /// Copies of every stored entity of the type, in no particular order.
-    /// - Throws: ``StorageError`` with ``StorageError/Kind/decodingFailed`` naming the first
-    ///   entity that cannot be copied back as `E`.
+    /// - Throws: ``StorageError`` with ``StorageError/Kind/decodingFailed`` when an entity cannot
+    ///   be copied back as `E`: for one, the error ``fetch(_:id:)`` throws for it; for several,
+    ///   one whose ``StorageError/underlyingError`` is ``RecordFailures``, listing each.
     public func fetchAll<E: Storable>(_ type: E.Type) throws -> [E] {
-        let snapshots = tables.withLock { tables in tables[E.entityName].map { Array($0) } ?? [] }
-        return try snapshots.map { key, snapshot in try copyOut(snapshot, as: E.self, key: key) }
+        let entityName = E.entityName
+        let snapshots = try tables.withLock(entityName: entityName) { tables in tables[entityName].map { Array($0) } ?? [] }
+        var entities: [E] = []
+        entities.reserveCapacity(snapshots.count)
+        var failures: [StorageError] = []
+        for (key, snapshot) in snapshots {
+            do {
+                entities.append(try copyOut(snapshot, as: E.self, key: key))
+            } catch let error as StorageError {
+                failures.append(error)
+            }
+        }
+        if failures.count == 1 { throw failures[0] }
+        if failures.count > 1 { throw StorageError(combining: failures, entityName: entityName, location: nil) }
+        return entities
     }
 
-    /// Removes the entities with these ids; unknown ids are ignored. Never throws.
+    /// Removes the entities with these ids; unknown ids are ignored.
+    /// - Throws: only ``StorageError/Kind/reentrantCall`` (see ``StorageError/Kind/reentrantCall``).
     public func delete<E: Storable>(_ type: E.Type, ids: [E.ID]) throws {
         if ids.isEmpty { return }
+        let entityName = E.entityName
         let keys = ids.map(\.storageKey)
-        tables.withLock { tables in
-            for key in keys { tables[E.entityName]?[key] = nil }  // in place, see `save`
-            if tables[E.entityName]?.isEmpty == true { tables[E.entityName] = nil }
+        let removed = try tables.withLock(entityName: entityName) { tables in
+            var removed: [any Storable] = []
+            for key in keys {
+                if let old = tables[entityName]?.removeValue(forKey: key) { removed.append(old) }  // in place, see `save`
+            }
+            if tables[entityName]?.isEmpty == true { tables[entityName] = nil }
+            return removed
         }
+        withExtendedLifetime(removed) {}  // released here, after the lock
     }
 
-    /// Removes every entity of the type. Never throws.
+    /// Removes every entity of the type.
+    /// - Throws: only ``StorageError/Kind/reentrantCall``.
     public func deleteAll<E: Storable>(_ type: E.Type) throws {
-        tables.withLock { tables in tables[E.entityName] = nil }
+        let entityName = E.entityName
+        let removed = try tables.withLock(entityName: entityName) { tables in tables.removeValue(forKey: entityName) }
+        withExtendedLifetime(removed) {}  // released here, after the lock
     }
 
-    /// How many entities of the type are stored. Never throws.
+    /// How many entities of the type are stored.
+    /// - Throws: only ``StorageError/Kind/reentrantCall``.
     public func count<E: Storable>(_ type: E.Type) throws -> Int {
-        tables.withLock { tables in tables[E.entityName]?.count ?? 0 }
+        let entityName = E.entityName
+        return try tables.withLock(entityName: entityName) { tables in tables[entityName]?.count ?? 0 }
     }
 
     /// Copies of every stored entity that can be copied back as `E`, and a
     /// ``StorageError/Kind/decodingFailed`` failure for each one that cannot. Never throws.
     public func fetchReadable<E: Storable>(_ type: E.Type) throws -> ReadableRecords<E, E.ID> {
-        let snapshots = tables.withLock { tables in tables[E.entityName].map { Array($0) } ?? [] }
+        let entityName = E.entityName
+        let snapshots = try tables.withLock(entityName: entityName) { tables in tables[entityName].map { Array($0) } ?? [] }
         var result = ReadableRecords<E, E.ID>(values: [], failures: [])
         for (key, snapshot) in snapshots {
             do {
@@ -97,17 +139,29 @@ public final class InMemoryStorageContext: StorageContext {
         return result
     }
 
-    /// The storage keys of every stored entity of the type, in no particular order. Never throws.
+    /// The storage keys of every stored entity of the type, in no particular order.
+    /// - Throws: ``StorageError`` with ``StorageError/Kind/reentrantCall`` when called from code
+    ///   this context runs under its lock; nothing else.
     public func storedKeys<E: Storable>(_ type: E.Type) throws -> [String] {
-        tables.withLock { tables in tables[E.entityName].map { Array($0.keys) } ?? [] }
+        let entityName = E.entityName
+        return try tables.withLock(entityName: entityName) { tables in tables[entityName].map { Array($0.keys) } ?? [] }
     }
 
-    /// Removes the entities under these storage keys; unknown keys are ignored. Never throws.
+    /// Removes the entities under these storage keys; unknown keys are ignored.
+    /// - Throws: ``StorageError`` with ``StorageError/Kind/reentrantCall`` when called from code
+    ///   this context runs under its lock; nothing else.
     public func delete<E: Storable>(_ type: E.Type, storageKeys: [String]) throws {
-        tables.withLock { tables in
-            for key in storageKeys { tables[E.entityName]?[key] = nil }  // in place, see `save`
-            if tables[E.entityName]?.isEmpty == true { tables[E.entityName] = nil }
+        let entityName = E.entityName
+        // The removed snapshots are released after the lock is dropped (see `save`).
+        let removed: [any Storable] = try tables.withLock(entityName: entityName) { tables in
+            var removed: [any Storable] = []
+            for key in storageKeys {
+                if let snapshot = tables[entityName]?.removeValue(forKey: key) { removed.append(snapshot) }  // in place, see `save`
+            }
+            if tables[entityName]?.isEmpty == true { tables[entityName] = nil }
+            return removed
         }
+        _ = removed
     }
 
     private func copyIn<E: Storable>(_ entity: E) throws -> any Storable {

@@ -5,8 +5,9 @@ import Foundation
 ///
 /// Foundation's default strategies apply, so other tools can read records as plain JSON:
 /// `Date` is a number of seconds since 2001-01-01T00:00:00Z (Foundation's reference date, exact),
-/// `Data` is Base64 text, `URL` is its absolute string, non-finite floating-point numbers cannot
-/// be encoded. Sorted keys make equal entities produce equal text, so records diff cleanly.
+/// `Data` is Base64 text, `URL` is its absolute string — except a URL with a base, which is
+/// `{"base":…,"relative":…}` so that it reads back `==` (see ``RelativeURLCoding``) — and
+/// non-finite floating-point numbers cannot be encoded. Sorted keys make equal entities produce equal text, so records diff cleanly.
 enum KeyValueRecordFormat {
     /// `JSONEncoder`/`JSONDecoder` are thread-safe and their configuration never changes after
     /// this point, so one of each is shared instead of allocating per record.
@@ -21,7 +22,8 @@ enum KeyValueRecordFormat {
     /// - Throws: ``StorageError`` with ``StorageError/Kind/encodingFailed`` naming the entity and key.
     static func encode<E: Storable>(_ entity: E, location: String) throws -> String {
         do {
-            return String(decoding: try encoder.encode(entity), as: UTF8.self)
+            // Through the URL-keeping wrapper, so that a relative URL keeps its base.
+            return String(decoding: try encoder.encode(URLKeepingEncodable(value: entity)), as: UTF8.self)
         } catch {
             throw StorageError(.encodingFailed, entityName: E.entityName, key: entity.id.storageKey,
                                location: location, underlyingError: error)
@@ -35,7 +37,7 @@ enum KeyValueRecordFormat {
     static func decode<E: Storable>(_ text: String, as type: E.Type, key: String, location: String) throws -> E {
         let data = Data(text.utf8)
         do {
-            return try decoder.decode(E.self, from: data)
+            return try decoder.decode(URLKeepingDecodable<E>.self, from: data).value
         } catch {
             // Only on failure: tell "not JSON" (damaged or written by someone else) from "JSON of
             // the wrong shape" (the entity type changed), because they call for different fixes.
@@ -44,7 +46,7 @@ enum KeyValueRecordFormat {
                                    location: location, underlyingError: error)
             }
             throw StorageError(.decodingFailed, entityName: E.entityName, key: key, location: location,
-                               underlyingError: error)
+                               underlyingError: JSONDecodingDiagnosis.bestError(error, entity: JSONDecodingDiagnosis.parse(data), as: E.self))
         }
     }
 }

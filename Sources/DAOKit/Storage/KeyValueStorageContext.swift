@@ -44,8 +44,11 @@ public final class KeyValueStorageContext: StorageContext {
 
     /// Sound although `KeyValueStore` values need not be `Sendable`: this context only ever calls
     /// the store inside `withLock`, so it never calls it from two threads at once. (A store shared
-    /// with other contexts must be thread-safe itself, as ``KeyValueStore`` documents.)
-    let lockedStore: Locked<any KeyValueStore>
+    /// with other contexts must be thread-safe itself, as ``KeyValueStore`` documents.) The store's
+    /// methods are the only code not DAOKit's that runs under the lock; if they (or an observer they
+    /// notify, such as one of `UserDefaults.didChangeNotification`) call this context again, that
+    /// call throws ``StorageError/Kind/reentrantCall`` instead of deadlocking.
+    let lockedStore: ContextLock<any KeyValueStore>
 
     /// Creates a context over `store`, keeping its keys under `namespace`.
     ///
@@ -53,7 +56,7 @@ public final class KeyValueStorageContext: StorageContext {
     /// contexts with the same namespace see and keep each other's. Creating a context reads nothing.
     public init(store: some KeyValueStore, namespace: String = "DAOKit") {
         self.namespace = namespace
-        self.lockedStore = Locked(store)
+        self.lockedStore = ContextLock(store)
     }
 
     /// Inserts or replaces `entities` by id, all or nothing; a later entity in the batch replaces
@@ -77,8 +80,10 @@ public final class KeyValueStorageContext: StorageContext {
         // leaves the store untouched, and slow encoding does not block other threads.
         var records: [PendingRecord] = []
         var positions: [String: Int] = [:]
+        var keys: [String] = []  // for the id check, which runs no user code under the lock
         for entity in entities {
             let key = entity.id.storageKey
+            keys.append(key)
             let storeKey = recordKey(entityName, key)
             let text = try KeyValueRecordFormat.encode(entity, location: storeKey)
             if let position = positions[key] {
@@ -98,8 +103,8 @@ public final class KeyValueStorageContext: StorageContext {
                 }
                 undo.append(UndoEntry(key: record.key, storeKey: record.storeKey, written: record.text, previous: previous))
             }
-            try SaveModeCheck.validate(entities, mode: mode) { id in
-                positions[id.storageKey].map { undo[$0].previous != nil } ?? false
+            try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
+                positions[keys[position]].map { undo[$0].previous != nil } ?? false
             }
             var written = 0
             var flushedMidway = false
@@ -134,12 +139,26 @@ public final class KeyValueStorageContext: StorageContext {
     }
 
     /// Every entity stored under the type's prefix, ordered by store key.
-    /// - Throws: ``StorageError`` naming the first record that cannot be read (see
-    ///   ``fetch(_:id:)``); the other records still read one by one.
+    /// - Throws: ``StorageError`` when a record cannot be read (see ``fetch(_:id:)``): for one
+    ///   record, the error `fetch` throws for it; for several, one error whose
+    ///   ``StorageError/underlyingError`` is ``RecordFailures``, listing each. The other records
+    ///   still read one by one (``fetchReadable(_:)`` returns them).
     public func fetchAll<E: Storable>(_ type: E.Type) throws -> [E] {
-        try readRecords(E.entityName).map { record in
-            try KeyValueRecordFormat.decode(record.text, as: E.self, key: record.key, location: record.storeKey)
+        let entityName = E.entityName
+        let records = try readRecords(entityName)
+        var entities: [E] = []
+        entities.reserveCapacity(records.count)
+        var failures: [StorageError] = []
+        for record in records {
+            do {
+                entities.append(try KeyValueRecordFormat.decode(record.text, as: E.self, key: record.key, location: record.storeKey))
+            } catch let error as StorageError {
+                failures.append(error)
+            }
         }
+        if failures.count == 1 { throw failures[0] }
+        if failures.count > 1 { throw StorageError(combining: failures, entityName: entityName, location: nil) }
+        return entities
     }
 
     /// Removes the entities with these ids, all or nothing; unknown ids are ignored.

@@ -19,35 +19,44 @@ extension StorageContext {
     /// a concurrent writer can insert or delete an id between the check and the write.
     /// - Throws: see ``StorageContext/save(_:mode:)``.
     public func save<E: Storable>(_ entities: [E], mode: SaveMode) throws {
-        try SaveModeCheck.validate(entities, mode: mode) { id in try fetch(E.self, id: id) != nil }
+        let ids = entities.map(\.id)
+        try SaveModeCheck.validate(keys: ids.map(\.storageKey), entityName: E.entityName, mode: mode) { position in
+            try fetch(E.self, id: ids[position]) != nil
+        }
         try save(entities)
     }
 }
 
 /// The id checks of ``SaveMode``, shared by every context so that they fail the same way.
+///
+/// It works on storage keys worked out beforehand, and never touches the entities: contexts run
+/// it while holding their lock, where no user code may run (an `id` getter, a ``StorageKey``
+/// conformance or an `ID`'s `Hashable` could call the context again).
 enum SaveModeCheck {
-    /// Throws the error `mode` calls for, given a way to ask whether an id is stored.
-    static func validate<E: Storable>(
-        _ entities: [E],
+    /// Throws the error `mode` calls for.
+    /// - Parameters:
+    ///   - keys: the storage keys of the entities to save, in order.
+    ///   - isStored: whether the entity at a position of `keys` is stored.
+    static func validate(
+        keys: [String],
+        entityName: String,
         mode: SaveMode,
-        isStored: (E.ID) throws -> Bool
+        isStored: (_ position: Int) throws -> Bool
     ) throws {
         switch mode {
         case .upsert:
             return
         case .insert:
-            var seen = Set<E.ID>(minimumCapacity: entities.count)
-            for entity in entities {
-                let repeated = !seen.insert(entity.id).inserted
-                if try repeated || isStored(entity.id) {
-                    throw StorageError(.duplicateID, entityName: E.entityName, key: entity.id.storageKey)
+            var seen = Set<String>(minimumCapacity: keys.count)
+            for (position, key) in keys.enumerated() {
+                let repeated = !seen.insert(key).inserted
+                if try repeated || isStored(position) {
+                    throw StorageError(.duplicateID, entityName: entityName, key: key)
                 }
             }
         case .update:
-            for entity in entities {
-                if try !isStored(entity.id) {
-                    throw StorageError(.missingID, entityName: E.entityName, key: entity.id.storageKey)
-                }
+            for (position, key) in keys.enumerated() {
+                if try !isStored(position) { throw StorageError(.missingID, entityName: entityName, key: key) }
             }
         }
     }

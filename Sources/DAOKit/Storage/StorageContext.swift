@@ -4,7 +4,11 @@
 /// - ``save(_:)`` inserts or replaces records by id, and a batch is all or nothing: when it throws,
 ///   the store holds exactly what it held before the call;
 /// - a record that cannot be read is a ``StorageError`` naming it, and never hides the others;
-/// - ``delete(_:ids:)`` ignores ids it does not have.
+/// - ``delete(_:ids:)`` ignores ids it does not have;
+/// - user code it can run outside its lock (`id` getters, ``StorageKey/storageKey``,
+///   ``Storable/entityName``, `encode(to:)`) it runs outside, so that code may call the context
+///   again; a call made from code that must run under the lock (a store's callbacks) throws
+///   ``StorageError/Kind/reentrantCall`` rather than deadlock.
 ///
 /// To check a context of your own against these promises, call the contract suite in the
 /// `DAOKitTesting` library from your tests.

@@ -22,6 +22,16 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         case decodingFailed
         /// The store could not be read or written; the detail is the system's message.
         case io(String)
+        /// A ``FileStorageContext`` was opened with one ``FileStorageContext/RecordFormat`` on a
+        /// store that holds records in the other one (or in both); the detail says which, and how
+        /// to open it. Nothing was read or written.
+        case wrongFormat(String)
+        /// The context was called again, on the same thread, from code it runs while holding its
+        /// lock — such as a ``KeyValueStore`` method, or an observer of a notification that the
+        /// store posts while the context writes to it. The nested call is refused and changes
+        /// nothing; the outer call goes on, still holding the lock. Make the nested call after the
+        /// outer one returns (for example, dispatch it to another queue).
+        case reentrantCall
     }
 
     /// What went wrong.
@@ -51,8 +61,14 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         self.underlyingError = underlyingError
     }
 
-    /// `<entity> <key>: <reason> at <location>`.
+    /// `<entity> <key>: <reason> at <location>`; for several records (``RecordFailures``),
+    /// `<entity>: <n> records cannot be read at <location>:` and one indented line per record.
     public var description: String {
+        if let list = underlyingError as? RecordFailures {
+            var text = "\(entityName ?? "store"): \(list.failures.count) records cannot be read"
+            if let location { text += " at \(location)" }
+            return text + ":\n" + list.failures.map { "  " + RecordFailures.line($0) }.joined(separator: "\n")
+        }
         var subject = entityName ?? "store"
         if let key { subject += " \(key.debugDescription)" }
         var text = "\(subject): \(reason)"
@@ -63,12 +79,12 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
 
     private var kindCarriesDetail: Bool {
         switch kind {
-        case .corruptRecord, .io: return true
+        case .corruptRecord, .io, .wrongFormat: return true
         default: return false
         }
     }
 
-    private var reason: String {
+    var reason: String {
         switch kind {
         case .duplicateID: return "an entity with this id already exists"
         case .missingID: return "no entity with this id exists"
@@ -76,6 +92,8 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         case .encodingFailed: return "the entity could not be encoded"
         case .decodingFailed: return "the record could not be decoded"
         case let .io(message): return "I/O failure (\(message))"
+        case let .wrongFormat(detail): return "wrong record format (\(detail))"
+        case .reentrantCall: return "called again from inside a call to the same context, which holds its lock; refused"
         }
     }
 }

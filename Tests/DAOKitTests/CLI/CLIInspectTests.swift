@@ -134,7 +134,7 @@ struct CLIInspectTests {
         try CLIStore.with { store in
             try FileManager.default.createDirectory(at: store.url, withIntermediateDirectories: true)
             dao("inspect", store.path).expectUsageError(
-                startingWith: "dao inspect: \(store.path) is not a DAOKit file store (no .lock file and no record files)")
+                startingWith: "dao inspect: \(store.path) is not a DAOKit file store (no .lock file, no .journal and no record folders)")
         }
     }
 }

@@ -83,7 +83,7 @@ struct CLIReadmeSamplesTests {
             chat-store/.journal: a torn journal (8 bytes, its checksum does not match); the next open of the store discards it
             chat-store/^message^entity/.tmp-3f2a: the temporary file of a write that did not finish; the next open of the store removes it
             chat-store/^message^entity/copy.json: the file name does not match the key inside, "E621E1F8-C36C-495A-93FC-0C247A3E6E5F" (its file would be ^e621^e1^f8-^c36^c-495^a-93^f^c-0^c247^a3^e6^e5^f.json)
-            3 problems in chat-store (2 records of 1 entity type checked)
+            3 problems in chat-store (2 records of 1 entity type checked, envelopes only: entities are not decoded)
             """, in: store))
         }
     }

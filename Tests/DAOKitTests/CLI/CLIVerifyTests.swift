@@ -55,7 +55,7 @@ struct CLIVerifyTests {
             let run = dao("verify", store.path)
             #expect(run.status == 0, "\(run.output)")
             #expect(run.errors.isEmpty)
-            #expect(run.outputLines == ["OK: \(store.path) is sound (13 records of 2 entity types checked)"])
+            #expect(run.outputLines == ["OK: \(store.path) is sound (13 records of 2 entity types checked, envelopes only: entities are not decoded)"])
             // A trailing slash names the same directory, and paths are printed without it.
             #expect(dao("verify", store.path + "/").output == run.output)
         }
@@ -67,7 +67,7 @@ struct CLIVerifyTests {
             try context.save([CLIReading(id: -3, value: .infinity, count: .min, taken: Date(), raw: Data(), isValid: false, note: "x")])
             let run = dao("verify", store.path)
             #expect(run.status == 0, "\(run.output)")
-            #expect(run.outputLines.last == "OK: \(store.path) is sound (4 records of 2 entity types checked)")
+            #expect(run.outputLines.last == "OK: \(store.path) is sound (4 records of 2 entity types checked, envelopes only: entities are not decoded)")
         }
     }
 
@@ -80,7 +80,7 @@ struct CLIVerifyTests {
             let run = dao("verify", store.path)
             #expect(run.status == 1)
             #expect(run.errors.isEmpty)
-            #expect(run.outputLines == ["\(path): \(problem)", "1 problem in \(store.path) (4 records of 1 entity type checked)"])
+            #expect(run.outputLines == ["\(path): \(problem)", "1 problem in \(store.path) (4 records of 1 entity type checked, envelopes only: entities are not decoded)"])
         }
     }
 
@@ -167,7 +167,7 @@ struct CLIVerifyTests {
             #expect(run.outputLines == [
                 "\(store.path)/.trash-1234: the entity directory of a deleteAll that did not finish; the next open of the store deletes it",
                 "\(store.path)/^note/.tmp-5eed: the temporary file of a write that did not finish; the next open of the store removes it",
-                "2 problems in \(store.path) (4 records of 1 entity type checked)",
+                "2 problems in \(store.path) (4 records of 1 entity type checked, envelopes only: entities are not decoded)",
             ])
             _ = try store.context()  // recovery on open removes both
             #expect(dao("verify", store.path).status == 0)
@@ -189,10 +189,16 @@ struct CLIVerifyTests {
     @Test func verifyReportsRecordsInBothFormats() throws {
         try CLIStore.with { store in
             try store.withNotes(2, format: .json)
-            try store.context(.propertyList).save([CLINote(id: "p", text: "plist")])
+            // A property-list record planted beside them (a context refuses to write one there).
+            try CLIStore.with { other in
+                let plist = try other.context(.propertyList)
+                try plist.save([CLINote(id: "p", text: "plist")])
+                try FileManager.default.copyItem(atPath: other.notePath("p", in: plist), toPath: store.path + "/^note/p.plist")
+            }
             let run = dao("verify", store.path)
             #expect(run.status == 1)
-            #expect(run.outputLines.first == "\(store.path): records in more than one format (2 .json, 1 .plist); a FileStorageContext reads only the format it was opened with")
+            #expect(run.outputLines.first == "\(store.path): records in more than one format (2 .json, 1 .plist); "
+                + "a FileStorageContext opens a store of one format only, so it opens this one with neither")
         }
     }
 
@@ -206,7 +212,7 @@ struct CLIVerifyTests {
             let run = dao("verify", store.path)
             #expect(run.status == 1)
             #expect(run.outputLines.count == 5)
-            #expect(run.outputLines.last == "4 problems in \(store.path) (6 records of 1 entity type checked)")
+            #expect(run.outputLines.last == "4 problems in \(store.path) (6 records of 1 entity type checked, envelopes only: entities are not decoded)")
             #expect(Set(run.outputLines.dropLast().map { String($0.prefix { $0 != ":" }) }) == [
                 store.path + "/.journal", store.path + "/^note/.tmp-0", store.path + "/^note/n0.json", store.path + "/^note/n1-copy.json",
             ])

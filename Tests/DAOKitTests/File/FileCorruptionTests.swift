@@ -88,9 +88,16 @@ struct FileCorruptionTests {
                 Issue.record("expected a corrupt-record error, got \(error)")
                 return
             }
-            #expect(detail.hasPrefix("2 records cannot be read: "))
-            #expect(detail.contains("\(first.path): empty file"))
-            #expect(detail.contains("\(second.path): truncated or not valid JSON"))
+            #expect(detail == "2 records cannot be read")
+            let failures = try #require(error.underlyingError as? RecordFailures).failures
+            #expect(failures.map(\.location) == [first.path, second.path])
+            #expect(failures.map(\.kind) == [.corruptRecord("empty file"), .corruptRecord("truncated or not valid JSON")])
+            // One short line per record under the summary.
+            #expect(error.description.split(separator: "\n") == [
+                "FileNote: 2 records cannot be read at \(directory.path)/^file^note:",
+                #"  "n1" at \#(first.path): corrupt record (empty file)"#,
+                #"  "n3" at \#(second.path): corrupt record (truncated or not valid JSON)"#,
+            ])
         }
     }
 

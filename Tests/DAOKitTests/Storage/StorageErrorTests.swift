@@ -14,6 +14,8 @@ struct StorageErrorTests {
         (.encodingFailed, #"Message "7": the entity could not be encoded at store/Message/7 (the cause)"#),
         (.decodingFailed, #"Message "7": the record could not be decoded at store/Message/7 (the cause)"#),
         (.io("disk full"), #"Message "7": I/O failure (disk full) at store/Message/7"#),
+        (.wrongFormat("plist"), #"Message "7": wrong record format (plist) at store/Message/7"#),
+        (.reentrantCall, #"Message "7": called again from inside a call to the same context, which holds its lock; refused at store/Message/7 (the cause)"#),
     ])
     func theDescriptionNamesEntityKeyReasonAndLocation(kind: StorageError.Kind, expected: String) {
         let error = StorageError(kind, entityName: "Message", key: "7", location: "store/Message/7", underlyingError: Cause())

@@ -20,17 +20,39 @@ import Darwin
 /// `flock(2)` works on any open descriptor. Such a process still takes part in the locking — so it
 /// never reads a batch that a writer with more rights has half applied — and its own writes fail
 /// on the first file they try to change, with the system's error and the path.
+///
+/// **Re-entry is refused.** A thread that already holds the lock, shared or exclusive, and asks
+/// for it again gets a ``StorageError`` of kind ``StorageError/Kind/reentrantCall`` and keeps the
+/// lock it holds. It must never be granted: `pthread_rwlock_rdlock` fails (`EDEADLK`) for the
+/// thread that holds the write lock, and the shared `flock` it would then take replaces the
+/// exclusive one on the shared descriptor — another process could write in the middle of this
+/// one's batch. `FileStorageContext` runs no user code while it holds the lock (ids, keys and
+/// entity names are all worked out before), so only a bug in DAOKit could get here.
+///
+/// **No failure is ignored.** A `pthread_rwlock` call that fails to take the lock throws (an
+/// `.io` error naming `.lock`). A failure to release it cannot leave the store in a state the
+/// lock does not describe, so it stops the process (it means the lock's memory is corrupt). When
+/// `flock(LOCK_UN)` fails, the descriptor is closed, which releases every lock it holds, and
+/// `.lock` is opened again for the next taker (if that fails, the next taker tries again and
+/// throws the error).
 final class StoreLock: @unchecked Sendable {
-    // Unsafe state is confined here: the pointers are allocated once and never move; `readers`
-    // is guarded by `mutex`.
+    // Unsafe state is confined here: the pointers are allocated once and never move. `readers`,
+    // `writer` and `condition` are guarded by `mutex`. `descriptor` is used only by a thread that
+    // holds `rwlock` for writing, or holds it for reading and `mutex` too; it is replaced only by
+    // such a thread when no other thread is reading, so never while another thread uses it.
     private let rwlock: UnsafeMutablePointer<pthread_rwlock_t>
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var readers = 0
+    /// The threads inside ``withSharedLock(examine:_:)`` after `examine`; the first one took the
+    /// shared `flock`, and the last one to leave drops it. A handful at most.
+    private var readers: [pthread_t] = []
+    /// The thread inside ``withExclusiveLock(_:)``, if any.
+    private var writer: pthread_t?
     /// What the reader that took the shared `flock` found, for every reader that joins it; valid
-    /// while `readers > 0`, guarded by `mutex`.
+    /// while `readers` is not empty.
     private var condition = ReadCondition.consistent
     private let fileSystem: any FileSystem
-    private let descriptor: Int32
+    /// `.lock`, open; -1 after a failed release closed it and opening it again failed.
+    private var descriptor: Int32
     let path: String
     /// Whether the lock file could only be opened for reading: this process has no write access
     /// to the store, as far as `.lock` tells.
@@ -44,38 +66,59 @@ final class StoreLock: @unchecked Sendable {
         self.path = path
         self.fileSystem = fileSystem
         do throws(FileSystemError) {
-            // Never through a symbolic link (which could create a file outside the store), and
-            // never blocking on a FIFO planted as `.lock`.
-            descriptor = try fileSystem.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o644)
+            descriptor = try Self.openLockFile(path, readOnly: false, fileSystem: fileSystem)
             isReadOnly = false
         } catch where error.deniesWriteAccess {
             // The writable open is the one worth reporting when the read-only one fails too: it
             // says why the store cannot be used (permission denied, read-only file system).
-            guard let readOnly = try? fileSystem.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0) else { throw error }
+            guard let readOnly = try? Self.openLockFile(path, readOnly: true, fileSystem: fileSystem) else { throw error }
             descriptor = readOnly
             isReadOnly = true
         }
         rwlock = .allocate(capacity: 1)
-        pthread_rwlock_init(rwlock, nil)
         mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
+        let rwlockResult = pthread_rwlock_init(rwlock, nil)
+        let mutexResult = pthread_mutex_init(mutex, nil)
+        if rwlockResult != 0 || mutexResult != 0 {
+            if rwlockResult == 0 { pthread_rwlock_destroy(rwlock) }
+            if mutexResult == 0 { pthread_mutex_destroy(mutex) }
+            rwlock.deallocate()
+            mutex.deallocate()
+            try? fileSystem.close(descriptor, path: path)
+            throw FileSystemError(operation: rwlockResult != 0 ? "pthread_rwlock_init" : "pthread_mutex_init",
+                                  path: path, code: rwlockResult != 0 ? rwlockResult : mutexResult)
+        }
     }
 
     deinit {
         // Closing the descriptor releases any flock still held.
-        try? fileSystem.close(descriptor, path: path)
+        if descriptor >= 0 { try? fileSystem.close(descriptor, path: path) }
         pthread_rwlock_destroy(rwlock)
         rwlock.deallocate()
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
     }
 
+    /// Opens `.lock` — never through a symbolic link (which could create a file outside the
+    /// store), and never blocking on a FIFO planted as `.lock`.
+    private static func openLockFile(_ path: String, readOnly: Bool, fileSystem: any FileSystem) throws(FileSystemError) -> Int32 {
+        readOnly
+            ? try fileSystem.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0)
+            : try fileSystem.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o644)
+    }
+
     /// Runs `body` as the only reader or writer of the directory, in any process.
+    /// - Throws: ``StorageError`` of kind ``StorageError/Kind/reentrantCall`` when this thread
+    ///   holds the lock already (shared or exclusive), keeping it as it is; the `pthread_rwlock`
+    ///   or `flock` error when the lock cannot be taken; what `body` throws.
     func withExclusiveLock<T>(_ body: () throws -> T) throws -> T {
-        pthread_rwlock_wrlock(rwlock)
-        defer { pthread_rwlock_unlock(rwlock) }
-        try fileSystem.lock(descriptor, .exclusive, path: path)
-        defer { try? fileSystem.lock(descriptor, .unlock, path: path) }
+        try refuseReentry()
+        try take(pthread_rwlock_wrlock(rwlock), "pthread_rwlock_wrlock")
+        defer { release(pthread_rwlock_unlock(rwlock), "pthread_rwlock_unlock") }
+        withMutex { writer = pthread_self() }
+        defer { withMutex { writer = nil } }
+        try fileSystem.lock(try openDescriptor(), .exclusive, path: path)
+        defer { releaseFileLock() }
         return try body()
     }
 
@@ -87,34 +130,97 @@ final class StoreLock: @unchecked Sendable {
     ///   returns `nil` without running `body`, so the caller can recover under the exclusive lock
     ///   and try again. Otherwise its answer is passed to `body`, and to the body of every other
     ///   thread that reads under the same `flock`: the journal cannot change while it is held.
+    /// - Throws: as ``withExclusiveLock(_:)``, and what `examine` throws.
     func withSharedLock<T>(examine: () throws -> ReadCondition?, _ body: (ReadCondition) throws -> T) throws -> T? {
-        pthread_rwlock_rdlock(rwlock)
-        defer { pthread_rwlock_unlock(rwlock) }
-        pthread_mutex_lock(mutex)
-        if readers == 0 {
+        try refuseReentry()
+        try take(pthread_rwlock_rdlock(rwlock), "pthread_rwlock_rdlock")
+        defer { release(pthread_rwlock_unlock(rwlock), "pthread_rwlock_unlock") }
+        lockMutex()
+        if readers.isEmpty {
             do {
-                try fileSystem.lock(descriptor, .shared, path: path)
+                try fileSystem.lock(try openDescriptor(), .shared, path: path)
                 guard let found = try examine() else {
-                    try? fileSystem.lock(descriptor, .unlock, path: path)
-                    pthread_mutex_unlock(mutex)
+                    releaseFileLock()
+                    unlockMutex()
                     return nil
                 }
                 condition = found
             } catch {
-                try? fileSystem.lock(descriptor, .unlock, path: path)
-                pthread_mutex_unlock(mutex)
+                if descriptor >= 0 { releaseFileLock() }
+                unlockMutex()
                 throw error
             }
         }
-        readers += 1
+        readers.append(pthread_self())
         let shared = condition
-        pthread_mutex_unlock(mutex)
+        unlockMutex()
         defer {
-            pthread_mutex_lock(mutex)
-            readers -= 1
-            if readers == 0 { try? fileSystem.lock(descriptor, .unlock, path: path) }
-            pthread_mutex_unlock(mutex)
+            lockMutex()
+            let me = pthread_self()
+            if let index = readers.firstIndex(where: { pthread_equal($0, me) != 0 }) { readers.remove(at: index) }
+            if readers.isEmpty { releaseFileLock() }
+            unlockMutex()
         }
         return try body(shared)
+    }
+
+    // MARK: Helpers
+
+    /// Throws ``StorageError/Kind/reentrantCall`` when the calling thread holds the lock. Only the
+    /// thread itself adds or removes itself as holder, so the answer cannot change under it.
+    private func refuseReentry() throws {
+        let me = pthread_self()
+        let holds = withMutex {
+            writer.map { pthread_equal($0, me) != 0 } == true || readers.contains { pthread_equal($0, me) != 0 }
+        }
+        if holds {
+            throw StorageError(.reentrantCall, location: path)
+        }
+    }
+
+    /// The open `.lock`, opened again first when a failed release closed it.
+    private func openDescriptor() throws(FileSystemError) -> Int32 {
+        if descriptor < 0 { descriptor = try Self.openLockFile(path, readOnly: isReadOnly, fileSystem: fileSystem) }
+        return descriptor
+    }
+
+    /// Drops the `flock`. When `LOCK_UN` fails, closing the descriptor releases it (the kernel
+    /// drops every `flock` of an open file description when its last descriptor closes), and
+    /// `.lock` is opened again for the next taker; if that fails, the next taker tries again.
+    private func releaseFileLock() {
+        do throws(FileSystemError) {
+            try fileSystem.lock(descriptor, .unlock, path: path)
+        } catch {
+            // close(2) releases the descriptor even when it reports an error.
+            try? fileSystem.close(descriptor, path: path)
+            descriptor = -1
+            _ = try? openDescriptor()
+        }
+    }
+
+    /// Throws the error of a `pthread_rwlock` call that did not take the lock.
+    private func take(_ result: Int32, _ call: String) throws(FileSystemError) {
+        if result != 0 { throw FileSystemError(operation: call, path: path, code: result) }
+    }
+
+    /// Stops the process when releasing a lock this thread holds fails: the lock's memory is
+    /// corrupt, and going on could let two writers run at once.
+    private func release(_ result: Int32, _ call: String) {
+        if result != 0 { fatalError("DAOKit: \(call) failed for \(path): \(String(cString: strerror(result)))") }
+    }
+
+    private func lockMutex() {
+        let result = pthread_mutex_lock(mutex)
+        if result != 0 { fatalError("DAOKit: pthread_mutex_lock failed for \(path): \(String(cString: strerror(result)))") }
+    }
+
+    private func unlockMutex() {
+        release(pthread_mutex_unlock(mutex), "pthread_mutex_unlock")
+    }
+
+    private func withMutex<T>(_ body: () -> T) -> T {
+        lockMutex()
+        defer { unlockMutex() }
+        return body()
     }
 }

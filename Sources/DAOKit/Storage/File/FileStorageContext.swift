@@ -52,8 +52,8 @@ public final class FileStorageContext: StorageContext {
     /// Opens the store in `directory`, creating the directory (and its parents) when missing, and
     /// recovers from any crash of an earlier writer before returning.
     ///
-    /// - Parameter format: the serialization of record files; a directory must always be opened with
-    ///   the format it was written in.
+    /// - Parameter format: the serialization of record files. A store holds one format: opening
+    ///   it with the other is an error (see below), found from the file names opening lists anyway.
     /// - Throws: ``StorageError`` of kind `.io`, naming the path and the system's message, when the
     ///   directory cannot be created or opened, when it has no `.lock` and this process may not
     ///   create one, or when recovery fails for a reason other than a lack of write access (see
@@ -61,7 +61,10 @@ public final class FileStorageContext: StorageContext {
     ///   `.journal`, changing nothing, when the journal is whole but names paths the store never
     ///   writes (crafted or corrupted), which is neither rolled back nor discarded and must be
     ///   removed by hand; of kind `.corruptRecord` naming a record whose path holds a symbolic
-    ///   link or another non-regular file that a rollback would have to write through.
+    ///   link or another non-regular file that a rollback would have to write through; of kind
+    ///   `.wrongFormat` naming the directory, when it holds record files of the other format
+    ///   (only, or beside records of this one), which this context could neither see nor
+    ///   keep from being duplicated.
     public convenience init(directory: URL, format: RecordFormat = .json) throws {
         try self.init(directory: directory, format: format, fileSystem: POSIXFileSystem())
     }
@@ -125,8 +128,9 @@ public final class FileStorageContext: StorageContext {
     }
 
     /// Every stored entity of the type, in no particular order.
-    /// - Throws: ``StorageError`` when any record cannot be read; it names the file, or, when
-    ///   several are bad, lists every one of them.
+    /// - Throws: ``StorageError`` when any record cannot be read: for one, the error ``fetch(_:id:)``
+    ///   throws for it (same kind, file and underlying error); for several, one error of their
+    ///   kind whose ``StorageError/underlyingError`` is ``RecordFailures``, listing each record.
     public func fetchAll<E: Storable>(_ type: E.Type) throws -> [E] {
         let entityName = E.entityName
         let directoryPath = entityDirectoryPath(entityName)
@@ -169,11 +173,7 @@ public final class FileStorageContext: StorageContext {
             }
         }
         if failures.count == 1 { throw failures[0] }
-        if failures.count > 1 {
-            let list = failures.map { "\($0.location ?? "?"): \($0.detail)" }.joined(separator: "; ")
-            throw StorageError(.corruptRecord("\(failures.count) records cannot be read: \(list)"),
-                               entityName: entityName, location: directoryPath)
-        }
+        if failures.count > 1 { throw StorageError(combining: failures, entityName: entityName, location: directoryPath) }
         return entities
     }
 
@@ -360,11 +360,12 @@ extension StorageError {
     /// The kind's detail text, for combining several errors into one message.
     fileprivate var detail: String {
         switch kind {
-        case let .corruptRecord(detail), let .io(detail): return detail
+        case let .corruptRecord(detail), let .io(detail), let .wrongFormat(detail): return detail
         case .decodingFailed: return "the record could not be decoded" + (underlyingError.map { " (\($0))" } ?? "")
         case .encodingFailed: return "the entity could not be encoded"
         case .duplicateID: return "duplicate id"
         case .missingID: return "missing id"
+        case .reentrantCall: return "re-entrant call refused"
         }
     }
 }

@@ -5,8 +5,8 @@ extension FileStorageContext {
     ///
     /// Either way a record is an envelope with three fields: `formatVersion` (currently 1),
     /// `key` (the real ``StorageKey/storageKey``, which hashed file names cannot give back) and
-    /// `entity` (the entity as its `Codable` conformance encodes it). A directory must always be
-    /// opened with the format it was written in: each format reads only files with its own extension.
+    /// `entity` (the entity as its `Codable` conformance encodes it). A store holds one format:
+    /// opening a store whose records are in the other one throws ``StorageError/Kind/wrongFormat(_:)``.
     public enum RecordFormat: Sendable, Equatable {
         /// UTF-8 JSON with sorted keys and unescaped slashes, in `.json` files, readable by `jq`:
         /// `{"entity":{…},"formatVersion":1,"key":"42"}`. Dates are `Double` seconds since
@@ -75,10 +75,14 @@ struct RecordCodec: Sendable {
 
     /// The bytes of the record file for `entity` stored under `key`.
     func encode<E: Encodable>(_ entity: E, key: String) throws -> Data {
-        let envelope = EncodedRecord(formatVersion: Self.formatVersion, key: key, entity: entity)
         switch format {
-        case .json: return try jsonEncoder.encode(envelope)
-        case .propertyList: return try plistEncoder.encode(envelope)
+        case .json:
+            // Through the URL-keeping wrapper: JSONEncoder alone would drop a relative URL's base.
+            let envelope = EncodedRecord(formatVersion: Self.formatVersion, key: key, entity: URLKeepingEncodable(value: entity))
+            return try jsonEncoder.encode(envelope)
+        case .propertyList:
+            // Property lists keep a URL's base through URL's own Codable.
+            return try plistEncoder.encode(EncodedRecord(formatVersion: Self.formatVersion, key: key, entity: entity))
         }
     }
 
@@ -95,17 +99,26 @@ struct RecordCodec: Sendable {
         }
         if data.isEmpty { throw corrupt("empty file") }
         do {
-            let record: DecodedRecord<E>
             switch format {
-            case .json: record = try jsonDecoder.decode(DecodedRecord<E>.self, from: data)
-            case .propertyList: record = try plistDecoder.decode(DecodedRecord<E>.self, from: data)
+            case .json:
+                let record = try jsonDecoder.decode(DecodedRecord<URLKeepingDecodable<E>>.self, from: data)
+                return (record.key, record.entity.value)
+            case .propertyList:
+                let record = try plistDecoder.decode(DecodedRecord<E>.self, from: data)
+                return (record.key, record.entity)
             }
-            return (record.key, record.entity)
         } catch let error as UnsupportedFormatVersion {
             throw corrupt("format version \(error.version) is not supported; this release reads version \(Self.formatVersion)", error)
         } catch let error as DecodingError {
             if Self.isInsideEntity(error) {
                 throw StorageError(.decodingFailed, entityName: entityName, key: key, location: path, underlyingError: error)
+            }
+            // JSONDecoder calls a number that does not fit its field "not valid JSON", without a
+            // path: look at the parsed record before believing it.
+            if format == .json, JSONDecodingDiagnosis.claimsInvalidJSON(error), let record = JSONDecodingDiagnosis.parse(data) {
+                if let problem = Self.envelopeProblem(in: record) { throw corrupt(problem, error) }
+                throw StorageError(.decodingFailed, entityName: entityName, key: key, location: path,
+                                   underlyingError: JSONDecodingDiagnosis.bestError(error, entity: record["entity"], as: E.self))
             }
             throw corrupt(Self.envelopeProblem(error, format: format), error)
         } catch {
@@ -120,6 +133,27 @@ struct RecordCodec: Sendable {
         @unknown default: return false
         }
         return context.codingPath.first?.stringValue == DecodedRecord<Int>.CodingKeys.entity.stringValue
+    }
+
+    /// What is wrong with a parsed JSON record's envelope; `nil` when it is sound, so that what
+    /// failed is the entity.
+    private static func envelopeProblem(in record: JSONValue) -> String? {
+        guard case .object = record else { return "the file is not a record envelope" }
+        switch record["formatVersion"] {
+        case nil: return "the record has no formatVersion field"
+        case let .integer(version) where version != Int64(formatVersion):
+            return "format version \(version) is not supported; this release reads version \(formatVersion)"
+        case let .unsigned(version):
+            return "format version \(version) is not supported; this release reads version \(formatVersion)"
+        case .integer: break
+        default: return "the record's formatVersion field has the wrong type"
+        }
+        switch record["key"] {
+        case nil: return "the record has no key field"
+        case .string: break
+        default: return "the record's key field has the wrong type"
+        }
+        return record["entity"] == nil ? "the record has no entity field" : nil
     }
 
     private static func envelopeProblem(_ error: DecodingError, format: FileStorageContext.RecordFormat) -> String {

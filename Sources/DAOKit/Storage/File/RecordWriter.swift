@@ -37,12 +37,17 @@ extension FileStorageContext {
         guard !entities.isEmpty else { return }
         let entityName = E.entityName
         // Encoding happens before taking the lock: it is the slow part, and a failure must leave
-        // nothing written.
+        // nothing written. So does everything else that runs user code (the `id` getter, the
+        // key's `storageKey`): none may run under the lock, where calling this context again
+        // would be refused.
         var changes: [RecordChange] = []
         changes.reserveCapacity(entities.count)
+        var keys: [String] = []
+        keys.reserveCapacity(entities.count)
         var positions: [String: Int] = [:]
         for entity in entities {
             let key = entity.id.storageKey
+            keys.append(key)
             let name = fileName(forKey: key)
             let data: Data
             do {
@@ -61,8 +66,8 @@ extension FileStorageContext {
         let directoryPath = entityDirectoryPath(entityName)
         try write(changes, entityName: entityName) {
             guard mode != .upsert else { return }
-            try SaveModeCheck.validate(entities, mode: mode) { id in
-                try fileSystem.status(atPath: directoryPath + "/" + fileName(forKey: id.storageKey)) != nil
+            try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
+                try fileSystem.status(atPath: directoryPath + "/" + fileName(forKey: keys[position])) != nil
             }
         }
     }

@@ -40,6 +40,7 @@ extension FileStorageContext {
         } catch let error as FileSystemError where error.deniesWriteAccess {
             rememberRecoveryRefused(error)
         }
+        var formats = FormatCensus(format: format)
         for name in try fileSystem.contentsOfDirectory(rootPath) {
             let path = rootPath + "/" + name
             if name.hasPrefix(FileStoreLayout.trashDirectoryPrefix) {
@@ -51,9 +52,13 @@ extension FileStorageContext {
             for child in children where child.hasPrefix(FileStoreLayout.temporaryFilePrefix) {
                 guard try removeLeftover(path + "/" + child) else { break }
             }
+            for child in children where !child.hasPrefix(".") { formats.count(name + "/" + child) }
             try syncDirectoryOnOpen(path)
         }
         try syncDirectoryOnOpen(rootPath)
+        if let problem = formats.problem {
+            throw StorageError(.wrongFormat(problem), location: rootPath)
+        }
     }
 
     /// `fsync`s a directory for ``recoverOnOpen()``. Where that is refused for lack of write
@@ -246,4 +251,51 @@ enum ReadCondition: Sendable {
     /// A batch on the entity directory `directoryName` stopped half way and this process cannot
     /// roll it back (`cause`): that entity's records may be half-written; the others are sound.
     case unfinishedBatch(directoryName: String, cause: FileSystemError)
+}
+
+/// The record files of each format found in a store while it is opened, to refuse a store that
+/// holds records in a format other than the context's: reading it would show an empty or partial
+/// store, and writing would put a second copy of a record beside the one in the other format.
+/// Opening lists every entity directory anyway (for leftovers), so this costs no extra call.
+struct FormatCensus {
+    let format: FileStorageContext.RecordFormat
+    private(set) var own = 0
+    private(set) var other = 0
+    /// One record file of the other format, relative to the store, for the message.
+    private(set) var example: String?
+
+    init(format: FileStorageContext.RecordFormat) {
+        self.format = format
+    }
+
+    /// Counts a file of an entity directory (`<entity>/<file>`) by its extension.
+    mutating func count(_ relativePath: String) {
+        if relativePath.hasSuffix("." + format.fileExtension) {
+            own += 1
+        } else if relativePath.hasSuffix("." + otherFormat.fileExtension) {
+            other += 1
+            // The first by name, so that the message does not depend on the directory's order.
+            if example.map({ relativePath < $0 }) ?? true { example = relativePath }
+        }
+    }
+
+    private var otherFormat: FileStorageContext.RecordFormat {
+        format == .json ? .propertyList : .json
+    }
+
+    /// Why the store cannot be opened with ``format``; `nil` when it can.
+    var problem: String? {
+        guard other > 0, let example else { return nil }
+        let others = "\(other) .\(otherFormat.fileExtension) file\(other == 1 ? "" : "s")"
+        if own == 0 {
+            return "the store holds \(Self.name(otherFormat)) records (\(others), such as \(example)), not \(Self.name(format)) ones; "
+                + "open it with format: .\(otherFormat == .json ? "json" : "propertyList")"
+        }
+        return "the store holds records in two formats (\(own) .\(format.fileExtension) file\(own == 1 ? "" : "s") and \(others), "
+            + "such as \(example)), and a context reads only one; `dao verify` lists them"
+    }
+
+    private static func name(_ format: FileStorageContext.RecordFormat) -> String {
+        format == .json ? "JSON" : "property-list"
+    }
 }
