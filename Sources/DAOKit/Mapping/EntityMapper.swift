@@ -35,9 +35,11 @@ public struct EntityMapper: Sendable {
 
     /// Converts `value` to `type` through their Codable conformances.
     ///
-    /// Values nested deeper than 192 levels are converted on a helper thread with a large stack
-    /// while the calling thread waits, so the `encode(to:)` and `init(from:)` of those deep levels
-    /// run on that thread; nothing is ever run twice.
+    /// Every level of the value is converted on the calling thread, so `encode(to:)` and
+    /// `init(from:)` at any depth see the caller's task-local values and actor isolation, and
+    /// nothing is ever run twice. A value may nest as deep as that thread's stack holds; a level
+    /// that would not fit (with a reserve kept free) is refused — map very deep values on a thread
+    /// with a larger stack.
     ///
     /// A class's subclass passed as `type` (`Employee.self as Person.Type`) is the type decoded,
     /// as with `JSONDecoder`; the elements of a collection decode as its static element type.
@@ -48,7 +50,8 @@ public struct EntityMapper: Sendable {
     ///
     /// - Returns: a new instance of `type` holding `value`'s fields.
     /// - Throws: ``MappingError`` when a field is missing, of another kind, out of range for the
-    ///   target's numeric type, invalid, unread in strict mode, or when either type's own
+    ///   target's numeric type, invalid, unread in strict mode, nested deeper than the calling
+    ///   thread's stack holds (``MappingError/Kind/dataCorrupted(_:)``), or when either type's own
     ///   `encode(to:)` or `init(from:)` throws.
     public func map<Source: Encodable, Target: Decodable>(_ value: Source, to type: Target.Type) throws -> Target {
         try CodingSession.withSession { session in
