@@ -9,8 +9,8 @@ import CDAOKitSupport
 /// and refuse to touch a node that has since been recycled, so a container a user type kept after
 /// `encode(to:)` returned can never corrupt or read a later mapping. A container used on a thread
 /// other than the one that made its node is refused too, even while that node's mapping runs: the
-/// generation (read atomically) and the owning thread (fixed at creation) are the only fields such a
-/// container reads before refusing (see ``isLive(in:)``).
+/// owning thread, fixed at creation, is the only field such a container reads before refusing
+/// (see ``isLive(in:)``), so it never races with the owner's writes.
 ///
 /// Exclusivity checking is disabled on the hot fields: a live node is only ever touched by the one
 /// thread running the `map` call that owns it (sessions are per thread), and no Swift access to
@@ -34,15 +34,16 @@ final class ContainerNode {
     /// Every key and its index, kept instead of the filter once a key that is not ASCII (or not
     /// contiguous UTF-8) has been written: see ``append(key:value:)``.
     @exclusivity(unchecked) private var exactKeyIndex: [String: Int]?
-    /// Changes every time the node is recycled; see the type's documentation.
-    private let generationWord = RelaxedCounter(0)
+    /// Which generation the node is in: the number of times it has been recycled. Only the owning
+    /// thread reads or writes it (``isLive(in:)`` checks the thread first).
+    ///
+    /// It only grows, and it never passes ``retiredGeneration``: a node recycled that often is
+    /// retired — never handed out again — so no container can ever see a generation it remembers
+    /// come back. That is what lets the unkeyed decoding container keep only the low 32 bits.
+    @exclusivity(unchecked) private(set) var generation: UInt64 = 0
     /// The thread whose arena made the node, and the only one that ever reads or writes its contents:
     /// arenas belong to one thread each, and never hand their nodes to another.
     let ownerThread = daokit_current_thread_identity()
-
-    deinit {
-        generationWord.deallocate()
-    }
     /// The node this one is stored in, for reconstructing coding paths; `nil` for the root.
     @exclusivity(unchecked) var parent: ContainerNode?
     /// This node's index in `parent.values`.
@@ -52,28 +53,22 @@ final class ContainerNode {
     /// True for the one-slot node that holds a top-level value; it adds nothing to paths.
     @exclusivity(unchecked) var isRoot = false
 
-    /// Which generation the node is in: the number of times it has been recycled.
-    ///
-    /// It only grows, and it never passes ``retiredGeneration``: a node recycled that often is
-    /// retired — never handed out again — so no container can ever see a generation it remembers
-    /// come back. That is what lets the unkeyed decoding container keep only the low 32 bits.
-    @inline(__always)
-    var generation: UInt64 { generationWord.value }
-
     /// The generation of a node that has been recycled as often as 32 bits can count.
     static let retiredGeneration = UInt64(UInt32.max)
 
-    /// Whether a container made in `generation` may use the node: the node has not been recycled
-    /// since, and the caller is on the thread the node belongs to. Reads nothing else.
+    /// Whether a container made in `generation` may use the node: the caller is on the thread the
+    /// node belongs to, and the node has not been recycled since. The thread is checked first: on
+    /// any other thread this reads nothing but the immutable ``ownerThread``, so a kept container
+    /// touched from another thread never races with the owner's writes.
     @inline(__always)
     func isLive(in generation: UInt64) -> Bool {
-        generationWord.value == generation && ownerThread == daokit_current_thread_identity()
+        ownerThread == daokit_current_thread_identity() && self.generation == generation
     }
 
     /// ``isLive(in:)`` for a container that keeps only the low 32 bits of the generation.
     @inline(__always)
     func isLive(inLow32 generation: UInt32) -> Bool {
-        UInt32(truncatingIfNeeded: generationWord.value) == generation && ownerThread == daokit_current_thread_identity()
+        ownerThread == daokit_current_thread_identity() && UInt32(truncatingIfNeeded: self.generation) == generation
     }
 
     /// Appends a keyed entry and returns its index. A key written again replaces the earlier
@@ -223,7 +218,7 @@ final class ContainerNode {
         isUnkeyed = false
         isRoot = false
         let next = generation &+ 1
-        generationWord.value = next
+        generation = next
         return next < Self.retiredGeneration
     }
 

@@ -14,12 +14,8 @@ final class MappingDecoder {
     /// The entry of `node` holding the value.
     @exclusivity(unchecked) var index: Int
     /// Identifies the current nesting level (see `MappingEncoder.level`).
-    @inline(__always)
-    var level: UInt64 {
-        get { levelWord.value }
-        set { levelWord.value = newValue }
-    }
-    private let levelWord: RelaxedCounter
+    /// Only this decoder's own thread reads or writes it: ``accepts(level:)`` checks the thread first.
+    @exclusivity(unchecked) var level: UInt64
     /// For a decoder `superDecoder()` makes, the node it reads (see ``CoderAnchor``).
     private let anchor: CoderAnchor?
     /// Reused keyed containers; never touched re-entrantly (it calls no user code).
@@ -29,7 +25,7 @@ final class MappingDecoder {
         self.arena = arena
         self.node = node
         self.index = index
-        self.levelWord = RelaxedCounter(arena.nextLevel())
+        self.level = arena.nextLevel()
         self.anchor = anchored ? CoderAnchor(node) : nil
     }
 
@@ -37,15 +33,11 @@ final class MappingDecoder {
     /// still running, on this thread (the decoder's, which never changes: see `ContainerNode.ownerThread`).
     @inline(__always)
     func accepts(level handleLevel: UInt64) -> Bool {
-        level == handleLevel && ownerThread == daokit_current_thread_identity() && anchor?.isCurrent != false
+        ownerThread == daokit_current_thread_identity() && level == handleLevel && anchor?.isCurrent != false
     }
 
     /// The thread that made this decoder and the only one that uses it.
     private let ownerThread = daokit_current_thread_identity()
-
-    deinit {
-        levelWord.deallocate()
-    }
 
     /// What user code gets for the current level.
     @inline(__always)

@@ -17,13 +17,9 @@ final class MappingEncoder {
     /// The entry of `target` that receives it.
     @exclusivity(unchecked) var slot: Int
     /// Identifies the nesting level the encoder is at; handles and single-value containers made
-    /// for another level are refused. A handle kept by user code may read it from any thread.
-    @inline(__always)
-    var level: UInt64 {
-        get { levelWord.value }
-        set { levelWord.value = newValue }
-    }
-    private let levelWord: RelaxedCounter
+    /// for another level are refused.
+    /// Only this encoder's own thread reads or writes it: ``accepts(level:)`` checks the thread first.
+    @exclusivity(unchecked) var level: UInt64
     /// Whether the current level has stored anything at the slot yet.
     @exclusivity(unchecked) var didStore = false
     /// For the encoder `superEncoder()` makes, the node it writes into (see ``CoderAnchor``).
@@ -35,7 +31,7 @@ final class MappingEncoder {
         self.arena = arena
         self.target = target
         self.slot = slot
-        self.levelWord = RelaxedCounter(arena.nextLevel())
+        self.level = arena.nextLevel()
         self.anchor = anchored ? CoderAnchor(target) : nil
     }
 
@@ -43,15 +39,11 @@ final class MappingEncoder {
     /// still running, on this thread (the encoder's, which never changes: see `ContainerNode.ownerThread`).
     @inline(__always)
     func accepts(level handleLevel: UInt64) -> Bool {
-        level == handleLevel && ownerThread == daokit_current_thread_identity() && anchor?.isCurrent != false
+        ownerThread == daokit_current_thread_identity() && level == handleLevel && anchor?.isCurrent != false
     }
 
     /// The thread that made this encoder and the only one that uses it.
     private let ownerThread = daokit_current_thread_identity()
-
-    deinit {
-        levelWord.deallocate()
-    }
 
     /// What user code gets for the current level.
     @inline(__always)

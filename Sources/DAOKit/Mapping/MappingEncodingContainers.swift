@@ -30,8 +30,8 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     @inline(__always)
     @discardableResult
     private func put(_ value: MappedValue, forKey key: Key) throws -> Int {
-        // One load of the node for the check and the write: each load of the cursor's node costs a
-        // retain around the (opaque to Swift) atomic read of its generation.
+        // One load of the node for the check and the write: a second load of the cursor's node was
+        // measured to cost a retain and a release per field.
         let node = cursor.node
         guard node.isLive(in: cursor.generation) else { throw staleContainerError([]) }
         return node.append(key: key.stringValue, value: value)
