@@ -88,8 +88,7 @@ final class ContainerNode {
         guard exactKeyIndex == nil, let bit = Self.asciiFilterBit(of: key) else {
             return appendLookingUp(key: key, value: value)
         }
-        let mayRepeat = bit < 64 ? keyFilter.0 & (1 &<< bit) != 0 : keyFilter.1 & (1 &<< (bit &- 64)) != 0
-        if mayRepeat, let existing = keys.firstIndex(of: key) {
+        if filterHas(bit), let existing = keys.firstIndex(of: key) {
             values[existing] = value
             return existing
         }
@@ -104,8 +103,13 @@ final class ContainerNode {
     func writtenIndex(ofKey key: String) -> Int? {
         if let exactKeyIndex { return exactKeyIndex[key] }
         guard let bit = Self.asciiFilterBit(of: key) else { return keys.firstIndex(of: key) }
-        let mayRepeat = bit < 64 ? keyFilter.0 & (1 &<< bit) != 0 : keyFilter.1 & (1 &<< (bit &- 64)) != 0
-        return mayRepeat ? keys.firstIndex(of: key) : nil
+        return filterHas(bit) ? keys.firstIndex(of: key) : nil
+    }
+
+    /// Whether the key filter has `bit` set: whether a key with that bit may have been written.
+    @inline(__always)
+    private func filterHas(_ bit: UInt64) -> Bool {
+        bit < 64 ? keyFilter.0 & (1 &<< bit) != 0 : keyFilter.1 & (1 &<< (bit &- 64)) != 0
     }
 
     /// ``append(key:value:)`` for a node that holds, or is about to hold, a key that is not ASCII.

@@ -74,38 +74,16 @@ public final class InMemoryStorageContext: StorageContext {
     ///   be copied back as `E`: for one, the error ``fetch(_:id:)`` throws for it; for several,
     ///   one whose ``StorageError/underlyingError`` is ``RecordFailures``, listing each.
     public func fetchAll<E: Storable>(_ type: E.Type) throws -> [E] {
-        let entityName = E.entityName
-        let snapshots = try tables.withLock(entityName: entityName) { tables in tables[entityName].map { Array($0) } ?? [] }
-        var entities: [E] = []
-        entities.reserveCapacity(snapshots.count)
-        var failures: [StorageError] = []
-        for (key, snapshot) in snapshots {
-            do {
-                entities.append(try copyOut(snapshot, as: E.self, key: key))
-            } catch let error as StorageError {
-                failures.append(error)
-            }
-        }
-        if failures.count == 1 { throw failures[0] }
-        if failures.count > 1 { throw StorageError(combining: failures, entityName: entityName, location: nil) }
-        return entities
+        let readable = try fetchReadable(type)
+        try StorageError.throwIfAny(readable.failures.map(\.error), entityName: E.entityName, location: nil)
+        return readable.values
     }
 
     /// Removes the entities with these ids; unknown ids are ignored.
     /// - Throws: only ``StorageError/Kind/reentrantCall`` (see ``StorageError/Kind/reentrantCall``).
     public func delete<E: Storable>(_ type: E.Type, ids: [E.ID]) throws {
         if ids.isEmpty { return }
-        let entityName = E.entityName
-        let keys = ids.map(\.storageKey)
-        let removed = try tables.withLock(entityName: entityName) { tables in
-            var removed: [any Storable] = []
-            for key in keys {
-                if let old = tables[entityName]?.removeValue(forKey: key) { removed.append(old) }  // in place, see `save`
-            }
-            if tables[entityName]?.isEmpty == true { tables[entityName] = nil }
-            return removed
-        }
-        withExtendedLifetime(removed) {}  // released here, after the lock
+        try delete(type, storageKeys: ids.map(\.storageKey))
     }
 
     /// Removes every entity of the type.
@@ -124,11 +102,13 @@ public final class InMemoryStorageContext: StorageContext {
     }
 
     /// Copies of every stored entity that can be copied back as `E`, and a
-    /// ``StorageError/Kind/decodingFailed`` failure for each one that cannot. Never throws.
+    /// ``StorageError/Kind/decodingFailed`` failure for each one that cannot.
+    /// - Throws: only ``StorageError/Kind/reentrantCall``.
     public func fetchReadable<E: Storable>(_ type: E.Type) throws -> ReadableRecords<E, E.ID> {
         let entityName = E.entityName
         let snapshots = try tables.withLock(entityName: entityName) { tables in tables[entityName].map { Array($0) } ?? [] }
         var result = ReadableRecords<E, E.ID>(values: [], failures: [])
+        result.values.reserveCapacity(snapshots.count)
         for (key, snapshot) in snapshots {
             do {
                 result.values.append(try copyOut(snapshot, as: E.self, key: key))
@@ -152,16 +132,15 @@ public final class InMemoryStorageContext: StorageContext {
     ///   this context runs under its lock; nothing else.
     public func delete<E: Storable>(_ type: E.Type, storageKeys: [String]) throws {
         let entityName = E.entityName
-        // The removed snapshots are released after the lock is dropped (see `save`).
-        let removed: [any Storable] = try tables.withLock(entityName: entityName) { tables in
+        let removed = try tables.withLock(entityName: entityName) { tables in
             var removed: [any Storable] = []
             for key in storageKeys {
-                if let snapshot = tables[entityName]?.removeValue(forKey: key) { removed.append(snapshot) }  // in place, see `save`
+                if let old = tables[entityName]?.removeValue(forKey: key) { removed.append(old) }  // in place, see `save`
             }
             if tables[entityName]?.isEmpty == true { tables[entityName] = nil }
             return removed
         }
-        _ = removed
+        withExtendedLifetime(removed) {}  // released here, after the lock (see the type's description)
     }
 
     private func copyIn<E: Storable>(_ entity: E) throws -> any Storable {

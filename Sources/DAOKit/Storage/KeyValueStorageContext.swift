@@ -156,8 +156,7 @@ public final class KeyValueStorageContext: StorageContext {
                 failures.append(error)
             }
         }
-        if failures.count == 1 { throw failures[0] }
-        if failures.count > 1 { throw StorageError(combining: failures, entityName: entityName, location: nil) }
+        try StorageError.throwIfAny(failures, entityName: entityName, location: nil)
         return entities
     }
 
@@ -166,15 +165,7 @@ public final class KeyValueStorageContext: StorageContext {
     ///   or written (what was removed is put back) or cannot be flushed.
     public func delete<E: Storable>(_ type: E.Type, ids: [E.ID]) throws {
         if ids.isEmpty { return }
-        let entityName = E.entityName
-        var seen = Set<String>(minimumCapacity: ids.count)
-        var targets: [(key: String?, storeKey: String)] = []
-        for key in ids.map(\.storageKey) where seen.insert(key).inserted {
-            targets.append((key, recordKey(entityName, key)))
-        }
-        try lockedStore.withLock { store in
-            try remove(targets, of: entityName, from: store)
-        }
+        try delete(type, storageKeys: ids.map(\.storageKey))
     }
 
     /// Removes every entity of the type (and the index an earlier version may have left), with the

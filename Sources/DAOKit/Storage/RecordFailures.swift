@@ -33,6 +33,13 @@ public struct RecordFailures: Error, CustomStringConvertible, Sendable {
 }
 
 extension StorageError {
+    /// Throws what a whole-list read throws for the records that failed: nothing when none did, the
+    /// one failure as it is, or one error combining them (see ``init(combining:entityName:location:)``).
+    static func throwIfAny(_ failures: [StorageError], entityName: String, location: String?) throws {
+        if failures.count == 1 { throw failures[0] }
+        if failures.count > 1 { throw StorageError(combining: failures, entityName: entityName, location: location) }
+    }
+
     /// One error for a whole-list read that failed on several records (a single failure is thrown
     /// as it is). Its kind is the failures' kind when they all have the same one; otherwise the
     /// most serious among them — `.io`, then `.corruptRecord`, with the detail "<n> records cannot

@@ -172,8 +172,7 @@ public final class FileStorageContext: StorageContext {
                 }
             }
         }
-        if failures.count == 1 { throw failures[0] }
-        if failures.count > 1 { throw StorageError(combining: failures, entityName: entityName, location: directoryPath) }
+        try StorageError.throwIfAny(failures, entityName: entityName, location: directoryPath)
         return entities
     }
 

@@ -76,15 +76,7 @@ extension FileStorageContext {
     /// - Throws: ``StorageError`` of kind `.io` with the path and the system's message; the store
     ///   then holds exactly what it held before.
     public func delete<E: Storable>(_ type: E.Type, ids: [E.ID]) throws {
-        var seen = Set<String>()
-        var changes: [RecordChange] = []
-        for id in ids {
-            let key = id.storageKey
-            let name = fileName(forKey: key)
-            if seen.insert(name).inserted { changes.append(RecordChange(key: key, fileName: name, contents: nil)) }
-        }
-        guard !changes.isEmpty else { return }
-        try write(changes, entityName: E.entityName)
+        try delete(type, storageKeys: ids.map(\.storageKey))
     }
 
     /// Removes every entity of the type, atomically: the entity's directory is renamed away in one
