@@ -8,29 +8,7 @@ extension KeyValueStorageContext {
     /// - Throws: ``StorageError`` with ``StorageError/Kind/io(_:)`` only when the store cannot
     ///   list its keys.
     public func fetchReadable<E: Storable>(_ type: E.Type) throws -> ReadableRecords<E, E.ID> {
-        let entityName = E.entityName
-        var result = ReadableRecords<E, E.ID>(values: [], failures: [])
-        let records: [StoredRecord] = try lockedStore.withLock { store in
-            try listRecords(entityName, in: store).compactMap { record in
-                do {
-                    // A key listed a moment ago may be gone: another context deleted it.
-                    guard let text = try access(entityName, record.key, record.storeKey, { try store.string(forKey: record.storeKey) })
-                    else { return nil }
-                    return StoredRecord(key: record.key, storeKey: record.storeKey, text: text)
-                } catch let error as StorageError {
-                    result.failures.append(UnreadableRecord(storageKey: record.key, error: error))
-                    return nil
-                }
-            }
-        }
-        for record in records {
-            do {
-                result.values.append(try KeyValueRecordFormat.decode(record.text, as: E.self, key: record.key, location: record.storeKey))
-            } catch let error as StorageError {
-                result.failures.append(UnreadableRecord(storageKey: record.key, error: error))
-            }
-        }
-        return result
+        try readRecords(type, collectingReadFailures: true)
     }
 
     /// The storage keys of every record of the type the store holds, ordered by store key, read

@@ -144,20 +144,9 @@ public final class KeyValueStorageContext: StorageContext {
     ///   ``StorageError/underlyingError`` is ``RecordFailures``, listing each. The other records
     ///   still read one by one (``fetchReadable(_:)`` returns them).
     public func fetchAll<E: Storable>(_ type: E.Type) throws -> [E] {
-        let entityName = E.entityName
-        let records = try readRecords(entityName)
-        var entities: [E] = []
-        entities.reserveCapacity(records.count)
-        var failures: [StorageError] = []
-        for record in records {
-            do {
-                entities.append(try KeyValueRecordFormat.decode(record.text, as: E.self, key: record.key, location: record.storeKey))
-            } catch let error as StorageError {
-                failures.append(error)
-            }
-        }
-        try StorageError.throwIfAny(failures, entityName: entityName, location: nil)
-        return entities
+        let readable = try readRecords(E.self, collectingReadFailures: false)
+        try StorageError.throwIfAny(readable.failures.map(\.error), entityName: E.entityName, location: nil)
+        return readable.values
     }
 
     /// Removes the entities with these ids, all or nothing; unknown ids are ignored.
@@ -215,16 +204,36 @@ public final class KeyValueStorageContext: StorageContext {
         KeyValueKeyScheme.recordKey(namespace: namespace, entityName: entityName, storageKey: key)
     }
 
-    /// The texts of every record of the type, ordered by store key, read under one lock.
-    func readRecords(_ entityName: String) throws -> [StoredRecord] {
-        try lockedStore.withLock { store in
+    /// Every record of the type, ordered by store key and read under one lock, decoded as `E`; a
+    /// record that does not decode is a failure beside the others. A record the store fails to
+    /// read is a failure too when `collectingReadFailures` is set, and otherwise throws.
+    /// - Throws: ``StorageError`` with ``StorageError/Kind/io(_:)`` when the store cannot list its
+    ///   keys (or read one, without `collectingReadFailures`).
+    func readRecords<E: Storable>(_ type: E.Type, collectingReadFailures: Bool) throws -> ReadableRecords<E, E.ID> {
+        let entityName = E.entityName
+        var result = ReadableRecords<E, E.ID>(values: [], failures: [])
+        let records: [StoredRecord] = try lockedStore.withLock { store in
             try listRecords(entityName, in: store).compactMap { record in
-                // A key listed a moment ago may be gone: another context on the store deleted it.
-                guard let text = try access(entityName, record.key, record.storeKey, { try store.string(forKey: record.storeKey) })
-                else { return nil }
-                return StoredRecord(key: record.key, storeKey: record.storeKey, text: text)
+                do {
+                    // A key listed a moment ago may be gone: another context on the store deleted it.
+                    guard let text = try access(entityName, record.key, record.storeKey, { try store.string(forKey: record.storeKey) })
+                    else { return nil }
+                    return StoredRecord(key: record.key, storeKey: record.storeKey, text: text)
+                } catch let error as StorageError where collectingReadFailures {
+                    result.failures.append(UnreadableRecord(storageKey: record.key, error: error))
+                    return nil
+                }
             }
         }
+        result.values.reserveCapacity(records.count)
+        for record in records {
+            do {
+                result.values.append(try KeyValueRecordFormat.decode(record.text, as: E.self, key: record.key, location: record.storeKey))
+            } catch let error as StorageError {
+                result.failures.append(UnreadableRecord(storageKey: record.key, error: error))
+            }
+        }
+        return result
     }
 
     /// The records of the type the store lists, ordered by store key so that every listing of one
