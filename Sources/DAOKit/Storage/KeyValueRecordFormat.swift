@@ -37,7 +37,9 @@ enum KeyValueRecordFormat {
     static func decode<E: Storable>(_ text: String, as type: E.Type, key: String, location: String) throws -> E {
         let data = Data(text.utf8)
         do {
-            return try decoder.decode(URLKeepingDecodable<E>.self, from: data).value
+            return try RelativeURLCoding.decode(
+                data, plain: { try decoder.decode(E.self, from: $0) },
+                keepingURLs: { try decoder.decode(URLKeepingDecodable<E>.self, from: $0).value })
         } catch {
             // Only on failure: tell "not JSON" (damaged or written by someone else) from "JSON of
             // the wrong shape" (the entity type changed), because they call for different fixes.

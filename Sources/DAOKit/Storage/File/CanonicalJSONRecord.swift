@@ -39,7 +39,9 @@ extension RecordCodec {
     /// when the file is laid out in any other way or the entity does not decode (see above).
     func decodeCanonicalJSON<E: Decodable>(_ type: E.Type, from data: Data, key: String) -> E? {
         guard format == .json, let entity = Self.canonicalEntityRange(in: data, key: key) else { return nil }
-        return try? jsonDecoder.decode(URLKeepingDecodable<E>.self, from: data[entity]).value
+        return try? RelativeURLCoding.decode(
+            data[entity], plain: { try jsonDecoder.decode(E.self, from: $0) },
+            keepingURLs: { try jsonDecoder.decode(URLKeepingDecodable<E>.self, from: $0).value })
     }
 
     /// Where the entity's bytes are in `data`, when `data` is `{"entity":`, something, and the

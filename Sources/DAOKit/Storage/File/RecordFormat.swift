@@ -101,14 +101,22 @@ struct RecordCodec: Sendable {
         do {
             switch format {
             case .json:
-                let record = try jsonDecoder.decode(DecodedRecord<URLKeepingDecodable<E>>.self, from: data)
-                return (record.key, record.entity.value)
+                return try RelativeURLCoding.decode(
+                    data,
+                    plain: { data in
+                        let record = try jsonDecoder.decode(DecodedRecord<E>.self, from: data)
+                        return (record.key, record.entity)
+                    },
+                    keepingURLs: { data in
+                        let record = try jsonDecoder.decode(DecodedRecord<URLKeepingDecodable<E>>.self, from: data)
+                        return (record.key, record.entity.value)
+                    })
             case .propertyList:
                 let record = try plistDecoder.decode(DecodedRecord<E>.self, from: data)
                 return (record.key, record.entity)
             }
         } catch let error as UnsupportedFormatVersion {
-            throw corrupt("format version \(error.version) is not supported; this release reads version \(Self.formatVersion)", error)
+            throw corrupt(Self.unsupportedVersion(error.version), error)
         } catch let error as DecodingError {
             if Self.isInsideEntity(error) {
                 throw StorageError(.decodingFailed, entityName: entityName, key: key, location: path, underlyingError: error)
@@ -135,6 +143,11 @@ struct RecordCodec: Sendable {
         return context.codingPath.first?.stringValue == DecodedRecord<Int>.CodingKeys.entity.stringValue
     }
 
+    /// The problem with a record of another format version, however it was read.
+    private static func unsupportedVersion(_ version: some BinaryInteger) -> String {
+        "format version \(version) is not supported; this release reads version \(formatVersion)"
+    }
+
     /// What is wrong with a parsed JSON record's envelope; `nil` when it is sound, so that what
     /// failed is the entity.
     private static func envelopeProblem(in record: JSONValue) -> String? {
@@ -142,9 +155,9 @@ struct RecordCodec: Sendable {
         switch record["formatVersion"] {
         case nil: return "the record has no formatVersion field"
         case let .integer(version) where version != Int64(formatVersion):
-            return "format version \(version) is not supported; this release reads version \(formatVersion)"
+            return unsupportedVersion(version)
         case let .unsigned(version):
-            return "format version \(version) is not supported; this release reads version \(formatVersion)"
+            return unsupportedVersion(version)
         case .integer: break
         default: return "the record's formatVersion field has the wrong type"
         }
