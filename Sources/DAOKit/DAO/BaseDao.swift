@@ -20,13 +20,20 @@ import Foundation
 /// ``StorageError`` when the context fails; the context's own guarantees (a failed batch writes
 /// nothing) carry over.
 ///
-/// **Atomicity.** Each call is one context operation except the queries: `create` and `update`
-/// check and write under the context's lock (``StorageContext/save(_:mode:)``), so two threads
-/// creating the same id cannot both succeed. `read(where:…)`, `count(where:)` and `erase(where:)`
-/// read a snapshot of all entities and filter it in memory; `erase(where:)` then deletes the ids
-/// that matched, so an entity changed by another thread in between is deleted by its old values.
+/// **Queries.** `read(where:…)`, `count(where:)` and `erase(where:)` hand the context a
+/// ``StorageQuery`` for every part of the predicate and sort proven to read stored fields exactly,
+/// so an indexed context answers without reading other records, and evaluate the rest on mapped
+/// values; the result never differs from evaluating everything in memory.
 ///
-/// **Subclassing.** Apps subclass it to add their own queries built on the public methods.
+/// **Atomicity.** Each call is one context operation except the queries that do not translate
+/// exactly: `create` and `update` check and write under the context's lock
+/// (``StorageContext/save(_:mode:)``), so two threads creating the same id cannot both succeed.
+/// `erase(where:)` with a predicate that does not translate exactly reads, evaluates, then
+/// deletes the ids that matched, so an entity changed by another thread in between is deleted by
+/// its old values.
+///
+/// **Subclassing.** Apps subclass it to add their own queries built on the public methods, and
+/// may override any of them (they are `open`), for example `persist` to validate values first.
 ///
 /// **Concurrency.** `BaseDao` is not `Sendable`. Its own state is immutable and `Sendable`, but
 /// it is an open class, and a conformance here would be inherited unchecked by every subclass,
@@ -59,21 +66,21 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable> where Domai
     /// Inserts `domain`.
     /// - Throws: ``StorageError`` with ``StorageError/Kind/duplicateID`` when its id is already
     ///   stored (nothing is written); ``MappingError`` when it cannot be mapped to `Entity`.
-    public func create(_ domain: Domain) throws {
+    open func create(_ domain: Domain) throws {
         try context.save([try toEntity(domain)], mode: .insert)
     }
 
     /// Replaces the stored value with `domain`'s id.
     /// - Throws: ``StorageError`` with ``StorageError/Kind/missingID`` when its id is not stored
     ///   (nothing is written); ``MappingError`` when it cannot be mapped to `Entity`.
-    public func update(_ domain: Domain) throws {
+    open func update(_ domain: Domain) throws {
         try context.save([try toEntity(domain)], mode: .update)
     }
 
     /// Inserts `domain`, or replaces the stored value with its id.
     /// - Throws: ``MappingError`` when it cannot be mapped to `Entity`, ``StorageError`` when the
     ///   context cannot store it; nothing is written then.
-    public func persist(_ domain: Domain) throws {
+    open func persist(_ domain: Domain) throws {
         try context.save([try toEntity(domain)])
     }
 
@@ -81,7 +88,7 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable> where Domai
     /// written. A later value replaces an earlier one with the same id.
     /// - Throws: ``MappingError`` naming the first value that cannot be mapped (its coding path
     ///   starts with its position, such as `[3].text`), or ``StorageError``; nothing is written then.
-    public func persist(_ domains: [Domain]) throws {
+    open func persist(_ domains: [Domain]) throws {
         if domains.isEmpty { return }
         try context.save(try mapEach(domains, to: Entity.self, with: strictMapper))
     }
@@ -91,7 +98,7 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable> where Domai
     /// The value stored under `id`, or `nil`.
     /// - Throws: ``StorageError`` when the record cannot be read, ``MappingError`` when it cannot
     ///   be mapped to `Domain`.
-    public func read(id: Domain.ID) throws -> Domain? {
+    open func read(id: Domain.ID) throws -> Domain? {
         guard let entity = try context.fetch(Entity.self, id: id) else { return nil }
         return try mapper.map(entity, to: Domain.self)
     }
@@ -100,67 +107,115 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable> where Domai
     /// ``read(where:sortedBy:limit:offset:)`` when order matters).
     /// - Throws: ``StorageError`` when a record cannot be read, ``MappingError`` when one cannot
     ///   be mapped to `Domain`.
-    public func read() throws -> [Domain] {
+    open func read() throws -> [Domain] {
         try toDomains(try context.fetchAll(Entity.self))
     }
 
     /// The stored values matching `predicate`, sorted by `sortedBy` (the first descriptor decides,
-    /// later ones break its ties; values still tied keep the context's order), then paged: the
+    /// later ones break its ties; values still tied come in the context's order), then paged: the
     /// first `offset` are skipped and at most `limit` returned.
     ///
-    /// Every stored value is read and mapped, then filtered in memory.
+    /// What can be proven exact is handed to the context as a ``StorageQuery`` (see
+    /// ``translatesQueries``), which answers from an index or SQL where it has one; the rest is
+    /// evaluated on mapped values. Either way the result is what filtering, sorting and paging
+    /// every stored value in memory would give.
     /// - Precondition: `offset >= 0` and `limit >= 0` when given.
-    /// - Throws: ``StorageError`` or ``MappingError`` as ``read()``, or an error thrown while
-    ///   evaluating `predicate`.
-    public func read(
+    /// - Throws: ``StorageError`` or ``MappingError`` as ``read()`` for the records the query
+    ///   reads, or an error thrown while evaluating `predicate`.
+    open func read(
         where predicate: Predicate<Domain>? = nil,
         sortedBy: [SortDescriptor<Domain>] = [],
         limit: Int? = nil,
         offset: Int = 0
     ) throws -> [Domain] {
-        let query = DomainQuery(predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset)
-        return try query.apply(to: try read())
+        precondition(offset >= 0, "read(where:) offset must not be negative (got \(offset))")
+        precondition((limit ?? 0) >= 0, "read(where:) limit must not be negative (got \(limit ?? 0))")
+        let plan = queryPlan(predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset)
+        return try plan.finish(try candidates(for: plan))
     }
 
     /// How many values are stored.
     /// - Throws: ``StorageError`` when the context cannot count.
-    public func count() throws -> Int {
+    open func count() throws -> Int {
         try context.count(Entity.self)
     }
 
-    /// How many stored values match `predicate`. Every stored value is read and mapped.
+    /// How many stored values match `predicate`: counted by the context when the predicate
+    /// translates exactly, otherwise by evaluating it on the mapped values the translated part
+    /// selects.
     /// - Throws: as ``read(where:sortedBy:limit:offset:)``.
-    public func count(where predicate: Predicate<Domain>) throws -> Int {
-        try read().reduce(0) { count, domain in try predicate.evaluate(domain) ? count + 1 : count }
+    open func count(where predicate: Predicate<Domain>) throws -> Int {
+        let plan = queryPlan(predicate: predicate, sortedBy: [], limit: nil, offset: 0)
+        if plan.residualPredicate == nil, let filter = plan.storageQuery.filter {
+            return try context.count(Entity.self, matching: filter)
+        }
+        return try plan.finish(try candidates(for: plan)).count
     }
 
     // MARK: - Erasing
 
     /// Removes the value stored under `id`; does nothing when there is none.
     /// - Throws: ``StorageError`` when the context cannot delete.
-    public func erase(id: Domain.ID) throws {
+    open func erase(id: Domain.ID) throws {
         try context.delete(Entity.self, ids: [id])
     }
 
     /// Removes the values stored under `ids`, all or nothing; unknown ids are ignored.
     /// - Throws: ``StorageError`` when the context cannot delete.
-    public func erase(ids: [Domain.ID]) throws {
+    open func erase(ids: [Domain.ID]) throws {
         try context.delete(Entity.self, ids: ids)
     }
 
-    /// Removes the stored values matching `predicate`: reads and maps every value, then deletes
-    /// the ids that matched in one call.
+    /// Removes the stored values matching `predicate`. When the predicate translates exactly the
+    /// context deletes them in one call, all or nothing; otherwise the values the translated part
+    /// selects are read and mapped, the predicate evaluated on them, and the ids that matched
+    /// deleted in one call, so an entity changed by another thread in between is deleted by its old
+    /// values.
     /// - Throws: as ``read(where:sortedBy:limit:offset:)``, or ``StorageError`` when the context
     ///   cannot delete; nothing is deleted when reading or evaluating fails.
-    public func erase(where predicate: Predicate<Domain>) throws {
-        let doomed = try read().filter(predicate.evaluate).map(\.id)
+    open func erase(where predicate: Predicate<Domain>) throws {
+        let plan = queryPlan(predicate: predicate, sortedBy: [], limit: nil, offset: 0)
+        if plan.residualPredicate == nil, let filter = plan.storageQuery.filter {
+            return try context.delete(Entity.self, matching: filter)
+        }
+        let doomed = try plan.finish(try candidates(for: plan)).map(\.id)
+        if doomed.isEmpty { return }
         try context.delete(Entity.self, ids: doomed)
     }
 
     /// Removes every stored value.
     /// - Throws: ``StorageError`` when the context cannot delete.
-    public func erase() throws {
+    open func erase() throws {
         try context.deleteAll(Entity.self)
+    }
+
+    // MARK: - Queries
+
+    /// Whether queries are handed to the context where the translation is proven exact (see
+    /// `ProvenFields.swift` and README's "Queries and indexes"). `true`; a subclass whose domain or
+    /// entity type has a custom coder that changes values only for some inputs returns `false`,
+    /// and every query then reads and maps every stored value and evaluates in memory.
+    open var translatesQueries: Bool { true }
+
+    /// The plan for a query: the proof of which key paths are fields comes from one stored entity
+    /// the first time a query runs for this type pair (none while the store is empty).
+    private func queryPlan(
+        predicate: Predicate<Domain>?, sortedBy: [SortDescriptor<Domain>], limit: Int?, offset: Int
+    ) -> DaoQueryPlan<Domain> {
+        guard translatesQueries && (predicate != nil || !sortedBy.isEmpty) else {
+            return DaoQueryPlan(predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset) { _ in nil }
+        }
+        let context = self.context
+        let proof = FieldProof<Domain, Entity>(mapper: mapper) {
+            try context.fetch(Entity.self, matching: StorageQuery(limit: 1)).first
+        }
+        return DaoQueryPlan(predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset, field: proof.field(for:))
+    }
+
+    /// The mapped values the context selects for `plan`.
+    private func candidates(for plan: DaoQueryPlan<Domain>) throws -> [Domain] {
+        if plan.readsEverything { return try read() }
+        return try toDomains(try context.fetch(Entity.self, matching: plan.storageQuery))
     }
 
     // MARK: - Mapping

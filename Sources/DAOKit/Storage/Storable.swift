@@ -6,11 +6,17 @@ public protocol Storable: Codable, Identifiable where ID: StorageKey {
     /// The name records of this type are stored under: a table, a folder, a key prefix.
     /// Two entity types must not share a name. Defaults to the type's name.
     static var entityName: String { get }
+    /// The field lists this type is queried by. Contexts that keep indexes (in memory, SQLite)
+    /// maintain one per entry and answer a query whose filter fixes an index's leading fields
+    /// without reading other entities. Defaults to none.
+    static var indexes: [StorageIndex] { get }
 }
 
 extension Storable {
     /// The type's name, such as `MessageEntity`.
     public static var entityName: String { TypeNames.name(of: Self.self) }
+    /// No indexes.
+    public static var indexes: [StorageIndex] { [] }
 }
 
 /// `String(describing:)` of types, worked out once per type. The runtime builds a type's name

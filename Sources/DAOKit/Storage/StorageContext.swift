@@ -65,4 +65,21 @@ public protocol StorageContext: Sendable {
     /// The default converts the keys to ids and ignores those that do not convert.
     /// - Throws: ``StorageError`` when the store cannot be written.
     func delete<E: Storable>(_ type: E.Type, storageKeys: [String]) throws
+
+    /// The entities `query` selects: those its filter holds for, in its order, paged.
+    ///
+    /// The default reads every entity and evaluates the query in Swift (see
+    /// `StorageContext+Query.swift`); a context that can select without reading everything (an
+    /// index, SQL) implements it. Whatever it does, the result must be what
+    /// ``StorageQuery/apply(to:)`` returns on ``fetchAll(_:)``, except for the order of entities
+    /// the sort leaves tied.
+    /// - Throws: ``StorageError`` when a record the query needs cannot be read or decoded.
+    func fetch<E: Storable>(_ type: E.Type, matching query: StorageQuery) throws -> [E]
+    /// How many entities `filter` holds for.
+    /// - Throws: ``StorageError`` when a record the count needs cannot be read or decoded.
+    func count<E: Storable>(_ type: E.Type, matching filter: StorageFilter) throws -> Int
+    /// Removes the entities `filter` holds for, all or nothing.
+    /// - Throws: ``StorageError`` when a record cannot be read or the store cannot be written;
+    ///   nothing is removed then.
+    func delete<E: Storable>(_ type: E.Type, matching filter: StorageFilter) throws
 }

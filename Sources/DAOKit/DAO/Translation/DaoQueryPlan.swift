@@ -1,0 +1,70 @@
+import Foundation
+
+/// How ``BaseDao`` runs a query: what the context is asked (``storageQuery``) and what is left to
+/// do on the mapped domain values, in this order: filter, sort, page.
+///
+/// Limit and offset go to the context only when the filter and the sort both translated exactly:
+/// otherwise the context's page would be a page of the wrong list.
+struct DaoQueryPlan<Domain> {
+    /// What the context evaluates: a translated (exact or superset) filter, the sort if it
+    /// translated, the page if everything did.
+    var storageQuery = StorageQuery()
+    /// Evaluated on mapped values when the filter did not translate exactly.
+    var residualPredicate: Predicate<Domain>?
+    /// Applied on mapped values when the sort did not translate.
+    var residualSort: [SortDescriptor<Domain>] = []
+    /// Applied on mapped values unless the context pages.
+    var residualLimit: Int?
+    var residualOffset = 0
+
+    /// Whether the context is asked for nothing but every entity: `fetchAll` does that fastest.
+    var readsEverything: Bool {
+        storageQuery.filter == nil && storageQuery.sort.isEmpty && storageQuery.limit == nil && storageQuery.offset == 0
+    }
+
+    /// The plan for a query, translating what `field` (which key path reads which field) allows.
+    init(predicate: Predicate<Domain>?, sortedBy: [SortDescriptor<Domain>], limit: Int?, offset: Int,
+         field: @escaping (AnyKeyPath) -> FieldPath?) {
+        var filterIsExact = true
+        if let predicate {
+            if let translated = PredicateTranslator.translate(predicate, field: field) {
+                storageQuery.filter = translated.filter
+                filterIsExact = translated.isExact
+            } else {
+                filterIsExact = false
+            }
+            if !filterIsExact { residualPredicate = predicate }
+        }
+        if let sort = Self.translate(sortedBy, field: field) {
+            storageQuery.sort = sort
+        } else {
+            residualSort = sortedBy
+        }
+        if filterIsExact && residualSort.isEmpty {
+            storageQuery.limit = limit
+            storageQuery.offset = offset
+        } else {
+            residualLimit = limit
+            residualOffset = offset
+        }
+    }
+
+    /// The sort keys for `descriptors`, or `nil` unless every descriptor sorts by a proven key
+    /// path with the ordering ``StorageSortKey`` reproduces (its `Comparable` order, or a string
+    /// comparator).
+    static func translate(_ descriptors: [SortDescriptor<Domain>], field: (AnyKeyPath) -> FieldPath?) -> [StorageSortKey]? {
+        var keys: [StorageSortKey] = []
+        for descriptor in descriptors {
+            guard let keyPath = descriptor.keyPath, let path = field(keyPath) else { return nil }
+            keys.append(StorageSortKey(path, order: descriptor.order, stringComparator: descriptor.stringComparator))
+        }
+        return keys
+    }
+
+    /// The mapped values the context returned, with the residual filter, sort and page applied.
+    /// - Throws: an error thrown while evaluating the predicate.
+    func finish(_ values: [Domain]) throws -> [Domain] {
+        try DomainQuery(predicate: residualPredicate, sortedBy: residualSort, limit: residualLimit, offset: residualOffset)
+            .apply(to: values)
+    }
+}

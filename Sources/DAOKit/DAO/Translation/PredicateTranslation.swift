@@ -1,0 +1,236 @@
+import Foundation
+
+/// Translates a `Predicate<Domain>` into a ``StorageFilter`` on entity fields, as far as
+/// `FieldProof` allows.
+///
+/// `Predicate.expression` is a tree of `PredicateExpressions` values; each kind this file knows
+/// conforms to ``FilterTranslatable`` (a condition) or ``OperandTranslatable`` (a key path or a
+/// constant), and the walk asks children through those conformances. Anything else — a kind not
+/// listed, a key path not proven, a comparison between two fields — is untranslatable.
+///
+/// The result is exact (the filter holds exactly when the predicate does) or a superset (it holds
+/// whenever the predicate does: an `&&` of which one side translated); ``BaseDao`` evaluates the
+/// predicate itself on whatever a superset lets through.
+struct PredicateTranslator {
+    /// The field a key path is proven to read, if any.
+    let field: (AnyKeyPath) -> FieldPath?
+    /// The predicate's own variable: key paths must start from it.
+    let root: PredicateExpressions.VariableID
+
+    /// The filter for `predicate`, or `nil` when nothing of it translates.
+    static func translate<Domain>(_ predicate: Predicate<Domain>, field: @escaping (AnyKeyPath) -> FieldPath?) -> TranslatedFilter? {
+        let translator = PredicateTranslator(field: field, root: predicate.variable.key)
+        return translator.filter(predicate.expression)
+    }
+
+    func filter(_ expression: Any) -> TranslatedFilter? {
+        (expression as? any FilterTranslatable)?.translate(with: self)
+    }
+
+    func operand(_ expression: Any) -> Operand? {
+        (expression as? any OperandTranslatable)?.operand(with: self)
+    }
+
+    /// A comparison of two operands, if one is a proven field and the other a constant.
+    func compare(_ lhs: Any, _ comparison: StorageComparison, _ rhs: Any) -> TranslatedFilter? {
+        switch (operand(lhs), operand(rhs)) {
+        case let (.field(field), .constant(value)):
+            return TranslatedFilter(.compare(field, comparison, value))
+        case let (.constant(value), .field(field)):
+            return TranslatedFilter(.compare(field, comparison.swapped, value))
+        default:
+            return nil
+        }
+    }
+}
+
+/// A translated filter and whether it is exact or only a superset of the predicate.
+struct TranslatedFilter {
+    var filter: StorageFilter
+    var isExact: Bool
+
+    init(_ filter: StorageFilter, isExact: Bool = true) {
+        self.filter = filter
+        self.isExact = isExact
+    }
+}
+
+/// One side of a comparison.
+enum Operand {
+    /// A proven field.
+    case field(FieldPath)
+    /// A constant, in the representation stored fields have.
+    case constant(StorageValue)
+    /// A list of constants (the sequence of `contains`).
+    case constants([StorageValue])
+    /// A key path not (yet) known to be a field: a step of a chain.
+    case keyPath(AnyKeyPath)
+    /// The predicate's variable itself.
+    case root
+}
+
+protocol FilterTranslatable {
+    func translate(with translator: PredicateTranslator) -> TranslatedFilter?
+}
+
+protocol OperandTranslatable {
+    func operand(with translator: PredicateTranslator) -> Operand?
+}
+
+// MARK: - Operands
+
+extension PredicateExpressions.Variable: OperandTranslatable {
+    func operand(with translator: PredicateTranslator) -> Operand? {
+        key == translator.root ? .root : nil
+    }
+}
+
+extension PredicateExpressions.KeyPath: OperandTranslatable {
+    func operand(with translator: PredicateTranslator) -> Operand? {
+        let path: AnyKeyPath
+        switch translator.operand(root) {
+        case .root: path = keyPath
+        case let .keyPath(prefix):
+            guard let appended = prefix.appending(path: keyPath) else { return nil }
+            path = appended
+        default: return nil
+        }
+        if let field = translator.field(path) { return .field(field) }
+        return .keyPath(path)
+    }
+}
+
+extension PredicateExpressions.KeyPath: FilterTranslatable {
+    /// A `Bool` key path used as a condition: `#Predicate { $0.isRead }`.
+    func translate(with translator: PredicateTranslator) -> TranslatedFilter? {
+        guard Output.self == Bool.self, case let .field(field)? = operand(with: translator) else { return nil }
+        return TranslatedFilter(.compare(field, .equal, .bool(true)))
+    }
+}
+
+extension PredicateExpressions.Value: OperandTranslatable {
+    func operand(with translator: PredicateTranslator) -> Operand? {
+        if let encodable = value as? any Encodable, let scalar = StorageValue(encoding: encodable) {
+            return .constant(scalar)
+        }
+        guard let sequence = value as? any Sequence else { return nil }
+        var values: [StorageValue] = []
+        for element in AnySequenceOfAny(sequence) {
+            guard let encodable = element as? any Encodable, let scalar = StorageValue(encoding: encodable) else { return nil }
+            values.append(scalar)
+        }
+        return .constants(values)
+    }
+}
+
+extension PredicateExpressions.Value: FilterTranslatable {
+    /// A constant condition: `#Predicate { true }`.
+    func translate(with translator: PredicateTranslator) -> TranslatedFilter? {
+        guard let bool = value as? Bool else { return nil }
+        return TranslatedFilter(bool ? .and([]) : .or([]))
+    }
+}
+
+extension PredicateExpressions.NilLiteral: OperandTranslatable {
+    func operand(with translator: PredicateTranslator) -> Operand? { .constant(.null) }
+}
+
+/// The elements of any sequence, as `Any`: opens the existential once.
+private struct AnySequenceOfAny: Sequence {
+    let elements: [Any]
+    init(_ sequence: any Sequence) {
+        func collect<S: Sequence>(_ sequence: S) -> [Any] { sequence.map { $0 as Any } }
+        elements = collect(sequence)
+    }
+    func makeIterator() -> IndexingIterator<[Any]> { elements.makeIterator() }
+}
+
+// MARK: - Conditions
+
+extension PredicateExpressions.Equal: FilterTranslatable {
+    func translate(with translator: PredicateTranslator) -> TranslatedFilter? {
+        translator.compare(lhs, .equal, rhs)
+    }
+}
+
+extension PredicateExpressions.NotEqual: FilterTranslatable {
+    func translate(with translator: PredicateTranslator) -> TranslatedFilter? {
+        translator.compare(lhs, .notEqual, rhs)
+    }
+}
+
+extension PredicateExpressions.Comparison: FilterTranslatable {
+    func translate(with translator: PredicateTranslator) -> TranslatedFilter? {
+        let comparison: StorageComparison
+        switch op {
+        case .lessThan: comparison = .less
+        case .lessThanOrEqual: comparison = .lessOrEqual
+        case .greaterThan: comparison = .greater
+        case .greaterThanOrEqual: comparison = .greaterOrEqual
+        @unknown default: return nil
+        }
+        return translator.compare(lhs, comparison, rhs)
+    }
+}
+
+extension PredicateExpressions.Conjunction: FilterTranslatable {
+    /// Both sides, or the side that translates as a superset: `a && b` implies `a`.
+    func translate(with translator: PredicateTranslator) -> TranslatedFilter? {
+        switch (translator.filter(lhs), translator.filter(rhs)) {
+        case let (left?, right?):
+            return TranslatedFilter(.and(Self.flatten(left.filter) + Self.flatten(right.filter)),
+                                    isExact: left.isExact && right.isExact)
+        case let (left?, nil): return TranslatedFilter(left.filter, isExact: false)
+        case let (nil, right?): return TranslatedFilter(right.filter, isExact: false)
+        case (nil, nil): return nil
+        }
+    }
+
+    private static func flatten(_ filter: StorageFilter) -> [StorageFilter] {
+        if case let .and(filters) = filter { return filters }
+        return [filter]
+    }
+}
+
+extension PredicateExpressions.Disjunction: FilterTranslatable {
+    /// Both sides must translate; supersets of both make a superset of the whole.
+    func translate(with translator: PredicateTranslator) -> TranslatedFilter? {
+        guard let left = translator.filter(lhs), let right = translator.filter(rhs) else { return nil }
+        return TranslatedFilter(.or([left.filter, right.filter]), isExact: left.isExact && right.isExact)
+    }
+}
+
+extension PredicateExpressions.Negation: FilterTranslatable {
+    /// Only an exact filter can be negated: the negation of a superset is no superset.
+    func translate(with translator: PredicateTranslator) -> TranslatedFilter? {
+        guard let inner = translator.filter(wrapped), inner.isExact else { return nil }
+        return TranslatedFilter(.not(inner.filter))
+    }
+}
+
+extension PredicateExpressions.SequenceContains: FilterTranslatable {
+    /// `[a, b].contains($0.field)`.
+    func translate(with translator: PredicateTranslator) -> TranslatedFilter? {
+        guard case let .constants(values)? = translator.operand(sequence),
+              case let .field(field)? = translator.operand(element) else { return nil }
+        return TranslatedFilter(.isIn(field, values))
+    }
+}
+
+extension PredicateExpressions.SequenceStartsWith: FilterTranslatable {
+    /// `$0.text.starts(with: "prefix")`.
+    func translate(with translator: PredicateTranslator) -> TranslatedFilter? {
+        guard case let .field(field)? = translator.operand(base),
+              case let .constant(.string(prefix))? = translator.operand(self.prefix) else { return nil }
+        return TranslatedFilter(.hasPrefix(field, prefix))
+    }
+}
+
+extension PredicateExpressions.CollectionContainsCollection: FilterTranslatable {
+    /// `$0.text.contains("part")`.
+    func translate(with translator: PredicateTranslator) -> TranslatedFilter? {
+        guard case let .field(field)? = translator.operand(base),
+              case let .constant(.string(other))? = translator.operand(self.other) else { return nil }
+        return TranslatedFilter(.contains(field, other))
+    }
+}
