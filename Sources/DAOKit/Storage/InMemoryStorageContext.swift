@@ -8,19 +8,31 @@
 /// Safe to use from many threads at once: every operation takes one lock, and a batch is applied
 /// under it in one step, so readers never see half a batch. Nothing outlives the instance.
 ///
+/// **Indexes.** For each of the entity type's ``Storable/indexes`` it keeps the entities ordered
+/// by the index's fields, updated under the same lock as the write. A query whose filter fixes an
+/// index's leading field with `==` or bounds it with `<`/`>` (then optionally bounds the next
+/// field, or sorts by it) reads only the entities in that range; and when every field the query
+/// reads is indexed it is answered under the lock without running any entity code, paging
+/// included. Each stored entity carries the values of its indexed fields: about 40 bytes per field
+/// plus 50 per index, beside the snapshot.
+///
 /// No user code runs under the lock: ids, storage keys and entity names are worked out and
 /// entities copied before it is taken, and the snapshots a call replaces or removes are released
 /// after it is dropped (a class entity's `deinit` runs then). So an `id` getter, `encode(to:)` or
 /// `deinit` that calls the context again works.
 public final class InMemoryStorageContext: StorageContext {
-    /// Entity name → storage key → the stored snapshot.
-    private typealias Tables = [String: [String: any Storable]]
+    /// Entity name → its table; and the version the next stored record gets.
+    private struct State {
+        var tables: [String: InMemoryTable] = [:]
+        /// The ``InMemoryRecord/order`` the next new key gets.
+        var nextOrder: UInt64 = 0
+    }
 
     /// Sound although entities are not `Sendable`: a stored snapshot is created by this context,
     /// never handed out (callers only get copies of it) and never mutated once stored (a save
     /// replaces the dictionary entry, it does not change the old object). So a snapshot read under
     /// the lock and copied after releasing it cannot be changed by another thread meanwhile.
-    private let tables = ContextLock(Tables())
+    private let state = ContextLock(State())
     /// Lenient, so a stored entity always copies back into its own type.
     private let copier = EntityMapper()
 
@@ -41,18 +53,29 @@ public final class InMemoryStorageContext: StorageContext {
     public func save<E: Storable>(_ entities: [E], mode: SaveMode) throws {
         if entities.isEmpty { return }
         let entityName = E.entityName
-        // Copy before taking the lock: copying runs user code and is the slow part.
-        let snapshots = try entities.map { entity in (key: entity.id.storageKey, value: try copyIn(entity)) }
-        let keys = snapshots.map(\.key)
-        let replaced = try tables.withLock(entityName: entityName) { tables in
+        let layout = IndexLayout.of(E.self)
+        // Copy and read the indexed fields before taking the lock: both run user code and are the
+        // slow part.
+        let copies = try entities.map { entity in try copyIn(entity, layout: layout) }
+        let keys = copies.map(\.key)
+        let replaced = try state.withLock(entityName: entityName) { state in
             // No local copy of the table may outlive the check: it would make the writes below copy
             // the whole table instead of changing it in place.
             try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
-                tables[entityName]?[keys[position]] != nil
+                state.tables[entityName]?.records[keys[position]] != nil
+            }
+            if state.tables[entityName] == nil {
+                state.tables[entityName] = InMemoryTable(layout: layout)
+            } else if state.tables[entityName]!.layout != layout {
+                state.tables[entityName]!.dropIndexes()
             }
             var replaced: [any Storable] = []
-            for (key, value) in snapshots {
-                if let old = tables[entityName, default: [:]].updateValue(value, forKey: key) { replaced.append(old) }
+            for (key, snapshot, values) in copies {
+                if let old = state.tables[entityName]!.store(snapshot, values: values, forKey: key, order: state.nextOrder) {
+                    replaced.append(old)
+                } else {
+                    state.nextOrder &+= 1
+                }
             }
             return replaced
         }
@@ -65,7 +88,9 @@ public final class InMemoryStorageContext: StorageContext {
     public func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E? {
         let key = id.storageKey
         let entityName = E.entityName
-        guard let snapshot = try tables.withLock(entityName: entityName, { $0[entityName]?[key] }) else { return nil }
+        guard let snapshot = try state.withLock(entityName: entityName, { $0.tables[entityName]?.records[key]?.snapshot }) else {
+            return nil
+        }
         return try copyOut(snapshot, as: E.self, key: key)
     }
 
@@ -90,7 +115,7 @@ public final class InMemoryStorageContext: StorageContext {
     /// - Throws: only ``StorageError/Kind/reentrantCall``.
     public func deleteAll<E: Storable>(_ type: E.Type) throws {
         let entityName = E.entityName
-        let removed = try tables.withLock(entityName: entityName) { tables in tables.removeValue(forKey: entityName) }
+        let removed = try state.withLock(entityName: entityName) { state in state.tables.removeValue(forKey: entityName) }
         withExtendedLifetime(removed) {}  // released here, after the lock
     }
 
@@ -98,7 +123,7 @@ public final class InMemoryStorageContext: StorageContext {
     /// - Throws: only ``StorageError/Kind/reentrantCall``.
     public func count<E: Storable>(_ type: E.Type) throws -> Int {
         let entityName = E.entityName
-        return try tables.withLock(entityName: entityName) { tables in tables[entityName]?.count ?? 0 }
+        return try state.withLock(entityName: entityName) { state in state.tables[entityName]?.count ?? 0 }
     }
 
     /// Copies of every stored entity that can be copied back as `E`, and a
@@ -106,7 +131,9 @@ public final class InMemoryStorageContext: StorageContext {
     /// - Throws: only ``StorageError/Kind/reentrantCall``.
     public func fetchReadable<E: Storable>(_ type: E.Type) throws -> ReadableRecords<E, E.ID> {
         let entityName = E.entityName
-        let snapshots = try tables.withLock(entityName: entityName) { tables in tables[entityName].map { Array($0) } ?? [] }
+        let snapshots = try state.withLock(entityName: entityName) { state in
+            state.tables[entityName].map { $0.records.map { ($0.key, $0.value.snapshot) } } ?? []
+        }
         var result = ReadableRecords<E, E.ID>(values: [], failures: [])
         result.values.reserveCapacity(snapshots.count)
         for (key, snapshot) in snapshots {
@@ -124,7 +151,7 @@ public final class InMemoryStorageContext: StorageContext {
     ///   this context runs under its lock; nothing else.
     public func storedKeys<E: Storable>(_ type: E.Type) throws -> [String] {
         let entityName = E.entityName
-        return try tables.withLock(entityName: entityName) { tables in tables[entityName].map { Array($0.keys) } ?? [] }
+        return try state.withLock(entityName: entityName) { state in state.tables[entityName].map { Array($0.records.keys) } ?? [] }
     }
 
     /// Removes the entities under these storage keys; unknown keys are ignored.
@@ -132,23 +159,109 @@ public final class InMemoryStorageContext: StorageContext {
     ///   this context runs under its lock; nothing else.
     public func delete<E: Storable>(_ type: E.Type, storageKeys: [String]) throws {
         let entityName = E.entityName
-        let removed = try tables.withLock(entityName: entityName) { tables in
+        let removed = try state.withLock(entityName: entityName) { state in
             var removed: [any Storable] = []
             for key in storageKeys {
-                if let old = tables[entityName]?.removeValue(forKey: key) { removed.append(old) }  // in place, see `save`
+                if let old = state.tables[entityName]?.remove(forKey: key) { removed.append(old) }  // in place, see `save`
             }
-            if tables[entityName]?.isEmpty == true { tables[entityName] = nil }
+            if state.tables[entityName]?.count == 0 { state.tables[entityName] = nil }
             return removed
         }
         withExtendedLifetime(removed) {}  // released here, after the lock (see the type's description)
     }
 
-    private func copyIn<E: Storable>(_ entity: E) throws -> any Storable {
+    // MARK: - Queries
+
+    /// Copies of the entities `query` selects: through an index where one applies (see the type's
+    /// description), otherwise by reading the queried fields of every entity; only the entities
+    /// returned are copied back.
+    /// - Throws: ``StorageError`` with ``StorageError/Kind/decodingFailed`` when a selected entity
+    ///   cannot be copied back as `E`, ``StorageError/Kind/encodingFailed`` when one's fields
+    ///   cannot be read, or ``StorageError/Kind/reentrantCall``.
+    public func fetch<E: Storable>(_ type: E.Type, matching query: StorageQuery) throws -> [E] {
+        try selected(E.self, by: query).map { try copyOut($0.snapshot, as: E.self, key: $0.key) }
+    }
+
+    /// How many entities `filter` holds for, counted as ``fetch(_:matching:)`` selects them,
+    /// without copying any.
+    /// - Throws: as ``fetch(_:matching:)``.
+    public func count<E: Storable>(_ type: E.Type, matching filter: StorageFilter) throws -> Int {
+        try selected(E.self, by: StorageQuery(filter: filter)).count
+    }
+
+    /// Removes the entities `filter` holds for. When every field the filter reads is indexed the
+    /// selection and the removal happen under one lock; otherwise the filter is evaluated outside
+    /// it and an entity replaced meanwhile by another thread is left alone (it is not the one that
+    /// matched).
+    /// - Throws: as ``fetch(_:matching:)``; nothing is removed then.
+    public func delete<E: Storable>(_ type: E.Type, matching filter: StorageFilter) throws {
+        let entityName = E.entityName
+        let query = StorageQuery(filter: filter)
+        let selection = try state.withLock(entityName: entityName) { state -> InMemoryTable.Selection? in
+            guard var table = state.tables[entityName] else { return nil }
+            let selection = table.select(query)
+            guard case let .answer(doomed) = selection else { return selection }
+            state.tables[entityName] = nil  // changed in place below, see `save`
+            for selected in doomed { _ = table.remove(forKey: selected.key) }
+            if table.count > 0 { state.tables[entityName] = table }
+            return .answer(doomed)
+        }
+        guard case let .candidates(candidates)? = selection else { return }
+        let doomed = try matching(candidates, E.self, query: query)
+        let removed = try state.withLock(entityName: entityName) { state in
+            var removed: [any Storable] = []
+            for selected in doomed
+            where state.tables[entityName]?.records[selected.key] === selected.record && selected.record.revision == selected.revision {
+                if let old = state.tables[entityName]?.remove(forKey: selected.key) { removed.append(old) }
+            }
+            if state.tables[entityName]?.count == 0 { state.tables[entityName] = nil }
+            return removed
+        }
+        withExtendedLifetime(removed) {}  // released here, after the lock
+    }
+
+    /// The records `query` selects, filtered, sorted and paged.
+    private func selected<E: Storable>(_ type: E.Type, by query: StorageQuery) throws -> [Selected] {
+        let entityName = E.entityName
+        let selection = try state.withLock(entityName: entityName) { state in state.tables[entityName]?.select(query) }
+        switch selection {
+        case nil: return []
+        case let .answer(records)?: return records
+        case let .candidates(candidates)?: return try matching(candidates, E.self, query: query)
+        }
+    }
+
+    /// Evaluates `query` on `candidates` outside the lock, reading the fields it needs from the
+    /// snapshots (which never change once stored).
+    private func matching<E: Storable>(_ candidates: [Selected], _ type: E.Type, query: StorageQuery) throws -> [Selected] {
+        let evaluator = QueryEvaluator(query)
+        var kept: [(record: Selected, values: [StorageValue])] = []
+        for record in candidates {
+            let values: [StorageValue]
+            do {
+                values = try evaluator.extractor.values(of: record.snapshot)
+            } catch {
+                throw StorageError(.encodingFailed, entityName: E.entityName, key: record.key, underlyingError: error)
+            }
+            if evaluator.matches(values) { kept.append((record, values)) }
+        }
+        if !query.sort.isEmpty {
+            kept.sort { evaluator.precedes($0.values, $1.values) }
+        }
+        return kept[evaluator.page(ofCount: kept.count)].map(\.record)
+    }
+
+    // MARK: - Copies
+
+    /// A snapshot of `entity` and the values of its indexed fields.
+    private func copyIn<E: Storable>(_ entity: E, layout: IndexLayout) throws -> (key: String, snapshot: any Storable, values: [StorageValue]) {
+        let key = entity.id.storageKey
         do {
-            return try copier.map(entity, to: E.self)
+            let snapshot = try copier.map(entity, to: E.self)
+            let values = layout.fields.isEmpty ? [] : try layout.extractor.values(of: snapshot)
+            return (key, snapshot, values)
         } catch {
-            throw StorageError(.encodingFailed, entityName: E.entityName, key: entity.id.storageKey,
-                               underlyingError: error)
+            throw StorageError(.encodingFailed, entityName: E.entityName, key: key, underlyingError: error)
         }
     }
 

@@ -12,8 +12,13 @@ struct QueryEvaluator: Sendable {
     private let sortKeys: [(position: Int, key: StorageSortKey)]
 
     init(_ query: StorageQuery) {
+        self.init(query, fields: query.fields)
+    }
+
+    /// An evaluator of `query` on values of `fields` (which hold at least the query's fields), in
+    /// that order: for values read once for many queries, as an index's.
+    init(_ query: StorageQuery, fields: [FieldPath]) {
         self.query = query
-        let fields = query.fields
         extractor = FieldExtractor(fields: fields)
         filter = query.filter.map { CompiledFilter($0, fields: fields) }
         sortKeys = query.sort.map { key in (fields.firstIndex(of: key.field)!, key) }

@@ -1,0 +1,221 @@
+/// The entities of one entity name in an ``InMemoryStorageContext``, with the indexes their type
+/// declares. Only ever touched under the context's lock; nothing here runs user code (entities'
+/// field values for the indexes are read before the lock is taken), so everything a query does
+/// here it can do under the lock.
+struct InMemoryTable {
+    /// Storage key → stored record.
+    private(set) var records: [String: InMemoryRecord] = [:]
+    /// The indexes kept, and the fields every record carries values of.
+    private(set) var layout: IndexLayout
+    /// One tree per index of ``layout``, in the same order.
+    private var trees: [SortedChunks<IndexEntry>]
+
+    init(layout: IndexLayout) {
+        self.layout = layout
+        trees = Array(repeating: SortedChunks(), count: layout.indexes.count)
+    }
+
+    var count: Int { records.count }
+
+    /// Stores `snapshot` under `key`, with the values of its indexed fields; returns the snapshot
+    /// it replaces. `order` is the position a new key takes among entries with equal values.
+    ///
+    /// Replacing an entity whose indexed fields did not change leaves every index untouched: the
+    /// record is updated in place, and entries point to the record.
+    mutating func store(_ snapshot: any Storable, values: [StorageValue], forKey key: String, order: UInt64) -> (any Storable)? {
+        guard let record = records[key] else {
+            let record = InMemoryRecord(key: key, snapshot: snapshot, indexValues: values, order: order)
+            records[key] = record
+            for index in trees.indices { trees[index].insert(layout.entry(of: record, in: index)) }
+            return nil
+        }
+        let old = record.snapshot
+        if record.indexValues != values {
+            for index in trees.indices { trees[index].remove(layout.entry(of: record, in: index)) }
+            record.indexValues = values
+            for index in trees.indices { trees[index].insert(layout.entry(of: record, in: index)) }
+        }
+        record.snapshot = snapshot
+        record.revision &+= 1
+        return old
+    }
+
+    /// Removes the record under `key`; returns its snapshot.
+    mutating func remove(forKey key: String) -> (any Storable)? {
+        guard let record = records.removeValue(forKey: key) else { return nil }
+        for index in trees.indices { trees[index].remove(layout.entry(of: record, in: index)) }
+        return record.snapshot
+    }
+
+    /// Stops keeping indexes: another entity type with different indexes now shares the name, so
+    /// the values records carry no longer follow one layout. Queries scan from then on.
+    mutating func dropIndexes() {
+        layout = .none
+        trees = []
+    }
+
+    // MARK: - Queries
+
+    /// What a query selects here, under the lock: records as they are now (a ``Selected`` copies
+    /// what it needs, since a record changes in place when its entity is replaced).
+    enum Selection {
+        /// The answer: these records, filtered, ordered and paged.
+        case answer([Selected])
+        /// A superset to evaluate outside the lock (the query reads fields the records do not
+        /// carry, so evaluating means running the entities' `encode(to:)`).
+        case candidates([Selected])
+    }
+
+    /// Selects what `query` asks for, through an index where one applies.
+    func select(_ query: StorageQuery) -> Selection {
+        let conjuncts = Self.conjuncts(of: query.filter)
+        let plan = layout.indexes.isEmpty ? nil : IndexPlan.best(for: query, conjuncts: conjuncts, layout: layout)
+        guard layout.carries(query.fields) else {
+            // Only a superset can be had here; its order does not matter.
+            guard let plan else { return .candidates(records.values.map(Selected.init)) }
+            var found: [Selected] = []
+            walk(plan, reversed: false) { record in found.append(Selected(record)); return true }
+            return .candidates(found)
+        }
+        let evaluator = QueryEvaluator(query, fields: layout.fields)
+        let matches: (InMemoryRecord) -> Bool = { evaluator.matches($0.indexValues) }
+        if let plan, plan.yieldsSortOrder {
+            // The walk is in the query's order: skip the offset, stop at the limit.
+            var result: [Selected] = []
+            var skipped = 0
+            let limit = query.limit ?? .max
+            if limit == 0 { return .answer([]) }
+            walk(plan, reversed: plan.reversed) { record in
+                guard matches(record) else { return true }
+                if skipped < query.offset {
+                    skipped += 1
+                    return true
+                }
+                result.append(Selected(record))
+                return result.count < limit
+            }
+            return .answer(result)
+        }
+        var result: [InMemoryRecord] = []
+        if let plan {
+            walk(plan, reversed: false) { record in
+                if matches(record) { result.append(record) }
+                return true
+            }
+        } else {
+            for record in records.values where matches(record) { result.append(record) }
+        }
+        if !query.sort.isEmpty {
+            result.sort { evaluator.precedes($0.indexValues, $1.indexValues) }
+        }
+        return .answer(result[evaluator.page(ofCount: result.count)].map(Selected.init))
+    }
+
+    /// Calls `body` with the records in `plan`'s range, in index order (or reversed), until it
+    /// returns `false`.
+    private func walk(_ plan: IndexPlan, reversed: Bool, _ body: (InMemoryRecord) -> Bool) {
+        let tree = trees[plan.index]
+        let start = tree.position { plan.isBelowRange($0) }
+        let end = tree.position { !plan.isAboveRange($0) }
+        tree.forEach(from: start, to: end, reversed: reversed) { entry in body(entry.record) }
+    }
+
+    /// The top-level `&&` operands of a filter.
+    private static func conjuncts(of filter: StorageFilter?) -> [StorageFilter] {
+        switch filter {
+        case nil: return []
+        case let .and(filters)?: return filters.flatMap { conjuncts(of: $0) }
+        case let filter?: return [filter]
+        }
+    }
+}
+
+/// The stored entity under one key: its snapshot and the values of its type's indexed fields.
+/// A class, so that the table and every index share it, an index walk reaches it without a lookup
+/// by key, and replacing the entity without changing an indexed field touches no index. Only
+/// touched under the context's lock; what leaves the lock is a ``Selected`` copy.
+final class InMemoryRecord {
+    let key: String
+    /// The immutable snapshot stored now; replaced (never mutated) when the entity is.
+    var snapshot: any Storable
+    /// The values of ``IndexLayout/fields``, read from the snapshot when it was stored.
+    var indexValues: [StorageValue]
+    /// Distinct for every key ever stored in the context: orders entries whose values are equal.
+    let order: UInt64
+    /// Changes whenever the snapshot is replaced: tells whether a record evaluated outside the
+    /// lock still holds what was evaluated.
+    var revision: UInt64 = 0
+
+    init(key: String, snapshot: any Storable, indexValues: [StorageValue], order: UInt64) {
+        self.key = key
+        self.snapshot = snapshot
+        self.indexValues = indexValues
+        self.order = order
+    }
+}
+
+/// A record as a query selected it, safe to use outside the lock.
+struct Selected {
+    let record: InMemoryRecord
+    let snapshot: any Storable
+    let revision: UInt64
+    var key: String { record.key }
+
+    init(_ record: InMemoryRecord) {
+        self.record = record
+        snapshot = record.snapshot
+        revision = record.revision
+    }
+}
+
+/// The indexes an entity type declares, and the union of their fields, which every record carries
+/// the values of.
+struct IndexLayout: Sendable, Equatable {
+    let indexes: [StorageIndex]
+    /// Every indexed field, each once.
+    let fields: [FieldPath]
+    /// For each index, the positions of its fields in ``fields``.
+    private let positions: [[Int]]
+    /// Reads ``fields`` from an entity.
+    let extractor: FieldExtractor
+
+    static let none = IndexLayout(indexes: [])
+
+    init(indexes: [StorageIndex]) {
+        self.indexes = indexes
+        var fields: [FieldPath] = []
+        for index in indexes {
+            for field in index.fields where !fields.contains(field) { fields.append(field) }
+        }
+        self.fields = fields
+        positions = indexes.map { index in index.fields.map { fields.firstIndex(of: $0)! } }
+        extractor = FieldExtractor(fields: fields)
+    }
+
+    static func == (lhs: IndexLayout, rhs: IndexLayout) -> Bool { lhs.indexes == rhs.indexes }
+
+    /// The layout of `E`, worked out once per type.
+    static func of<E: Storable>(_ type: E.Type) -> IndexLayout {
+        let id = ObjectIdentifier(type)
+        if let known = cache.withLock({ $0[id] }) { return known }
+        let layout = IndexLayout(indexes: E.indexes)
+        cache.withLock { $0[id] = layout }
+        return layout
+    }
+
+    /// Sound as `Sendable`: layouts are immutable values, only touched under the lock.
+    private static let cache = Locked<[ObjectIdentifier: IndexLayout]>([:])
+
+    /// Whether records carry the value of every one of `queryFields`.
+    func carries(_ queryFields: [FieldPath]) -> Bool {
+        queryFields.allSatisfy(fields.contains)
+    }
+
+    /// The entry `record` has in index `index`.
+    func entry(of record: InMemoryRecord, in index: Int) -> IndexEntry {
+        IndexEntry(values: positions[index].map { record.indexValues[$0] }, record: record)
+    }
+
+    /// The position in ``fields`` of field `position` of index `index`.
+    func fieldPosition(index: Int, field position: Int) -> Int { positions[index][position] }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// Which part of which index a query needs: a range of entries bounded on the index's leading
+/// field (and, when that is fixed by an equality, on the next one), and whether walking the range
+/// yields the query's sort order.
+///
+/// The range is a superset — every entry the walk yields is checked against the whole filter —
+/// so bounds only need to be loose enough to keep every match: a bound on `nil`, a `!=`, an `||`
+/// simply does not narrow the range.
+struct IndexPlan {
+    /// The index, by position in the layout.
+    let index: Int
+    /// Bounds on the index's first and second field (inclusive; `nil` for open).
+    private var lower: [StorageValue?]
+    private var upper: [StorageValue?]
+    /// Whether the walk is in the query's order (ascending, or descending when ``reversed``).
+    private(set) var yieldsSortOrder = false
+    private(set) var reversed = false
+
+    /// The most selective plan for `query`, or `nil` when no index narrows it or orders it.
+    static func best(for query: StorageQuery, conjuncts: [StorageFilter], layout: IndexLayout) -> IndexPlan? {
+        var best: (plan: IndexPlan, score: Int)?
+        for (position, index) in layout.indexes.enumerated() {
+            var plan = IndexPlan(index: position, lower: [nil, nil], upper: [nil, nil])
+            var score = 0
+            let leadingFixed = plan.narrow(field: 0, of: index, by: conjuncts)
+            if leadingFixed { score += 4 } else if plan.lower[0] != nil || plan.upper[0] != nil { score += 2 }
+            if leadingFixed, index.fields.count > 1, plan.narrow(field: 1, of: index, by: conjuncts) { score += 2 }
+            // The order of a walk: by the fields after those fixed by equalities.
+            let ordered = leadingFixed ? 1 : 0
+            if query.sort.count == 1, ordered < index.fields.count,
+               query.sort[0].field == index.fields[ordered], query.sort[0].stringComparator == nil {
+                plan.yieldsSortOrder = true
+                plan.reversed = query.sort[0].order == .reverse
+                score += 1
+            } else if query.sort.isEmpty {
+                plan.yieldsSortOrder = true  // any order will do
+            }
+            guard score > 0 else { continue }
+            if best == nil || score > best!.score { best = (plan, score) }
+        }
+        return best?.plan
+    }
+
+    /// Narrows field `field` of `index` by the conjuncts that bound it; `true` when one fixes it
+    /// with an equality.
+    private mutating func narrow(field: Int, of index: StorageIndex, by conjuncts: [StorageFilter]) -> Bool {
+        guard field < index.fields.count else { return false }
+        let path = index.fields[field]
+        var fixed = false
+        for case let .compare(conjunctField, comparison, value) in conjuncts where conjunctField == path {
+            switch comparison {
+            case .equal:
+                tighten(field, lower: value, upper: value)
+                fixed = true
+            case .less, .lessOrEqual:
+                if !value.isNull { tighten(field, lower: nil, upper: value) }
+            case .greater, .greaterOrEqual:
+                if !value.isNull { tighten(field, lower: value, upper: nil) }
+            case .notEqual:
+                break
+            }
+        }
+        return fixed
+    }
+
+    private mutating func tighten(_ field: Int, lower newLower: StorageValue?, upper newUpper: StorageValue?) {
+        if let newLower, lower[field].map({ IndexOrder.compare(newLower, $0) == .orderedDescending }) ?? true {
+            lower[field] = newLower
+        }
+        if let newUpper, upper[field].map({ IndexOrder.compare(newUpper, $0) == .orderedAscending }) ?? true {
+            upper[field] = newUpper
+        }
+    }
+
+    /// Whether `entry` comes before the range.
+    func isBelowRange(_ entry: IndexEntry) -> Bool {
+        compareToBounds(entry, lower) == .orderedAscending
+    }
+
+    /// Whether `entry` comes after the range.
+    func isAboveRange(_ entry: IndexEntry) -> Bool {
+        compareToBounds(entry, upper) == .orderedDescending
+    }
+
+    /// How `entry` compares to a bound (a prefix of values; an open bound ends the prefix).
+    private func compareToBounds(_ entry: IndexEntry, _ bounds: [StorageValue?]) -> ComparisonResult {
+        for (position, bound) in bounds.enumerated() {
+            guard let bound, position < entry.values.count else { return .orderedSame }
+            let order = IndexOrder.compare(entry.values[position], bound)
+            if order != .orderedSame { return order }
+            // Equal on this field: the next bound decides. There is one only when this field is
+            // fixed by an equality (`best` narrows the second field only then), so entries equal
+            // here are ordered by the next field.
+        }
+        return .orderedSame
+    }
+}

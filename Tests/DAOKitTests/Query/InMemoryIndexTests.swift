@@ -1,0 +1,192 @@
+@testable import DAOKit
+import Foundation
+import Synchronization
+import Testing
+
+/// The in-memory context's indexes: queries through them answer what a scan answers, touch only
+/// the range they need, and every write — failed batches and concurrent writers included — keeps
+/// them exact.
+@Suite("In-memory indexes")
+struct InMemoryIndexTests {
+    struct Chat: Codable, Identifiable, Equatable, Sendable {
+        var id: Int
+        var dialogID: Int
+        var date: Date
+        var isRead: Bool
+        var text: String
+    }
+
+    /// Counts `init(from:)` calls per thread-independent counter, so a test can see how many
+    /// entities a query copied.
+    struct ChatEntity: Storable {
+        static let indexes = [StorageIndex("dialogID", "date"), StorageIndex("isRead")]
+        static let decodes = Atomic<Int>(0)
+        var id: Int
+        var dialogID: Int
+        var date: Date
+        var isRead: Bool
+        var text: String
+
+        init(id: Int, dialogID: Int, date: Date, isRead: Bool, text: String) {
+            (self.id, self.dialogID, self.date, self.isRead, self.text) = (id, dialogID, date, isRead, text)
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(Int.self, forKey: .id)
+            dialogID = try container.decode(Int.self, forKey: .dialogID)
+            date = try container.decode(Date.self, forKey: .date)
+            isRead = try container.decode(Bool.self, forKey: .isRead)
+            text = try container.decode(String.self, forKey: .text)
+            if dialogID >= 0 { Self.decodes.add(1, ordering: .relaxed) }
+        }
+    }
+
+    /// The same records without indexes: the scan every indexed answer is compared with.
+    struct PlainChatEntity: Storable {
+        var id: Int
+        var dialogID: Int
+        var date: Date
+        var isRead: Bool
+        var text: String
+    }
+
+    static func chats(_ count: Int, dialogs: Int = 10) -> [Chat] {
+        (0..<count).map { i in
+            Chat(id: i, dialogID: i % dialogs, date: Date(timeIntervalSinceReferenceDate: Double((i * 7_919) % 1_000)),
+                 isRead: i % 3 == 0, text: "message \(i)")
+        }
+    }
+
+    func daos(_ chats: [Chat]) throws -> (indexed: BaseDao<Chat, ChatEntity>, plain: BaseDao<Chat, PlainChatEntity>) {
+        let indexed = BaseDao<Chat, ChatEntity>(context: InMemoryStorageContext())
+        let plain = BaseDao<Chat, PlainChatEntity>(context: InMemoryStorageContext())
+        try indexed.persist(chats)
+        try plain.persist(chats)
+        return (indexed, plain)
+    }
+
+    @Test func theScreenQueryThroughTheIndexAnswersWhatAScanAnswers() throws {
+        let (indexed, plain) = try daos(Self.chats(2_000))
+        for dialog in [0, 3, 9, 42] {
+            let predicate = #Predicate<Chat> { $0.dialogID == dialog && $0.isRead == false }
+            let sort = [SortDescriptor(\Chat.date, order: .reverse), SortDescriptor(\Chat.id)]
+            let expected = try plain.read(where: predicate, sortedBy: sort, limit: 20, offset: 5)
+            #expect(try indexed.read(where: predicate, sortedBy: sort, limit: 20, offset: 5) == expected)
+            #expect(try indexed.count(where: predicate) == plain.count(where: predicate))
+        }
+    }
+
+    @Test func rangesOnTheLeadingAndSecondFieldAnswerWhatAScanAnswers() throws {
+        let (indexed, plain) = try daos(Self.chats(1_500))
+        let low = Date(timeIntervalSinceReferenceDate: 200), high = Date(timeIntervalSinceReferenceDate: 600)
+        let predicates = [
+            #Predicate<Chat> { $0.dialogID == 4 && $0.date > low && $0.date <= high },
+            #Predicate<Chat> { $0.dialogID >= 3 && $0.dialogID < 6 },
+            #Predicate<Chat> { 7 <= $0.dialogID && $0.isRead },
+            #Predicate<Chat> { $0.isRead == true || $0.dialogID == 2 },
+            #Predicate<Chat> { $0.dialogID != 1 && $0.text.starts(with: "message 1") },
+        ]
+        for predicate in predicates {
+            for sort in [[SortDescriptor(\Chat.date), SortDescriptor(\Chat.id)], [SortDescriptor(\Chat.id, order: .reverse)], []] {
+                let expected = try plain.read(where: predicate, sortedBy: sort)
+                let actual = try indexed.read(where: predicate, sortedBy: sort)
+                if sort.isEmpty {
+                    #expect(actual.map(\.id).sorted() == expected.map(\.id).sorted())
+                } else {
+                    #expect(actual == expected)
+                }
+            }
+        }
+    }
+
+    @Test func anIndexedQueryCopiesOnlyTheEntitiesItReturns() throws {
+        let (indexed, _) = try daos(Self.chats(5_000))
+        _ = try indexed.read(where: #Predicate { $0.dialogID == 1 }, limit: 1)  // proves the key paths once
+        let before = ChatEntity.decodes.load(ordering: .relaxed)
+        let page = try indexed.read(where: #Predicate { $0.dialogID == 7 && $0.isRead == false },
+                                    sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 20)
+        let decoded = ChatEntity.decodes.load(ordering: .relaxed) - before
+        #expect(page.count == 20)
+        // Other tests of this suite may decode concurrently; none decodes thousands.
+        #expect(decoded <= page.count + 50, "decoded \(decoded) for \(page.count) results")
+    }
+
+    @Test func aBatchThatFailsLeavesEveryIndexAsItWas() throws {
+        let context = InMemoryStorageContext()
+        let chats = Self.chats(300)
+        let dao = BaseDao<Chat, ChatEntity>(context: context)
+        try dao.persist(chats)
+        var clash = chats[10]
+        clash.dialogID = 99
+        // Insert-only: the existing id fails the whole batch after the new entity was copied.
+        let fresh = Chat(id: 1_000, dialogID: 99, date: .now, isRead: false, text: "new")
+        #expect(throws: StorageError.self) { try dao.create(clash) }
+        #expect(throws: StorageError.self) {
+            try context.save([fresh, clash].map { try EntityMapper().map($0, to: ChatEntity.self) }, mode: .insert)
+        }
+        #expect(try dao.read(where: #Predicate { $0.dialogID == 99 }).isEmpty)
+        #expect(try dao.count(where: #Predicate { $0.dialogID == 0 }) == 30)
+    }
+
+    @Test func replacingAndDeletingMoveEntriesOutOfTheirOldRange() throws {
+        let (indexed, _) = try daos(Self.chats(100))
+        var moved = try #require(try indexed.read(id: 5))
+        moved.dialogID = 77
+        try indexed.persist(moved)
+        try indexed.erase(id: 6)
+        #expect(try indexed.read(where: #Predicate { $0.dialogID == 77 }).map(\.id) == [5])
+        #expect(!(try indexed.read(where: #Predicate { $0.dialogID == 5 }).map(\.id).contains(5)))
+        #expect(!(try indexed.read(where: #Predicate { $0.dialogID == 6 }).map(\.id).contains(6)))
+        try indexed.erase(where: #Predicate { $0.dialogID == 77 })
+        #expect(try indexed.read(id: 5) == nil)
+    }
+
+    @Test func replacingAnEntityWithoutChangingAnIndexedFieldIsSeenByIndexedQueries() throws {
+        let (indexed, _) = try daos(Self.chats(50))
+        var edited = try #require(try indexed.read(id: 12))
+        edited.text = "edited"
+        try indexed.persist(edited)
+        let found = try indexed.read(where: #Predicate { $0.dialogID == 2 && $0.isRead == true }, sortedBy: [SortDescriptor(\.id)])
+        #expect(found.first { $0.id == 12 }?.text == "edited")
+        #expect(found.map(\.id) == Self.chats(50).filter { $0.dialogID == 2 && $0.isRead }.map(\.id))
+    }
+
+    @Test func eightConcurrentWritersLeaveIndexesThatAgreeWithAScan() async throws {
+        let context = InMemoryStorageContext()
+        let dao = BaseDao<Chat, ChatEntity>(context: context)
+        try dao.persist(Self.chats(10))  // a sample for the proof
+        await withTaskGroup(of: Void.self) { group in
+            for writer in 0..<8 {
+                group.addTask {
+                    let dao = BaseDao<Chat, ChatEntity>(context: context)
+                    for step in 0..<200 {
+                        let id = writer * 1_000 + step % 50
+                        let chat = Chat(id: id, dialogID: (step + writer) % 5, date: Date(timeIntervalSinceReferenceDate: Double(step)),
+                                        isRead: step % 2 == 0, text: "w\(writer)")
+                        if step % 7 == 6 { try? dao.erase(id: id) } else { try? dao.persist(chat) }
+                    }
+                }
+            }
+        }
+        let everything = try dao.read()
+        for dialog in 0..<5 {
+            let viaIndex = try dao.read(where: #Predicate { $0.dialogID == dialog }, sortedBy: [SortDescriptor(\.id)])
+            #expect(viaIndex == everything.filter { $0.dialogID == dialog }.sorted { $0.id < $1.id })
+        }
+    }
+
+    @Test func aSecondTypeWithOtherIndexesUnderTheSameNameFallsBackToScanning() throws {
+        struct Other: Storable {
+            static var entityName: String { ChatEntity.entityName }
+            static let indexes = [StorageIndex("text")]
+            var id: Int, dialogID: Int, date: Date, isRead: Bool, text: String
+        }
+        let context = InMemoryStorageContext()
+        let dao = BaseDao<Chat, ChatEntity>(context: context)
+        try dao.persist(Self.chats(60))
+        try context.save([Other(id: 500, dialogID: 3, date: .now, isRead: false, text: "other")])
+        let found = try dao.read(where: #Predicate { $0.dialogID == 3 }, sortedBy: [SortDescriptor(\.id)])
+        #expect(found.map(\.id) == Self.chats(60).filter { $0.dialogID == 3 }.map(\.id) + [500])
+    }
+}

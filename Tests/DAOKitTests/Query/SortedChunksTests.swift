@@ -1,0 +1,78 @@
+@testable import DAOKit
+import Testing
+
+/// The sorted-chunk list under in-memory indexes: order, splits, removal and walks in both directions.
+@Suite("Sorted chunks")
+struct SortedChunksTests {
+    /// Deterministic shuffle of 0..<n.
+    func shuffled(_ n: Int, seed: UInt64) -> [Int] {
+        var generator = SeededGenerator(seed: seed)
+        return Array(0..<n).shuffled(using: &generator)
+    }
+
+    func elements(_ list: SortedChunks<Int>) -> [Int] {
+        var out: [Int] = []
+        list.forEach(from: list.startPosition, to: list.endPosition, reversed: false) { out.append($0); return true }
+        return out
+    }
+
+    @Test func insertingInAnyOrderKeepsEveryElementSortedAcrossChunkSplits() {
+        var list = SortedChunks<Int>()
+        for value in shuffled(5_000, seed: 1) { list.insert(value) }
+        #expect(list.count == 5_000)
+        #expect(list.chunks.count > 1)
+        #expect(elements(list) == Array(0..<5_000))
+        #expect(list.chunks.allSatisfy { !$0.isEmpty && $0.count <= SortedChunks<Int>.maxChunk })
+    }
+
+    @Test func removingEveryOtherElementLeavesTheRestInOrderAndDropsEmptyChunks() {
+        var list = SortedChunks<Int>()
+        for value in shuffled(3_000, seed: 2) { list.insert(value) }
+        for value in shuffled(3_000, seed: 3) where value % 2 == 0 {
+            let removed = list.remove(value)
+            #expect(removed)
+        }
+        #expect(elements(list) == Array(stride(from: 1, to: 3_000, by: 2)))
+        for value in 0..<3_000 where value % 2 == 1 { list.remove(value) }
+        #expect(list.isEmpty)
+        #expect(list.chunks.isEmpty)
+    }
+
+    @Test func removingAnAbsentElementChangesNothing() {
+        var list = SortedChunks<Int>()
+        for value in [5, 1, 9] { list.insert(value) }
+        let removedFour = list.remove(4), removedTen = list.remove(10)
+        #expect(!removedFour && !removedTen)
+        #expect(elements(list) == [1, 5, 9])
+    }
+
+    @Test func aRangeWalkedBackwardsYieldsTheSameElementsReversed() {
+        var list = SortedChunks<Int>()
+        for value in shuffled(2_000, seed: 4) { list.insert(value) }
+        let start = list.position { $0 < 700 }
+        let end = list.position { $0 <= 1_400 }
+        var forward: [Int] = [], backward: [Int] = []
+        list.forEach(from: start, to: end, reversed: false) { forward.append($0); return true }
+        list.forEach(from: start, to: end, reversed: true) { backward.append($0); return true }
+        #expect(forward == Array(700...1_400))
+        #expect(backward == Array((700...1_400).reversed()))
+    }
+
+    @Test func aWalkStopsWhenTheBodySaysSo() {
+        var list = SortedChunks<Int>()
+        for value in shuffled(1_500, seed: 5) { list.insert(value) }
+        var seen: [Int] = []
+        list.forEach(from: list.startPosition, to: list.endPosition, reversed: true) { seen.append($0); return seen.count < 3 }
+        #expect(seen == [1_499, 1_498, 1_497])
+    }
+
+    @Test func anEmptyRangeYieldsNothingEitherWay() {
+        var list = SortedChunks<Int>()
+        for value in [1, 2, 3] { list.insert(value) }
+        let position = list.position { $0 < 10 }
+        var seen = 0
+        list.forEach(from: position, to: position, reversed: false) { _ in seen += 1; return true }
+        list.forEach(from: position, to: position, reversed: true) { _ in seen += 1; return true }
+        #expect(seen == 0)
+    }
+}
