@@ -59,7 +59,7 @@ struct DemoCommand {
         case .directory:
             let foreign = names.filter { name in
                 name != FileStoreLayout.lockFileName && name != FileStoreLayout.journalFileName
-                    && !name.hasPrefix(FileStoreLayout.trashDirectoryPrefix) && !Self.entityDirectories.contains(name)
+                    && !name.hasPrefix(FileStoreLayout.changeLogFileName) && !name.hasPrefix(FileStoreLayout.trashDirectoryPrefix) && !Self.entityDirectories.contains(name)
             }
             guard foreign.isEmpty else {
                 throw UsageError("dao demo: \(directory) holds other files ('\(foreign[0])'); give a new or empty directory, or one an earlier demo wrote")

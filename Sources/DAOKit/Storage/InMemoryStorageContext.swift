@@ -207,7 +207,7 @@ public final class InMemoryStorageContext: StorageContext {
             return .answer(doomed)
         }
         guard case let .candidates(candidates)? = selection else { return }
-        let doomed = try matching(candidates, E.self, query: query)
+        let doomed = try InMemoryTable.evaluate(candidates, E.self, query: query)
         let removed = try state.withLock(entityName: entityName) { state in
             var removed: [any Storable] = []
             for selected in doomed
@@ -227,28 +227,8 @@ public final class InMemoryStorageContext: StorageContext {
         switch selection {
         case nil: return []
         case let .answer(records)?: return records
-        case let .candidates(candidates)?: return try matching(candidates, E.self, query: query)
+        case let .candidates(candidates)?: return try InMemoryTable.evaluate(candidates, E.self, query: query)
         }
-    }
-
-    /// Evaluates `query` on `candidates` outside the lock, reading the fields it needs from the
-    /// snapshots (which never change once stored).
-    private func matching<E: Storable>(_ candidates: [Selected], _ type: E.Type, query: StorageQuery) throws -> [Selected] {
-        let evaluator = QueryEvaluator(query)
-        var kept: [(record: Selected, values: [StorageValue])] = []
-        for record in candidates {
-            let values: [StorageValue]
-            do {
-                values = try evaluator.extractor.values(of: record.snapshot)
-            } catch {
-                throw StorageError(.encodingFailed, entityName: E.entityName, key: record.key, underlyingError: error)
-            }
-            if evaluator.matches(values) { kept.append((record, values)) }
-        }
-        if !query.sort.isEmpty {
-            kept.sort { evaluator.precedes($0.values, $1.values) }
-        }
-        return kept[evaluator.page(ofCount: kept.count)].map(\.record)
     }
 
     // MARK: - Copies
@@ -266,15 +246,6 @@ public final class InMemoryStorageContext: StorageContext {
     }
 
     private func copyOut<E: Storable>(_ snapshot: any Storable, as type: E.Type, key: String) throws -> E {
-        do {
-            if let typed = snapshot as? E {
-                return try copier.map(typed, to: E.self)
-            }
-            // Another type saved under the same entity name: read it the way a serializing context
-            // would, field by field.
-            return try copier.map(snapshot, to: E.self)
-        } catch {
-            throw StorageError(.decodingFailed, entityName: E.entityName, key: key, underlyingError: error)
-        }
+        try InMemoryTable.copy(snapshot, as: E.self, key: key, with: copier)
     }
 }

@@ -111,6 +111,44 @@ struct InMemoryTable {
         return .answer(result[evaluator.page(ofCount: result.count)].map(Selected.init))
     }
 
+    /// Evaluates `query` on `candidates` outside the lock, reading the fields it needs from the
+    /// snapshots (which never change once stored): what a ``Selection/candidates`` needs.
+    /// - Throws: ``StorageError`` of kind ``StorageError/Kind/encodingFailed`` naming an entity
+    ///   whose fields cannot be read.
+    static func evaluate<E: Storable>(_ candidates: [Selected], _ type: E.Type, query: StorageQuery) throws -> [Selected] {
+        let evaluator = QueryEvaluator(query)
+        var kept: [(record: Selected, values: [StorageValue])] = []
+        for record in candidates {
+            let values: [StorageValue]
+            do {
+                values = try evaluator.extractor.values(of: record.snapshot)
+            } catch {
+                throw StorageError(.encodingFailed, entityName: E.entityName, key: record.key, underlyingError: error)
+            }
+            if evaluator.matches(values) { kept.append((record, values)) }
+        }
+        if !query.sort.isEmpty {
+            kept.sort { evaluator.precedes($0.values, $1.values) }
+        }
+        return kept[evaluator.page(ofCount: kept.count)].map(\.record)
+    }
+
+    /// A copy of a stored snapshot as `E`, made with `copier`, so that the caller can change it
+    /// without changing what is stored.
+    /// - Throws: ``StorageError`` of kind ``StorageError/Kind/decodingFailed`` naming the entity.
+    static func copy<E: Storable>(_ snapshot: any Storable, as type: E.Type, key: String, with copier: EntityMapper) throws -> E {
+        do {
+            if let typed = snapshot as? E {
+                return try copier.map(typed, to: E.self)
+            }
+            // Another type saved under the same entity name: read it the way a serializing context
+            // would, field by field.
+            return try copier.map(snapshot, to: E.self)
+        } catch {
+            throw StorageError(.decodingFailed, entityName: E.entityName, key: key, underlyingError: error)
+        }
+    }
+
     /// Calls `body` with the records in `plan`'s range, in index order (or reversed), until it
     /// returns `false`.
     private func walk(_ plan: IndexPlan, reversed: Bool, _ body: (InMemoryRecord) -> Bool) {

@@ -24,7 +24,7 @@ struct FileStorageContextTests {
             #expect(context.fileURL(for: FileNote.self, id: "Hello World").path == expected)
             let data = try Data(contentsOf: URL(fileURLWithPath: expected))
             #expect(String(decoding: data, as: UTF8.self) == #"{"entity":{"id":"Hello World","number":0,"text":"t"},"formatVersion":1,"key":"Hello World"}"#)
-            #expect(fileTreeNames(directory.path) == [".lock", "^file^note", "^file^note/^hello%20^world.json"])
+            #expect(fileTreeNames(directory.path) == [".changes", ".lock", "^file^note", "^file^note/^hello%20^world.json"])
         }
     }
 

@@ -48,6 +48,10 @@ public final class FileStorageContext: StorageContext {
     /// The escaped name and path of each entity type's directory, by entity name (see
     /// ``entityDirectory(_:)``). Sound as `Sendable`: it holds only strings, and never leaves the lock.
     let entityDirectories = Locked<[String: EntityDirectory]>([:])
+    /// Which records writes changed, for every process's query cache.
+    let changeLog: ChangeLog
+    /// Decoded entities and their indexes, for queries (see ``QueryCache``).
+    let queryCache: FileQueryCache
 
     /// Opens the store in `directory`, creating the directory (and its parents) when missing, and
     /// recovers from any crash of an earlier writer before returning.
@@ -65,12 +69,15 @@ public final class FileStorageContext: StorageContext {
     ///   `.wrongFormat` naming the directory, when it holds record files of the other format
     ///   (only, or beside records of this one), which this context could neither see nor
     ///   keep from being duplicated.
-    public convenience init(directory: URL, format: RecordFormat = .json) throws {
-        try self.init(directory: directory, format: format, fileSystem: POSIXFileSystem())
+    ///
+    /// `queryCache` says how many decoded entities of each type queries may keep in memory (see
+    /// ``QueryCache``); the default keeps every one.
+    public convenience init(directory: URL, format: RecordFormat = .json, queryCache: QueryCache = .unbounded) throws {
+        try self.init(directory: directory, format: format, queryCache: queryCache, fileSystem: POSIXFileSystem())
     }
 
     /// Opens the store through `fileSystem`, the seam tests use to inject failures.
-    init(directory: URL, format: RecordFormat = .json, fileSystem: any FileSystem) throws {
+    init(directory: URL, format: RecordFormat = .json, queryCache: QueryCache = .unbounded, fileSystem: any FileSystem) throws {
         self.directory = directory
         self.format = format
         self.fileSystem = fileSystem
@@ -80,6 +87,8 @@ public final class FileStorageContext: StorageContext {
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         rootPath = path
         journalProbe = JournalProbe(path: path + "/" + FileStoreLayout.journalFileName, fileSystem: fileSystem)
+        changeLog = ChangeLog(rootPath: path, fileSystem: fileSystem)
+        self.queryCache = FileQueryCache(policy: queryCache, changeLog: changeLog)
         do {
             try Self.createDirectory(path, fileSystem: fileSystem)
             lock = try StoreLock(path: path + "/" + FileStoreLayout.lockFileName, fileSystem: fileSystem)
@@ -143,37 +152,52 @@ public final class FileStorageContext: StorageContext {
         entities.reserveCapacity(files.count)
         var failures: [StorageError] = []
         for (name, contents) in files {
-            switch contents {
-            case .absent:
-                continue
-            case .directory:
-                failures.append(Self.directoryInTheWay(entityName: entityName, key: key(fromFileName: name), path: directoryPath + "/" + name))
-            case .notRegularFile:
-                failures.append(Self.notRegularFile(entityName: entityName, key: key(fromFileName: name), path: directoryPath + "/" + name))
-            case let .bytes(data):
-                // A file name that spells a key out tells which key the record must hold, which is
-                // all the canonical shortcut needs (see `fetch`); hashed names take the long way.
-                let nameKey = key(fromFileName: name)
-                if let nameKey, fileName(forKey: nameKey) == name,
-                   let entity = codec.decodeCanonicalJSON(E.self, from: data, key: nameKey) {
-                    entities.append(entity)
-                    continue
-                }
-                let path = directoryPath + "/" + name
-                do {
-                    let record = try codec.decode(E.self, from: data, path: path, entityName: entityName, key: nameKey)
-                    guard fileName(forKey: record.key) == name else {
-                        throw StorageError(.corruptRecord("the file name does not match the key inside, \(record.key.debugDescription)"),
-                                           entityName: entityName, key: record.key, location: path)
-                    }
+            do {
+                if let record = try decodeRecordFile(E.self, name: name, contents: contents, directoryPath: directoryPath) {
                     entities.append(record.entity)
-                } catch {
-                    failures.append(error as? StorageError ?? StorageError(.decodingFailed, entityName: entityName, location: path, underlyingError: error))
                 }
+            } catch {
+                failures.append(error)
             }
         }
         try StorageError.throwIfAny(failures, entityName: entityName, location: directoryPath)
         return entities
+    }
+
+    /// The key and entity of the record file `name` of an entity directory, read as `contents`;
+    /// `nil` when the file is gone.
+    /// - Throws: ``StorageError`` naming the record when it is not a regular file or does not decode.
+    func decodeRecordFile<E: Storable>(
+        _ type: E.Type, name: String, contents: FileContents, directoryPath: String
+    ) throws(StorageError) -> (key: String, entity: E)? {
+        let entityName = E.entityName
+        let path = directoryPath + "/" + name
+        switch contents {
+        case .absent:
+            return nil
+        case .directory:
+            throw Self.directoryInTheWay(entityName: entityName, key: key(fromFileName: name), path: path)
+        case .notRegularFile:
+            throw Self.notRegularFile(entityName: entityName, key: key(fromFileName: name), path: path)
+        case let .bytes(data):
+            // A file name that spells a key out tells which key the record must hold, which is
+            // all the canonical shortcut needs (see `fetch`); hashed names take the long way.
+            let nameKey = key(fromFileName: name)
+            if let nameKey, fileName(forKey: nameKey) == name,
+               let entity = codec.decodeCanonicalJSON(E.self, from: data, key: nameKey) {
+                return (nameKey, entity)
+            }
+            do {
+                let record = try codec.decode(E.self, from: data, path: path, entityName: entityName, key: nameKey)
+                guard fileName(forKey: record.key) == name else {
+                    throw StorageError(.corruptRecord("the file name does not match the key inside, \(record.key.debugDescription)"),
+                                       entityName: entityName, key: record.key, location: path)
+                }
+                return (record.key, record.entity)
+            } catch {
+                throw error as? StorageError ?? StorageError(.decodingFailed, entityName: entityName, location: path, underlyingError: error)
+            }
+        }
     }
 
     /// How many record files of the type exist.

@@ -3,6 +3,8 @@
 /// ```
 /// <directory>/.lock                      advisory lock; created when the store is first opened
 /// <directory>/.journal                   undo journal of the running batch; empty between batches
+/// <directory>/.changes                   which records writes changed, for query caches (ChangeLog)
+/// <directory>/.changes.new               the empty log a writer renames over a full one
 /// <directory>/.trash-<hex>/              an entity directory deleteAll renamed away (crash leftover)
 /// <directory>/<entity>/<key>.json|plist  one record per file (see FileNameCodec)
 /// <directory>/<entity>/.tmp-<hex>        a write's temporary file (crash leftover)
@@ -15,6 +17,10 @@ package enum FileStoreLayout {
     package static let lockFileName = ".lock"
     /// The journal's name in the store's directory (see ``Journal`` for its layout).
     package static let journalFileName = ".journal"
+    /// The change log's name in the store's directory (see ``ChangeLog``).
+    package static let changeLogFileName = ".changes"
+    /// Appended to ``changeLogFileName`` for the empty log a writer renames over a full one.
+    package static let changeLogReplacementSuffix = ".new"
     /// The start of a temporary file's name inside an entity directory: a write that has not
     /// renamed it into place yet, or a crashed one that recovery removes.
     package static let temporaryFilePrefix = ".tmp-"

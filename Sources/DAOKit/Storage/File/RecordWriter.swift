@@ -64,7 +64,11 @@ extension FileStorageContext {
             }
         }
         let directoryPath = entityDirectoryPath(entityName)
-        try write(changes, entityName: entityName) {
+        let cacheUpdate = queryCache.prepare(E.self, directoryName: entityDirectoryName(entityName), records: entities.map { entity in
+            let key = entity.id.storageKey
+            return (fileName(forKey: key), key, entity)
+        })
+        try write(changes, entityName: entityName, cacheUpdate: cacheUpdate) {
             guard mode != .upsert else { return }
             try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
                 try fileSystem.status(atPath: directoryPath + "/" + fileName(forKey: keys[position])) != nil
@@ -88,6 +92,8 @@ extension FileStorageContext {
         let directoryPath = entityDirectoryPath(entityName)
         try mapErrors(entityName: entityName, key: nil) {
             try withWriteLock {
+                // Query caches (this one's too) reread the whole type when they see this line.
+                try changeLog.append(directoryName: entityDirectoryName(entityName), fileNames: nil)
                 let trash = rootPath + "/" + FileStoreLayout.trashDirectoryPrefix + Self.uniqueSuffix()
                 guard try fileSystem.renameIfPresent(directoryPath, trash) else { return }
                 do {
@@ -106,17 +112,24 @@ extension FileStorageContext {
 
     // MARK: Single writes and batches
 
-    /// Applies `changes` under the write lock, after `check` (which may throw to write nothing).
-    func write(_ changes: [RecordChange], entityName: String, check: () throws -> Void = {}) throws {
+    /// Applies `changes` under the write lock, after `check` (which may throw to write nothing),
+    /// logging them in the change log first and, once they are committed, updating this context's
+    /// query cache with `cacheUpdate`.
+    func write(
+        _ changes: [RecordChange], entityName: String, cacheUpdate: FileQueryCache.PendingWrite? = nil,
+        check: () throws -> Void = {}
+    ) throws {
         let directoryPath = entityDirectoryPath(entityName)
         try mapErrors(entityName: entityName, key: changes.count == 1 ? changes[0].key : nil) {
             try withWriteLock {
                 try check()
+                let logged = try changeLog.append(directoryName: entityDirectoryName(entityName), fileNames: changes.map(\.fileName))
                 if changes.count == 1 {
                     try writeSingle(changes[0], directoryPath: directoryPath, entityName: entityName)
                 } else {
                     try writeBatch(changes, directoryPath: directoryPath, entityName: entityName)
                 }
+                queryCache.apply(cacheUpdate, logged: logged)
             }
         }
     }

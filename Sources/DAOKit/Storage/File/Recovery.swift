@@ -164,6 +164,8 @@ extension FileStorageContext {
     /// which is what makes it safe to repeat.
     func rollBack(_ journal: Journal) throws {
         let directoryPath = rootPath + "/" + journal.directoryName
+        // Query caches in every process reread what the rollback puts back.
+        try changeLog.append(directoryName: journal.directoryName, fileNames: journal.entries.map(\.fileName))
         var written: [String] = []
         if journal.entries.contains(where: { $0.previousContents != nil }) {
             try ensureDirectory(directoryPath)

@@ -1,0 +1,190 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The store-wide record of which records writes changed, that keeps every process's query cache
+/// coherent with the files (`<directory>/.changes`).
+///
+/// **Layout.** Lines of text, appended, each `<entity directory>/<record file name>`, or
+/// `<entity directory>/*` when every record of the entity changed (`deleteAll`, a rolled-back
+/// batch). Its length is the store's change counter: it only grows, one line per changed record,
+/// until a writer replaces it with an empty file (``maximumLength``) by renaming over it.
+///
+/// **Protocol.** Every write appends its lines under the exclusive lock *before* it changes a
+/// record, so a reader that holds the shared lock never sees a changed record without its line (a
+/// batch that then fails or is rolled back leaves lines for records that did not change, which
+/// only makes readers reread them). A reader keeps the file open and remembers how much it has
+/// read: under the shared lock, `fstat` tells whether the file grew (read the new lines, reread
+/// those records) or was replaced (its link count is 0: reread everything). The file is not made
+/// durable: it only has to be right for processes running at the same time, and none outlives a
+/// crash of the machine.
+struct ChangeLog {
+    /// The log past this many bytes is replaced by an empty one: every cache then rereads what it
+    /// holds, once; about 8,000 changed records.
+    static let maximumLength = 256 * 1024
+
+    let path: String
+    let fileSystem: any FileSystem
+
+    init(rootPath: String, fileSystem: any FileSystem) {
+        path = rootPath + "/" + FileStoreLayout.changeLogFileName
+        self.fileSystem = fileSystem
+    }
+
+    /// Appends the lines of a write about to change `fileNames` (or, for `nil`, every record) of
+    /// the entity directory `directoryName`. Call under the exclusive lock, before the change.
+    /// - Returns: where the lines are in the file, or `nil` when the log was restarted instead.
+    @discardableResult
+    func append(directoryName: String, fileNames: [String]?) throws(FileSystemError) -> Range<Int>? {
+        var text = ""
+        if let fileNames {
+            for name in fileNames { text += directoryName + "/" + name + "\n" }
+        } else {
+            text = directoryName + "/*\n"
+        }
+        let fd = try fileSystem.openRegularFileForWriting(path, O_WRONLY | O_APPEND | O_CREAT)
+        do throws(FileSystemError) {
+            let length = try fileSystem.status(fd, path: path).size
+            if length + text.utf8.count > Self.maximumLength {
+                try? fileSystem.close(fd, path: path)
+                try restart()
+                return nil
+            }
+            try fileSystem.writeAll(fd, Data(text.utf8), path: path)
+            try fileSystem.close(fd, path: path)
+            return length..<(length + text.utf8.count)
+        } catch {
+            try? fileSystem.close(fd, path: path)
+            throw error
+        }
+    }
+
+    /// Replaces the log with an empty file, by renaming one over it: readers find their open file
+    /// unlinked and reread everything they hold.
+    private func restart() throws(FileSystemError) {
+        let fresh = path + FileStoreLayout.changeLogReplacementSuffix
+        try fileSystem.writeFile(fresh, Data(), sync: false)
+        try fileSystem.rename(fresh, path)
+    }
+}
+
+/// A reader's position in the ``ChangeLog``: the open file and how much of it has been read.
+/// Owned by one cache and used under its lock (and the store's shared or exclusive lock).
+final class ChangeLogReader {
+    /// What changed since the last look.
+    enum Changes {
+        /// Nothing.
+        case none
+        /// These records (`nil` file name: every record of that entity directory).
+        case records([(directoryName: String, fileName: String?)])
+        /// Unknown: the log was replaced, or could not be read. Everything must be reread.
+        case everything
+    }
+
+    private let log: ChangeLog
+    private var fd: Int32?
+    private var position = 0
+
+    init(_ log: ChangeLog) {
+        self.log = log
+    }
+
+    deinit {
+        if let fd { try? log.fileSystem.close(fd, path: log.path) }
+    }
+
+    /// Forgets everything read: the next ``changes()`` answers ``Changes/everything``.
+    func reset() {
+        if let fd { try? log.fileSystem.close(fd, path: log.path) }
+        fd = nil
+        position = 0
+    }
+
+    /// What the log says changed since the last call. Call under the store's lock.
+    func changes() -> Changes {
+        do {
+            guard let fd else {
+                // First look, or after a reset: whatever is logged so far is already reflected in
+                // the records the caller is about to read.
+                guard let opened = try openIfPresent() else { return .everything }
+                fd = opened
+                position = try readAll(opened).count
+                return .everything
+            }
+            let status = try log.fileSystem.status(fd, path: log.path)
+            if status.linkCount == 0 {
+                reset()
+                return changes()
+            }
+            if status.size == position { return .none }
+            let data = try readAll(fd)
+            position += data.count
+            return .records(Self.parse(data))
+        } catch {
+            reset()
+            return .everything
+        }
+    }
+
+    /// Skips `range`, the lines of this process's own write, if the reader is right before them:
+    /// the write was applied to the cache directly. `false` when the reader is elsewhere (it has
+    /// not read everything before them), and will read them as any other change.
+    func consume(_ range: Range<Int>) -> Bool {
+        guard let fd, position == range.lowerBound else { return false }
+        var buffer = [UInt8](repeating: 0, count: range.count)
+        var filled = 0
+        while filled < range.count {
+            let count = buffer.withUnsafeMutableBytes { raw in
+                (try? log.fileSystem.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]), path: log.path)) ?? 0
+            }
+            if count == 0 {
+                reset()
+                return false
+            }
+            filled += count
+        }
+        position = range.upperBound
+        return true
+    }
+
+    private func openIfPresent() throws(FileSystemError) -> Int32? {
+        do throws(FileSystemError) {
+            return try log.fileSystem.open(log.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0)
+        } catch where error.code == ENOENT {
+            return nil
+        }
+    }
+
+    /// Reads from the current position to the end of the file.
+    private func readAll(_ fd: Int32) throws(FileSystemError) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            var failure: FileSystemError?
+            let count = buffer.withUnsafeMutableBytes { raw -> Int in
+                do throws(FileSystemError) {
+                    return try log.fileSystem.read(fd, into: raw, path: log.path)
+                } catch {
+                    failure = error
+                    return 0
+                }
+            }
+            if let failure { throw failure }
+            if count == 0 { return data }
+            data.append(contentsOf: buffer[..<count])
+        }
+    }
+
+    private static func parse(_ data: Data) -> [(directoryName: String, fileName: String?)] {
+        String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
+            guard let slash = line.firstIndex(of: "/") else { return nil }
+            let name = String(line[slash...].dropFirst())
+            return (String(line[..<slash]), name == "*" ? nil : name)
+        }
+    }
+}

@@ -1,0 +1,159 @@
+@testable import DAOKit
+import Foundation
+import Synchronization
+import Testing
+
+/// The file store's query cache: warm queries answer from decoded entities and indexes, stay
+/// coherent with this context's writes, other contexts' writes and other processes' writes (the
+/// change log), and fall back to scanning whenever keeping the type is not possible.
+@Suite("File query cache")
+struct FileQueryCacheTests {
+    /// Counts `init(from:)` calls, to see how many records a query decodes.
+    struct Counted: Storable, Equatable {
+        static let indexes = [StorageIndex("group", "rank")]
+        static let decodes = Atomic<Int>(0)
+        var id: String
+        var group: Int
+        var rank: Int
+
+        init(id: String, group: Int, rank: Int) {
+            (self.id, self.group, self.rank) = (id, group, rank)
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(String.self, forKey: .id)
+            group = try container.decode(Int.self, forKey: .group)
+            rank = try container.decode(Int.self, forKey: .rank)
+            Self.decodes.add(1, ordering: .relaxed)
+        }
+    }
+
+    static func records(_ count: Int) -> [Counted] {
+        (0..<count).map { Counted(id: "r\($0)", group: $0 % 10, rank: ($0 * 37) % 101) }
+    }
+
+    static let screen = StorageQuery(filter: .compare("group", .equal, .int(3)),
+                                     sort: [StorageSortKey("rank", order: .reverse)], limit: 5)
+
+    @Test func aWarmIndexedQueryDecodesOnlyWhatItReturns() throws {
+        try FileTestDirectory.with { directory in
+            let context = try FileStorageContext(directory: directory.url)
+            try context.save(Self.records(400))
+            _ = try context.fetch(Counted.self, matching: Self.screen)  // cold: loads the type
+            let before = Counted.decodes.load(ordering: .relaxed)
+            let page = try context.fetch(Counted.self, matching: Self.screen)
+            let decoded = Counted.decodes.load(ordering: .relaxed) - before
+            #expect(page.count == 5)
+            #expect(decoded <= page.count + 40, "decoded \(decoded) records for \(page.count)")
+            #expect(page == (try Self.screen.apply(to: try context.fetchAll(Counted.self))))
+        }
+    }
+
+    @Test func thisContextsWritesAreSeenByTheNextQuery() throws {
+        try FileTestDirectory.with { directory in
+            let context = try FileStorageContext(directory: directory.url)
+            try context.save(Self.records(50))
+            _ = try context.fetch(Counted.self, matching: Self.screen)
+            try context.save([Counted(id: "new", group: 3, rank: 1_000)])
+            try context.delete(Counted.self, ids: ["r3"])
+            var moved = Self.records(50)[13]
+            moved.group = 4
+            try context.save([moved])
+            let page = try context.fetch(Counted.self, matching: StorageQuery(filter: .compare("group", .equal, .int(3)),
+                                                                                sort: [StorageSortKey("rank", order: .reverse)]))
+            #expect(page.first?.id == "new")
+            #expect(!page.contains { $0.id == "r3" || $0.id == "r13" })
+            #expect(page == (try StorageQuery(filter: .compare("group", .equal, .int(3)), sort: [StorageSortKey("rank", order: .reverse)])
+                .apply(to: try context.fetchAll(Counted.self))))
+        }
+    }
+
+    @Test func anotherContextsWritesOnTheSameStoreAreSeenByTheNextQuery() throws {
+        try FileTestDirectory.with { directory in
+            let reader = try FileStorageContext(directory: directory.url)
+            let writer = try FileStorageContext(directory: directory.url)
+            try writer.save(Self.records(30))
+            #expect(try reader.count(Counted.self, matching: .compare("group", .equal, .int(3))) == 3)
+            try writer.save([Counted(id: "x", group: 3, rank: 0)])
+            try writer.delete(Counted.self, ids: ["r13"])
+            #expect(try reader.count(Counted.self, matching: .compare("group", .equal, .int(3))) == 3)
+            try writer.deleteAll(Counted.self)
+            #expect(try reader.count(Counted.self, matching: .compare("group", .equal, .int(3))) == 0)
+        }
+    }
+
+    @Test func aWriteByAChildProcessIsSeenByTheNextQuery() throws {
+        try FileTestDirectory.with { directory in
+            let context = try FileStorageContext(directory: directory.url)
+            try context.save([FileCrashRecord(id: "seed", generation: 0, payload: "")])
+            let query = StorageQuery(filter: .hasPrefix("id", "child-"))
+            #expect(try context.fetch(FileCrashRecord.self, matching: query).isEmpty)  // warm, and empty
+            let child = try FileChildProcess(arguments: ["writer", directory.path, "child", "12"])
+            let (status, output, errors) = child.finish()
+            #expect(status == 0, "\(errors)")
+            #expect(output == ["done"])
+            let found = try context.fetch(FileCrashRecord.self, matching: query)
+            #expect(Set(found.map(\.id)) == Set((0..<12).map { "child-\($0)" }))
+        }
+    }
+
+    @Test func aFullChangeLogIsReplacedAndCachesStayCoherent() throws {
+        try FileTestDirectory.with { directory in
+            let reader = try FileStorageContext(directory: directory.url)
+            let writer = try FileStorageContext(directory: directory.url)
+            try writer.save(Self.records(20))
+            #expect(try reader.count(Counted.self, matching: .compare("group", .equal, .int(1))) == 2)
+            // Batches of long keys, enough lines to pass the log's bound at least once.
+            let longIDs = (0..<300).map { "k\($0)-" + String(repeating: "k", count: 200) }
+            let rounds = ChangeLog.maximumLength / (300 * 200) + 2
+            for round in 0..<rounds {
+                try writer.save(longIDs.map { Counted(id: $0, group: 1, rank: round) })
+            }
+            #expect(try reader.count(Counted.self, matching: .compare("group", .equal, .int(1))) == 302)
+            #expect(try reader.fetch(Counted.self, matching: StorageQuery(filter: .compare("id", .equal, .string(longIDs[7]))))
+                .first?.rank == rounds - 1)
+        }
+    }
+
+    @Test func aDisabledCacheAndAnOverfullTypeStillAnswerCorrectly() throws {
+        try FileTestDirectory.with { directory in
+            let writer = try FileStorageContext(directory: directory.url)
+            try writer.save(Self.records(60))
+            let expected = try Self.screen.apply(to: try writer.fetchAll(Counted.self))
+            for policy in [FileStorageContext.QueryCache.disabled, .records(10)] {
+                let context = try FileStorageContext(directory: directory.url, queryCache: policy)
+                #expect(try context.fetch(Counted.self, matching: Self.screen) == expected)
+                try writer.save([Counted(id: "late", group: 3, rank: 5_000)])
+                #expect(try context.fetch(Counted.self, matching: Self.screen).first?.id == "late")
+                try writer.delete(Counted.self, ids: ["late"])
+            }
+        }
+    }
+
+    @Test func aCorruptRecordMakesTheQueryFailNamingItAsAScanWould() throws {
+        try FileTestDirectory.with { directory in
+            let context = try FileStorageContext(directory: directory.url)
+            try context.save(Self.records(10))
+            _ = try context.fetch(Counted.self, matching: Self.screen)
+            let path = context.fileURL(for: Counted.self, id: "r4").path
+            try Data("{ not json".utf8).write(to: URL(fileURLWithPath: path))
+            // Another context's change would be logged; a file changed behind the store's back is
+            // not, so the warm cache cannot know. A cold context must name the record.
+            let cold = try FileStorageContext(directory: directory.url)
+            let error = try #require(throws: StorageError.self) { try cold.fetch(Counted.self, matching: Self.screen) }
+            #expect(error.key == "r4" || "\(error)".contains("r4"))
+        }
+    }
+
+    @Test func aDeleteByFilterRemovesExactlyTheMatchingRecords() throws {
+        try FileTestDirectory.with { directory in
+            let context = try FileStorageContext(directory: directory.url)
+            try context.save(Self.records(40))
+            try context.delete(Counted.self, matching: .and([.compare("group", .equal, .int(2)), .compare("rank", .greater, .int(50))]))
+            let left = try context.fetchAll(Counted.self)
+            #expect(left.count == 40 - Self.records(40).filter { $0.group == 2 && $0.rank > 50 }.count)
+            #expect(!left.contains { $0.group == 2 && $0.rank > 50 })
+        }
+    }
+}
