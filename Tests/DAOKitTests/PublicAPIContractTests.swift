@@ -88,4 +88,34 @@ struct PublicAPIContractTests {
         try dao.erase()
         #expect(try dao.count() == 0)
     }
+
+    struct IndexedEntity: Storable {
+        static let indexes: [StorageIndex] = [StorageIndex("dialogID", "date"), StorageIndex("isRead")]
+        var id: Int
+        var dialogID: Int
+        var date: Date
+        var isRead: Bool
+    }
+
+    @Test func theQueryAPIIsAsDesigned() throws {
+        #expect(MessageEntity.indexes.isEmpty)
+        #expect(IndexedEntity.indexes[0].fields == ["dialogID", "date"])
+        let filter: StorageFilter = .and([
+            .compare("dialogID", .equal, .int(3)),
+            .or([.isNull("date"), .not(.compare("date", .less, .date(.distantPast)))]),
+            .isIn("id", [.int(1), .int(2)]),
+            .hasPrefix("text", "a"), .contains("text", "b"),
+        ])
+        let query = StorageQuery(filter: filter, sort: [StorageSortKey("date", order: .reverse)], limit: 20, offset: 0)
+        let context: any StorageContext = InMemoryStorageContext()
+        try context.save([IndexedEntity(id: 1, dialogID: 3, date: .now, isRead: false)])
+        #expect(try context.fetch(IndexedEntity.self, matching: StorageQuery(filter: .compare("dialogID", .equal, .int(3)))).count == 1)
+        #expect(try context.count(IndexedEntity.self, matching: .compare("isRead", .equal, .bool(false))) == 1)
+        try context.delete(IndexedEntity.self, matching: .compare("isRead", .equal, .bool(false)))
+        #expect(try context.count(IndexedEntity.self) == 0)
+        #expect(try query.apply(to: [IndexedEntity]()).isEmpty)
+        #expect(try !filter.matches(IndexedEntity(id: 5, dialogID: 3, date: .now, isRead: true)))
+        #expect(StorageValue(encoding: 3) == .int(3))
+        #expect(FieldPath("a.b").keys == ["a", "b"])
+    }
 }

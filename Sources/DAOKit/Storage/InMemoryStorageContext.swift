@@ -186,7 +186,9 @@ public final class InMemoryStorageContext: StorageContext {
     /// without copying any.
     /// - Throws: as ``fetch(_:matching:)``.
     public func count<E: Storable>(_ type: E.Type, matching filter: StorageFilter) throws -> Int {
-        try selected(E.self, by: StorageQuery(filter: filter)).count
+        let selected = try selected(E.self, by: StorageQuery(filter: filter))
+        try requireReadable(selected, as: E.self)
+        return selected.count
     }
 
     /// Removes the entities `filter` holds for. When every field the filter reads is indexed the
@@ -200,7 +202,11 @@ public final class InMemoryStorageContext: StorageContext {
         let selection = try state.withLock(entityName: entityName) { state -> InMemoryTable.Selection? in
             guard var table = state.tables[entityName] else { return nil }
             let selection = table.select(query)
-            guard case let .answer(doomed) = selection else { return selection }
+            // Entities of another type under this name are checked outside the lock, as candidates.
+            guard case let .answer(doomed) = selection, doomed.allSatisfy({ $0.snapshot is E }) else {
+                if case let .answer(doomed) = selection { return .candidates(doomed) }
+                return selection
+            }
             state.tables[entityName] = nil  // changed in place below, see `save`
             for selected in doomed { _ = table.remove(forKey: selected.key) }
             if table.count > 0 { state.tables[entityName] = table }
@@ -208,6 +214,7 @@ public final class InMemoryStorageContext: StorageContext {
         }
         guard case let .candidates(candidates)? = selection else { return }
         let doomed = try InMemoryTable.evaluate(candidates, E.self, query: query)
+        try requireReadable(doomed, as: E.self)
         let removed = try state.withLock(entityName: entityName) { state in
             var removed: [any Storable] = []
             for selected in doomed
@@ -218,6 +225,15 @@ public final class InMemoryStorageContext: StorageContext {
             return removed
         }
         withExtendedLifetime(removed) {}  // released here, after the lock
+    }
+
+    /// Throws the error ``fetch(_:matching:)`` would for a selected entity that cannot be read as
+    /// `E`: one saved under the same entity name by another type. An entity of type `E` was copied
+    /// in through `E`'s coders and always copies back.
+    private func requireReadable<E: Storable>(_ records: [Selected], as type: E.Type) throws {
+        for record in records where !(record.snapshot is E) {
+            _ = try copyOut(record.snapshot, as: E.self, key: record.key)
+        }
     }
 
     /// The records `query` selects, filtered, sorted and paged.

@@ -275,7 +275,9 @@ extension Readme {
             let source = try String(contentsOf: root.appendingPathComponent("Sources/DAOKit/DAO/BaseDao.swift"), encoding: .utf8)
             let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
             var names: [String] = []
-            for declaration in source.components(separatedBy: "public ").dropFirst() {
+            // Members are `public` or `open` (indented: the class itself is not a member).
+            let members = source.replacingOccurrences(of: "    open ", with: "    public ")
+            for declaration in members.components(separatedBy: "public ").dropFirst() {
                 let head = declaration.prefix { $0 != "{" }
                 if head.hasPrefix("let ") {
                     names.append(String(head.dropFirst(4).prefix { $0.isLetter }))
