@@ -30,7 +30,7 @@ struct WarmFileQueryDecodeTests {
 
     /// A DAO over a fresh file store holding the messages, and the store's clean-up.
     func storedMessages() throws -> (BaseDao<Message, MessageEntity>, () -> Void) {
-        let fresh = try ContextFactory.files.make()
+        let fresh = try ContextFactory.fileJSON.make()
         let dao = BaseDao<Message, MessageEntity>(context: fresh.context)
         try dao.persist((0..<Self.dialogs * Self.perDialog).map { index in
             Message(id: index, dialog: index % Self.dialogs, date: Date(timeIntervalSince1970: Double(index)), isRead: index % 3 == 0)
