@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import DAOKit
 
 /// `dao verify DIR`: an integrity check that reports one line per problem and changes nothing.

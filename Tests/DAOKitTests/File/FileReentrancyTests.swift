@@ -1,4 +1,5 @@
 @testable import DAOKit
+import DAOKitStoreFormat
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -66,7 +67,8 @@ struct FileReentrancyTests {
     }
 
     /// The lock itself, asked for again by the thread that holds it — shared or exclusive, inside
-    /// shared or exclusive — refuses with `.reentrantCall` and keeps what the thread holds.
+    /// shared or exclusive — refuses (``ReentrantLockRequest``, which the context reports as
+    /// `.reentrantCall`) and keeps what the thread holds.
     @Test func theStoreLockRefusesEveryNestedRequestAndKeepsWhatTheThreadHolds() throws {
         try FileTestDirectory.with { directory in
             let context = try FileStorageContext(directory: directory.url)
@@ -77,7 +79,7 @@ struct FileReentrancyTests {
                     do {
                         try body()
                         return "granted"
-                    } catch let error as StorageError where error.kind == .reentrantCall {
+                    } catch is ReentrantLockRequest {
                         return "refused"
                     } catch {
                         return "failed: \(error)"
@@ -108,12 +110,17 @@ struct FileReentrancyTests {
     @Test func theRefusalNamesTheLockFile() throws {
         try FileTestDirectory.with { directory in
             let context = try FileStorageContext(directory: directory.url)
-            let error = try #require(throws: StorageError.self) {
+            let error = try #require(throws: ReentrantLockRequest.self) {
                 try context.lock.withExclusiveLock { try context.lock.withExclusiveLock {} }
             }
-            #expect(error.kind == .reentrantCall)
-            #expect(error.location == directory.path + "/.lock")
-            #expect(error.description.contains("refused"))
+            #expect(error.path == directory.path + "/.lock")
+            #expect(String(describing: error).contains("refused"))
+            // What the context makes of it.
+            let mapped = try #require(throws: StorageError.self) {
+                try context.mapErrors(entityName: nil, key: nil) { try context.withWriteLock { try context.withWriteLock {} } }
+            }
+            #expect(mapped.kind == .reentrantCall)
+            #expect(mapped.location == directory.path + "/.lock")
         }
     }
 
@@ -184,8 +191,14 @@ func tryLockFromAnotherProcess(_ directory: FileTestDirectory) -> String {
 /// A ``FileSystem`` that forwards to the real one, runs a hook before each `write(2)`, and can
 /// make `flock(LOCK_UN)` fail without releasing anything.
 final class ObservedFileSystem: FileSystem, @unchecked Sendable {
-    private let base = POSIXFileSystem()
+    /// Confined once, by ``confined(to:)``, before the store's first call below its directory.
+    private var base: any FileSystem = POSIXFileSystem()
     private let hooks = Locked<(onWrite: ((String) -> Void)?, failUnlocks: Bool)>((nil, false))
+
+    func confined(to root: String) throws(FileSystemError) -> any FileSystem {
+        base = try base.confined(to: root)
+        return self
+    }
 
     func onWrite(_ hook: ((String) -> Void)?) { hooks.withLock { $0.onWrite = hook } }
     func failUnlocks(_ fail: Bool) { hooks.withLock { $0.failUnlocks = fail } }

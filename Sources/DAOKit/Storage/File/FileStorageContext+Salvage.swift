@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import Foundation
 
 /// Reading past unreadable records, listing keys and removing records by key, for

@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -69,23 +70,26 @@ public final class FileStorageContext: StorageContext {
         try self.init(directory: directory, format: format, fileSystem: POSIXFileSystem())
     }
 
-    /// Opens the store through `fileSystem`, the seam tests use to inject failures.
-    init(directory: URL, format: RecordFormat = .json, fileSystem: any FileSystem) throws {
+    /// Opens the store through `fileSystem`, the seam the tests implement to inject failures. Every
+    /// call below the directory goes through `fileSystem.confined(to:)`, which follows no link there.
+    init(directory: URL, format: RecordFormat = .json, fileSystem unconfined: any FileSystem) throws {
         self.directory = directory
         self.format = format
-        self.fileSystem = fileSystem
         codec = RecordCodec(format: format)
         fileExtension = format.fileExtension
         var path = directory.standardizedFileURL.path
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         rootPath = path
-        journalProbe = JournalProbe(path: path + "/" + FileStoreLayout.journalFileName, fileSystem: fileSystem)
+        let fileSystem: any FileSystem
         do {
-            try Self.createDirectory(path, fileSystem: fileSystem)
+            try Self.createDirectory(path, fileSystem: unconfined)
+            fileSystem = try unconfined.confined(to: path)
             lock = try StoreLock(path: path + "/" + FileStoreLayout.lockFileName, fileSystem: fileSystem)
         } catch {
-            throw StorageError(.io(error.message), location: error.path, underlyingError: error)
+            throw StorageError.fileSystem(error, entityName: nil, key: nil)
         }
+        self.fileSystem = fileSystem
+        journalProbe = JournalProbe(path: path + "/" + FileStoreLayout.journalFileName, fileSystem: fileSystem)
         try mapErrors(entityName: nil, key: nil) {
             try lock.withExclusiveLock { try recoverOnOpen() }
         }
@@ -299,12 +303,19 @@ public final class FileStorageContext: StorageContext {
         } catch let error as FileSystemError {
             let name = error.path.split(separator: "/").last.map(String.init) ?? ""
             // A record's path holding a link, FIFO or device is bad data, like a directory there;
-            // the journal is the store's own file, so the same thing there is an I/O failure.
-            if error.isNotRegularFile && error.path != journalPath {
+            // the journal and the lock are the store's own files, so the same thing there is an
+            // I/O failure.
+            if error.isNotRegularFile && error.path != journalPath && error.path != lock.path {
                 throw Self.notRegularFile(entityName: entityName, key: key ?? self.key(fromFileName: name), path: error.path)
             }
-            throw StorageError(.io(error.message), entityName: entityName, key: key ?? self.key(fromFileName: name),
-                               location: error.path, underlyingError: error)
+            if error.refusal == .notADirectory {
+                throw StorageError(.corruptRecord("a symbolic link or other non-directory is where a folder of the store should be; "
+                                                  + "the store never follows it"),
+                                   entityName: entityName, location: error.path, underlyingError: error)
+            }
+            throw StorageError.fileSystem(error, entityName: entityName, key: key ?? self.key(fromFileName: name))
+        } catch let error as ReentrantLockRequest {
+            throw StorageError(.reentrantCall, location: error.path)
         } catch {
             throw StorageError(.io(String(describing: error)), entityName: entityName, key: key, underlyingError: error)
         }
@@ -356,6 +367,11 @@ public final class FileStorageContext: StorageContext {
 }
 
 extension StorageError {
+    /// The `.io` error for a failed file-system call: its message, path and `errno`.
+    static func fileSystem(_ error: FileSystemError, entityName: String?, key: String?) -> StorageError {
+        StorageError(.io(error.message), entityName: entityName, key: key, location: error.path, underlyingError: error)
+    }
+
     /// The kind's detail text, for combining several errors into one message.
     fileprivate var detail: String {
         switch kind {

@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -81,13 +82,19 @@ extension FileStorageContext {
 
     /// Removes every entity of the type, atomically: the entity's directory is renamed away in one
     /// step, then emptied.
-    /// - Throws: ``StorageError`` of kind `.io` with the path and the system's message; the store
-    ///   then holds exactly what it held before.
+    /// - Throws: ``StorageError`` of kind `.io` with the path and the system's message, or of kind
+    ///   `.corruptRecord` naming the entity folder when it is a symbolic link or anything else that
+    ///   is not a directory (never followed); the store then holds exactly what it held before.
     public func deleteAll<E: Storable>(_ type: E.Type) throws {
         let entityName = E.entityName
         let directoryPath = entityDirectoryPath(entityName)
         try mapErrors(entityName: entityName, key: nil) {
             try withWriteLock {
+                // Renaming a link planted as the entity folder would move the link, not the records,
+                // and report them deleted: it is refused, naming it, like every other call does.
+                if let status = try fileSystem.status(atPath: directoryPath), !status.isDirectory {
+                    throw FileSystemError.notADirectory(operation: "rename", path: directoryPath)
+                }
                 let trash = rootPath + "/" + FileStoreLayout.trashDirectoryPrefix + Self.uniqueSuffix()
                 guard try fileSystem.renameIfPresent(directoryPath, trash) else { return }
                 do {

@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -239,18 +240,6 @@ extension FileStorageContext {
     /// process and not yet flushed, four `fsync`s took 0.7–2 ms and `syncfs` 70 ms. A small batch
     /// gives up a fraction of a millisecond so as never to wait on its neighbours' data.
     static let perFileSyncLimit = 8
-}
-
-/// What readers may rely on while they hold the shared lock. The reader that takes the lock
-/// decides it from the journal (``FileStorageContext/readCondition()``), and
-/// every thread reading under the same lock gets the same answer.
-enum ReadCondition: Sendable {
-    /// Every record reads as it is: no batch is unfinished, or a torn journal says that the one
-    /// that stopped touched no record.
-    case consistent
-    /// A batch on the entity directory `directoryName` stopped half way and this process cannot
-    /// roll it back (`cause`): that entity's records may be half-written; the others are sound.
-    case unfinishedBatch(directoryName: String, cause: FileSystemError)
 }
 
 /// The record files of each format found in a store while it is opened, to refuse a store that

@@ -22,7 +22,7 @@ import Darwin
 /// on the first file they try to change, with the system's error and the path.
 ///
 /// **Re-entry is refused.** A thread that already holds the lock, shared or exclusive, and asks
-/// for it again gets a ``StorageError`` of kind ``StorageError/Kind/reentrantCall`` and keeps the
+/// for it again gets a ``ReentrantLockRequest`` (which DAOKit reports as `StorageError` code `.reentrantCall`) and keeps the
 /// lock it holds. It must never be granted: `pthread_rwlock_rdlock` fails (`EDEADLK`) for the
 /// thread that holds the write lock, and the shared `flock` it would then take replaces the
 /// exclusive one on the shared descriptor — another process could write in the middle of this
@@ -35,7 +35,7 @@ import Darwin
 /// `flock(LOCK_UN)` fails, the descriptor is closed, which releases every lock it holds, and
 /// `.lock` is opened again for the next taker (if that fails, the next taker tries again and
 /// throws the error).
-final class StoreLock: @unchecked Sendable {
+package final class StoreLock: @unchecked Sendable {
     // Unsafe state is confined here: the pointers are allocated once and never move. `readers`,
     // `writer` and `condition` are guarded by `mutex`. `descriptor` is used only by a thread that
     // holds `rwlock` for writing, or holds it for reading and `mutex` too; it is replaced only by
@@ -53,16 +53,16 @@ final class StoreLock: @unchecked Sendable {
     private let fileSystem: any FileSystem
     /// `.lock`, open; -1 after a failed release closed it and opening it again failed.
     private var descriptor: Int32
-    let path: String
+    package let path: String
     /// Whether the lock file could only be opened for reading: this process has no write access
     /// to the store, as far as `.lock` tells.
-    let isReadOnly: Bool
+    package let isReadOnly: Bool
 
     /// Opens (creating if needed) the lock file; read-only when it exists but this process may not
     /// write it.
     /// - Throws: the error of opening it for writing when it cannot be opened at all, such as a
     ///   missing `.lock` in a directory this process may not create files in.
-    init(path: String, fileSystem: any FileSystem) throws(FileSystemError) {
+    package init(path: String, fileSystem: any FileSystem) throws(FileSystemError) {
         self.path = path
         self.fileSystem = fileSystem
         do throws(FileSystemError) {
@@ -101,17 +101,19 @@ final class StoreLock: @unchecked Sendable {
 
     /// Opens `.lock` — never through a symbolic link (which could create a file outside the
     /// store), and never blocking on a FIFO planted as `.lock`.
+    /// - Throws: ``FileSystemError/notRegularFile(operation:path:)`` for a link, FIFO or device
+    ///   planted as `.lock`, which is never locked through.
     private static func openLockFile(_ path: String, readOnly: Bool, fileSystem: any FileSystem) throws(FileSystemError) -> Int32 {
         readOnly
-            ? try fileSystem.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0)
-            : try fileSystem.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o644)
+            ? try fileSystem.openRegularFile(path, O_RDONLY)
+            : try fileSystem.openRegularFile(path, O_RDWR | O_CREAT)
     }
 
     /// Runs `body` as the only reader or writer of the directory, in any process.
-    /// - Throws: ``StorageError`` of kind ``StorageError/Kind/reentrantCall`` when this thread
+    /// - Throws: ``ReentrantLockRequest`` (which DAOKit reports as `StorageError` code `.reentrantCall`) when this thread
     ///   holds the lock already (shared or exclusive), keeping it as it is; the `pthread_rwlock`
     ///   or `flock` error when the lock cannot be taken; what `body` throws.
-    func withExclusiveLock<T>(_ body: () throws -> T) throws -> T {
+    package func withExclusiveLock<T>(_ body: () throws -> T) throws -> T {
         try refuseReentry()
         try take(pthread_rwlock_wrlock(rwlock), "pthread_rwlock_wrlock")
         defer { release(pthread_rwlock_unlock(rwlock), "pthread_rwlock_unlock") }
@@ -131,7 +133,7 @@ final class StoreLock: @unchecked Sendable {
     ///   and try again. Otherwise its answer is passed to `body`, and to the body of every other
     ///   thread that reads under the same `flock`: the journal cannot change while it is held.
     /// - Throws: as ``withExclusiveLock(_:)``, and what `examine` throws.
-    func withSharedLock<T>(examine: () throws -> ReadCondition?, _ body: (ReadCondition) throws -> T) throws -> T? {
+    package func withSharedLock<T>(examine: () throws -> ReadCondition?, _ body: (ReadCondition) throws -> T) throws -> T? {
         try refuseReentry()
         try take(pthread_rwlock_rdlock(rwlock), "pthread_rwlock_rdlock")
         defer { release(pthread_rwlock_unlock(rwlock), "pthread_rwlock_unlock") }
@@ -166,7 +168,7 @@ final class StoreLock: @unchecked Sendable {
 
     // MARK: Helpers
 
-    /// Throws ``StorageError/Kind/reentrantCall`` when the calling thread holds the lock. Only the
+    /// Throws ``ReentrantLockRequest`` when the calling thread holds the lock. Only the
     /// thread itself adds or removes itself as holder, so the answer cannot change under it.
     private func refuseReentry() throws {
         let me = pthread_self()
@@ -174,7 +176,7 @@ final class StoreLock: @unchecked Sendable {
             writer.map { pthread_equal($0, me) != 0 } == true || readers.contains { pthread_equal($0, me) != 0 }
         }
         if holds {
-            throw StorageError(.reentrantCall, location: path)
+            throw ReentrantLockRequest(path: path)
         }
     }
 
@@ -223,4 +225,12 @@ final class StoreLock: @unchecked Sendable {
         defer { unlockMutex() }
         return body()
     }
+}
+
+/// A thread asked for a ``StoreLock`` it already holds; refused, and the lock it holds is kept.
+package struct ReentrantLockRequest: Error, Sendable, CustomStringConvertible {
+    /// The lock file.
+    package let path: String
+
+    package var description: String { "re-entrant lock request refused: this thread holds \(path) already" }
 }

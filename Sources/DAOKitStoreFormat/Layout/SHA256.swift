@@ -2,7 +2,7 @@
 ///
 /// DAOKit has no dependencies and Foundation on Linux has no CryptoKit, hence this small version.
 /// A cryptographic hash (rather than FNV) keeps crafted keys from colliding on purpose.
-enum SHA256 {
+package enum SHA256 {
     private static let roundConstants: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
         0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -15,7 +15,7 @@ enum SHA256 {
     ]
 
     /// The 32-byte digest of `message`.
-    static func digest<Bytes: Collection>(_ message: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
+    package static func digest<Bytes: Collection>(_ message: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
         var state: [UInt32] = [
             0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
         ]
@@ -53,7 +53,7 @@ enum SHA256 {
     }
 
     /// The digest of the UTF-8 bytes of `text`, as 64 lower-case hex digits.
-    static func hexDigest(_ text: String) -> String {
+    package static func hexDigest(_ text: String) -> String {
         let hexDigits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(64)

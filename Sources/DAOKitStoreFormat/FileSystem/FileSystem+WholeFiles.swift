@@ -11,7 +11,7 @@ import Darwin
 // over the real system and the fault-injecting one.
 
 /// The result of reading a path that may hold a record file.
-enum FileContents {
+package enum FileContents {
     case absent
     case directory
     /// Something that is neither a regular file nor a directory: a symbolic link (never followed),
@@ -25,11 +25,12 @@ extension FileSystem {
     /// `.directory`, so callers can report "a directory where a record should be"; anything else
     /// that is not a regular file is `.notRegularFile`, and is never read.
     ///
-    /// Safety: the open never follows a symbolic link in the last component (`O_NOFOLLOW`), so a
-    /// link planted in the store cannot make it read a file outside, and never blocks
+    /// Safety: the open never follows a symbolic link (`O_NOFOLLOW`, and the confinement of
+    /// ``FileSystem/confined(to:)`` for the components before the last), so a link planted in the
+    /// store cannot make it read a file outside, and never blocks
     /// (`O_NONBLOCK`: opening a FIFO for reading would otherwise wait for a writer, holding the
     /// store's lock and so stopping every writer). On a regular file `O_NONBLOCK` changes nothing.
-    func readContents(of path: String) throws(FileSystemError) -> FileContents {
+    package func readContents(of path: String) throws(FileSystemError) -> FileContents {
         let fd: Int32
         do throws(FileSystemError) {
             fd = try open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW, 0)
@@ -69,15 +70,15 @@ extension FileSystem {
     }
 
     /// Removes a file; one that is already gone (or whose directory is) is fine.
-    func unlinkIfPresent(_ path: String) throws(FileSystemError) {
+    package func unlinkIfPresent(_ path: String) throws(FileSystemError) {
         do {
             try unlink(path)
-        } catch where error.code == ENOENT || error.code == ENOTDIR {
+        } catch where (error.code == ENOENT || error.code == ENOTDIR) && error.refusal == nil {
         }
     }
 
     /// Renames `source`; returns `false` when it does not exist.
-    func renameIfPresent(_ source: String, _ destination: String) throws(FileSystemError) -> Bool {
+    package func renameIfPresent(_ source: String, _ destination: String) throws(FileSystemError) -> Bool {
         do {
             try rename(source, destination)
             return true
@@ -87,7 +88,7 @@ extension FileSystem {
     }
 
     /// The names in `path`, or `nil` when it is not a directory (or is gone).
-    func contentsIfDirectory(_ path: String) throws(FileSystemError) -> [String]? {
+    package func contentsIfDirectory(_ path: String) throws(FileSystemError) -> [String]? {
         do {
             return try contentsOfDirectory(path)
         } catch where error.code == ENOENT || error.code == ENOTDIR {
@@ -96,7 +97,7 @@ extension FileSystem {
     }
 
     /// Writes all of `bytes` to `fd`, looping over partial writes.
-    func writeAll(_ fd: Int32, _ bytes: Data, path: String) throws(FileSystemError) {
+    package func writeAll(_ fd: Int32, _ bytes: Data, path: String) throws(FileSystemError) {
         let failure: FileSystemError? = bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
@@ -115,7 +116,7 @@ extension FileSystem {
 
     /// Creates (or truncates) `path` and writes `bytes`, then `fsync`s it when `sync` is set.
     /// On failure the descriptor is closed; the partly written file is left for the caller.
-    func writeFile(_ path: String, _ bytes: Data, flags: Int32 = O_WRONLY | O_CREAT | O_TRUNC, sync: Bool) throws(FileSystemError) {
+    package func writeFile(_ path: String, _ bytes: Data, flags: Int32 = O_WRONLY | O_CREAT | O_TRUNC, sync: Bool) throws(FileSystemError) {
         let fd = try open(path, flags, 0o644)
         do throws(FileSystemError) {
             try writeAll(fd, bytes, path: path)
@@ -135,7 +136,7 @@ extension FileSystem {
     /// - Throws: ``FileSystemError/notRegularFile(operation:path:)``, writing nothing, when `path`
     ///   is a symbolic link or anything else that is not a regular file (see
     ///   ``openRegularFileForWriting(_:_:)``).
-    func overwriteFile(_ path: String, _ bytes: Data, previousLength: Int?) throws(FileSystemError) {
+    package func overwriteFile(_ path: String, _ bytes: Data, previousLength: Int?) throws(FileSystemError) {
         let fd = try openRegularFileForWriting(path, O_WRONLY | O_CREAT)
         do throws(FileSystemError) {
             try writeAll(fd, bytes, path: path)
@@ -159,7 +160,14 @@ extension FileSystem {
     /// before a byte is written. All of these are ``FileSystemError/notRegularFile(operation:path:)``.
     /// `O_TRUNC` in `flags` is applied by `open`, so callers pass it only for the journal, whose
     /// content is the store's own.
-    func openRegularFileForWriting(_ path: String, _ flags: Int32) throws(FileSystemError) -> Int32 {
+    package func openRegularFileForWriting(_ path: String, _ flags: Int32) throws(FileSystemError) -> Int32 {
+        try openRegularFile(path, flags)
+    }
+
+    /// Opens `path` with `flags` (plus `O_NOFOLLOW | O_NONBLOCK`), only if it is a regular file;
+    /// see ``openRegularFileForWriting(_:_:)`` for why each flag is there.
+    /// - Throws: ``FileSystemError/notRegularFile(operation:path:)`` for anything else.
+    package func openRegularFile(_ path: String, _ flags: Int32) throws(FileSystemError) -> Int32 {
         let fd: Int32
         do throws(FileSystemError) {
             fd = try open(path, flags | O_NOFOLLOW | O_NONBLOCK, 0o644)
@@ -181,7 +189,7 @@ extension FileSystem {
     }
 
     /// `fsync`s a directory, which makes the creation, renaming and removal of its entries durable.
-    func syncDirectory(_ path: String) throws(FileSystemError) {
+    package func syncDirectory(_ path: String) throws(FileSystemError) {
         let fd = try open(path, O_RDONLY | O_DIRECTORY, 0)
         do throws(FileSystemError) {
             try fsync(fd, path: path)
@@ -194,7 +202,7 @@ extension FileSystem {
 
     /// Removes `path` and everything under it, best effort: used only on garbage (trash and
     /// temporary files) that recovery will remove again if this stops half way.
-    func removeTreeIgnoringErrors(_ path: String) {
+    package func removeTreeIgnoringErrors(_ path: String) {
         if let names = try? contentsOfDirectory(path) {
             for name in names {
                 let child = path + "/" + name

@@ -21,4 +21,8 @@ package enum FileStoreLayout {
     /// The start of the name of an entity directory that `deleteAll` renamed away and is emptying,
     /// in the store's directory; recovery removes any that a crash left.
     package static let trashDirectoryPrefix = ".trash-"
+    /// The extension of record files of each format, without the dot: JSON, then property lists.
+    package static let recordFileExtensions = ["json", "plist"]
+    /// The envelope's `formatVersion` this release writes, and the only one it reads.
+    package static let formatVersion = 1
 }

@@ -10,7 +10,7 @@ import Darwin
 /// Tells readers how many bytes `.journal` holds, with one `fstat` of a descriptor kept open
 /// instead of a `stat` of its path on every read.
 ///
-/// Every read asks this under the shared lock (see ``FileStorageContext/readCondition()``): a
+/// Every read asks this under the shared lock (see `FileStorageContext.readCondition()`): a
 /// non-empty journal means a writer died in the middle of a batch, and its records must be rolled
 /// back before anyone reads them. Looking the path up costs more than the rest of the locking
 /// together, and the answer is about one file that DAOKit never replaces: `writeJournal` and
@@ -35,14 +35,14 @@ import Darwin
 /// place: the kept file still has a link. The locking already rests on nobody doing that to the
 /// store's own files while it is open — every process keeps `.lock` open the same way, and two
 /// processes holding different `.lock` files would not exclude each other — and DAOKit never does.
-final class JournalProbe: Sendable {
-    let path: String
+package final class JournalProbe: Sendable {
+    package let path: String
     private let fileSystem: any FileSystem
     /// The descriptor of `.journal` as last found, `nil` before it is found. Its `Sendable`
     /// conformance is sound: the state is a plain integer, only touched under the lock.
     private let descriptor = Locked<Int32?>(nil)
 
-    init(path: String, fileSystem: any FileSystem) {
+    package init(path: String, fileSystem: any FileSystem) {
         self.path = path
         self.fileSystem = fileSystem
     }
@@ -54,7 +54,7 @@ final class JournalProbe: Sendable {
     /// The size of `.journal` in bytes; 0 when there is none. Call it only while holding the
     /// store's lock, shared or exclusive.
     /// - Throws: the failed call's error when the journal cannot be examined.
-    func journalSize() throws(FileSystemError) -> Int {
+    package func journalSize() throws(FileSystemError) -> Int {
         let result: Result<Int, FileSystemError> = descriptor.withLock { descriptor in
             do throws(FileSystemError) {
                 return .success(try size(keeping: &descriptor))
@@ -81,7 +81,8 @@ final class JournalProbe: Sendable {
         } catch where error.code == ENOENT {
             return 0
         } catch {
-            // Not readable (a stricter mode set by hand): `stat` still tells the size.
+            // Not readable (a stricter mode set by hand), or a link, never followed: `lstat` still
+            // tells that something is there, and recovery then reports what.
             return try fileSystem.status(atPath: path)?.size ?? 0
         }
         let status: FileStatus

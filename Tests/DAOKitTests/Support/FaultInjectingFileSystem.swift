@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -30,7 +31,8 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
         case denyWrites(code: Int32)
     }
 
-    private let base: any FileSystem
+    /// Replaced once, by ``confined(to:)``, before the store makes its first call below its directory.
+    private var base: any FileSystem
     private let mutex = NSLock()
     private var mode = Mode.passThrough
     private var calls = 0
@@ -39,6 +41,14 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
 
     init(base: any FileSystem = POSIXFileSystem()) {
         self.base = base
+    }
+
+    /// Confines the file system it forwards to, and goes on counting and failing calls itself:
+    /// the store's calls below its directory then reach the real, confined one through this.
+    func confined(to root: String) throws(FileSystemError) -> any FileSystem {
+        let confined = try base.confined(to: root)
+        mutex.withLock { base = confined }
+        return self
     }
 
     /// Sets the mode and restarts the numbering of calls.

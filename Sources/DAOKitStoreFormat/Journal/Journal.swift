@@ -102,7 +102,7 @@ package struct Journal: Equatable, Sendable {
         self.entries = entries
     }
 
-    /// Why this journal cannot have been written by a ``FileStorageContext``, or `nil` when every
+    /// Why this journal cannot have been written by a `FileStorageContext`, or `nil` when every
     /// name in it is one the store could have given: the directory name an encoded entity name
     /// (``FileNameCodec``, or its hash), and every file name an encoded key with one of
     /// `fileExtensions`.
@@ -126,15 +126,15 @@ package struct Journal: Equatable, Sendable {
         return nil
     }
 
-    /// The extensions of every ``FileStorageContext/RecordFormat``.
-    package static let recordFileExtensions = [FileStorageContext.RecordFormat.json, .propertyList].map(\.fileExtension)
+    /// The extensions of every record format.
+    package static let recordFileExtensions = FileStoreLayout.recordFileExtensions
 
     /// A single, visible path component: not empty, no `/` or NUL, not starting with `.`.
     private static func isSafeComponent(_ name: String) -> Bool {
         !name.isEmpty && !name.utf8.contains(UInt8(ascii: "/")) && !name.utf8.contains(0) && name.utf8.first != UInt8(ascii: ".")
     }
 
-    /// Whether `name` is `<encoded key or hash>.<extension>`, as ``FileStorageContext/RecordFormat/fileName(forKey:)`` gives.
+    /// Whether `name` is `<encoded key or hash>.<extension>`, as `FileStorageContext.RecordFormat.fileName(forKey:)` gives.
     private static func isRecordFileName(_ name: String, fileExtensions: [String]) -> Bool {
         guard isSafeComponent(name) else { return false }
         return fileExtensions.contains { fileExtension in
@@ -145,7 +145,7 @@ package struct Journal: Equatable, Sendable {
     }
 
     /// FNV-1a 64: not cryptographic, only there to tell a journal torn by a crash from a whole one.
-    static func checksum<Bytes: Sequence>(_ bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
+    package static func checksum<Bytes: Sequence>(_ bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes {
             hash ^= UInt64(byte)
