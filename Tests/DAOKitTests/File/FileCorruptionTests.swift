@@ -84,7 +84,7 @@ struct FileCorruptionTests {
             let second = context.fileURL(for: FileNote.self, id: "n3")
             _ = try Damage.randomBytes.apply(to: second)
             let error = try #require(throws: StorageError.self) { try context.fetchAll(FileNote.self) }
-            guard case let .corruptRecord(detail) = error.kind else {
+            guard error.code == .corruptRecord, let detail = error.kind.detail else {
                 Issue.record("expected a corrupt-record error, got \(error)")
                 return
             }

@@ -95,7 +95,7 @@ struct FileFaultInjectionTests {
                 } catch let error as StorageError {
                     fileSystem.arm(.passThrough)
                     failures += 1
-                    guard case let .io(detail) = error.kind else {
+                    guard error.code == .io, let detail = error.kind.detail else {
                         Issue.record("call \(call): expected an I/O error, got \(error)")
                         break
                     }

@@ -44,7 +44,7 @@ struct FileJournalValidationTests {
             let before = try directory.snapshot()
 
             let error = try #require(throws: StorageError.self) { try FileStorageContext(directory: directory.url) }
-            guard case let .corruptRecord(detail) = error.kind else { Issue.record("\(error)"); return }
+            guard error.code == .corruptRecord, let detail = error.kind.detail else { Issue.record("\(error)"); return }
             #expect(detail.contains("is not one the store writes"), "\(error)")
             #expect(error.location == directory.path + "/.journal")
             #expect(try directory.snapshot() == before)

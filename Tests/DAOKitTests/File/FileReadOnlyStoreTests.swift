@@ -62,7 +62,7 @@ struct FileReadOnlyStoreTests {
             ]
             for (name, write) in writes {
                 let error = try #require(throws: StorageError.self, "\(name)") { try write() }
-                guard case let .io(detail) = error.kind else {
+                guard error.code == .io, let detail = error.kind.detail else {
                     Issue.record("\(name): expected an I/O error, got \(error)")
                     continue
                 }

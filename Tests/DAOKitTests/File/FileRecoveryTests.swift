@@ -109,7 +109,7 @@ struct FileRecoveryTests {
             let error = try #require(throws: StorageError.self) {
                 _ = try FileStorageContext(directory: directory.url, fileSystem: fileSystem)
             }
-            guard case let .io(detail) = error.kind else {
+            guard error.code == .io, let detail = error.kind.detail else {
                 Issue.record("expected an I/O error, got \(error)")
                 return
             }

@@ -203,7 +203,7 @@ struct FileStorageContextTests {
             try context.save([FileNote(id: "a", text: "a")])
             try FileManager.default.removeItem(at: directory.url)
             let error = try #require(throws: StorageError.self) { try context.save([FileNote(id: "b", text: "b")]) }
-            guard case let .io(message) = error.kind else {
+            guard error.code == .io, let message = error.kind.detail else {
                 Issue.record("expected an I/O error, got \(error)")
                 return
             }

@@ -358,11 +358,16 @@ public final class FileStorageContext: StorageContext {
         }
     }
 
-    /// Throws `ENOTDIR` unless `path`, which exists, is a directory.
+    /// Throws `ENOTDIR` unless `path`, which exists, is a directory or a symbolic link to one: the
+    /// store's own directory, and its parents, are the user's to choose, links included.
     private static func requireDirectory(_ path: String, fileSystem: any FileSystem) throws(FileSystemError) {
-        guard try fileSystem.status(atPath: path)?.isDirectory == true else {
+        let fd: Int32
+        do throws(FileSystemError) {
+            fd = try fileSystem.open(path, O_RDONLY | O_DIRECTORY, 0)
+        } catch where error.code == ENOTDIR {
             throw FileSystemError(operation: "mkdir", path: path, code: ENOTDIR)
         }
+        try fileSystem.close(fd, path: path)
     }
 }
 
@@ -370,18 +375,6 @@ extension StorageError {
     /// The `.io` error for a failed file-system call: its message, path and `errno`.
     static func fileSystem(_ error: FileSystemError, entityName: String?, key: String?) -> StorageError {
         StorageError(.io(error.message), entityName: entityName, key: key, location: error.path, underlyingError: error)
-    }
-
-    /// The kind's detail text, for combining several errors into one message.
-    fileprivate var detail: String {
-        switch kind {
-        case let .corruptRecord(detail), let .io(detail), let .wrongFormat(detail): return detail
-        case .decodingFailed: return "the record could not be decoded" + (underlyingError.map { " (\($0))" } ?? "")
-        case .encodingFailed: return "the entity could not be encoded"
-        case .duplicateID: return "duplicate id"
-        case .missingID: return "missing id"
-        case .reentrantCall: return "re-entrant call refused"
-        }
     }
 }
 
