@@ -46,29 +46,27 @@ struct DemoCommand {
             return (url, "  (a new temporary directory; delete it when you are done)")
         }
         let url = URL(fileURLWithPath: directory, isDirectory: true)
-        let kind: ReadOnlyFiles.Kind
         let names: [String]
-        do {
-            kind = try ReadOnlyFiles.kind(of: directory)
-            names = kind == .directory ? try ReadOnlyFiles.names(in: directory) : []
-        } catch {
-            throw UsageError("dao demo: cannot use \(directory): \(error.message)")
-        }
-        switch kind {
-        case .missing:
+        do throws(FileSystemError) {
+            let files = try POSIXFileSystem().confined(to: directory)
+            names = try files.contentsOfDirectory(directory)
+        } catch where error.code == ENOENT {
             return (url, "  (new)")
-        case .directory:
-            let foreign = names.filter { name in
-                name != FileStoreLayout.lockFileName && name != FileStoreLayout.journalFileName
-                    && !name.hasPrefix(FileStoreLayout.trashDirectoryPrefix) && !Self.entityDirectories.contains(name)
-            }
-            guard foreign.isEmpty else {
-                throw UsageError("dao demo: \(directory) holds other files ('\(foreign[0])'); give a new or empty directory, or one an earlier demo wrote")
-            }
-            return (url, names.isEmpty ? "" : "  (an earlier demo's data is replaced)")
-        case .file, .other:
+        } catch where error.code == ENOTDIR {
+            // A parent that is not a directory: nothing is there, and creating the store reports it.
+            guard (try? POSIXFileSystem().status(atPath: directory)) != nil else { return (url, "  (new)") }
             throw UsageError("dao demo: not a directory: \(directory)")
+        } catch {
+            throw UsageError("dao demo: cannot use \(directory): \(error.reason)")
         }
+        let foreign = names.filter { name in
+            name != FileStoreLayout.lockFileName && name != FileStoreLayout.journalFileName
+                && !name.hasPrefix(FileStoreLayout.trashDirectoryPrefix) && !Self.entityDirectories.contains(name)
+        }
+        guard foreign.isEmpty else {
+            throw UsageError("dao demo: \(directory) holds other files ('\(foreign.sorted()[0])'); give a new or empty directory, or one an earlier demo wrote")
+        }
+        return (url, names.isEmpty ? "" : "  (an earlier demo's data is replaced)")
     }
 
     private func runSteps(in store: FileStorageContext) throws {

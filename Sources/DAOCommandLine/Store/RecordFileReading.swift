@@ -1,19 +1,23 @@
 import DAOKit
+import DAOKitStoreFormat
 extension StoreScan.RecordFile {
     /// The file's size (when it could be read) and its envelope or what is wrong with it; the
     /// format version is not checked, so `inspect` can count the versions it finds.
     func readEnvelope() -> (size: Int?, result: Result<StoredRecord, RecordProblem>) {
-        switch kind {
-        case .directory: return (nil, .failure(RecordProblem("a directory is where a record file should be")))
-        case .other: return (nil, .failure(RecordProblem("not a regular file")))
-        case .missing: return (nil, .failure(RecordProblem("disappeared while the store was being read")))
-        case .file: break
-        }
+        // Read as the store reads it (``FileSystem/readContents(of:)``): a link is never followed,
+        // a FIFO never blocks, and both are "not a regular file", as `fetch` reports them.
+        let contents: FileContents
         do {
-            let data = try ReadOnlyFiles.contents(of: path)
-            return (data.count, RecordReader.read(data, format: format))
+            contents = try files.readContents(of: path)
         } catch {
-            return (nil, .failure(RecordProblem("cannot be read: \(error.message)")))
+            if error.refusal != nil { return (nil, .failure(RecordProblem(error.reason))) }
+            return (nil, .failure(RecordProblem("cannot be read: \(error.reason)")))
+        }
+        switch contents {
+        case .directory: return (nil, .failure(RecordProblem("a directory is where a record file should be")))
+        case .notRegularFile: return (nil, .failure(RecordProblem("not a regular file")))
+        case .absent: return (nil, .failure(RecordProblem("disappeared while the store was being read")))
+        case let .bytes(data): return (data.count, RecordReader.read(data, format: format))
         }
     }
 

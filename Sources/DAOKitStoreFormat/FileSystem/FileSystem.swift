@@ -15,19 +15,22 @@ package struct FileStatus: Sendable, Equatable {
     /// How many directory entries name the file (`st_nlink`): 0 once it has been removed or
     /// replaced by a rename, while a descriptor still keeps it open.
     package var linkCount: Int
+    /// Whether it is a symbolic link (only `status(atPath:)` can say so: it never follows one).
+    package var isSymbolicLink = false
 
-    package init(isDirectory: Bool, isRegularFile: Bool, size: Int, linkCount: Int) {
+    package init(isDirectory: Bool, isRegularFile: Bool, size: Int, linkCount: Int, isSymbolicLink: Bool = false) {
         self.isDirectory = isDirectory
         self.isRegularFile = isRegularFile
         self.size = size
         self.linkCount = linkCount
+        self.isSymbolicLink = isSymbolicLink
     }
 }
 
 extension FileStatus {
     init(_ info: stat) {
         self.init(isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, isRegularFile: (info.st_mode & S_IFMT) == S_IFREG,
-                  size: Int(info.st_size), linkCount: Int(info.st_nlink))
+                  size: Int(info.st_size), linkCount: Int(info.st_nlink), isSymbolicLink: (info.st_mode & S_IFMT) == S_IFLNK)
     }
 }
 

@@ -66,6 +66,16 @@ package struct FileSystemError: Error, CustomStringConvertible, Sendable, Equata
 
     package var description: String { "\(message) (\(path))" }
 
+    /// What is wrong, without the call: the system's wording ("Permission denied"), or why the
+    /// store refused the path. What a person reading `dao`'s one-line errors needs.
+    package var reason: String {
+        switch refusal {
+        case .notRegularFile: return "not a regular file"
+        case .notADirectory: return "a symbolic link or other non-directory, which the store never follows"
+        case nil: return String(cString: strerror(code))
+        }
+    }
+
     /// Whether the call failed because this process may not change the file system there:
     /// permission denied (`EACCES`, `EPERM`) or a read-only file system (`EROFS`). The store then
     /// still reads, but leaves repairs such as rolling back a journal to a process that may write.
