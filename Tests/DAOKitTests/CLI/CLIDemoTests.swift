@@ -7,14 +7,15 @@ import Testing
 struct CLIDemoTests {
     /// Runs the demo with a short timing comparison, so that the tests that are not about the
     /// comparison stay quick.
-    private func quickDemo(_ directory: String?) throws -> CLIRun {
+    private func quickDemo(_ directory: String?, build: BuildConfiguration = .release) throws -> CLIRun {
         final class Captured {
             var output = ""
             var errors = ""
         }
         let captured = Captured()
         let console = Console(output: { captured.output += $0 }, error: { captured.errors += $0 })
-        let status = try DemoCommand(console: console, comparisonBudget: .milliseconds(10), comparisonSize: 24).run(directory: directory)
+        let status = try DemoCommand(console: console, comparisonBudget: .milliseconds(10), comparisonSize: 24, build: build)
+            .run(directory: directory)
         return CLIRun(status: status, output: captured.output, errors: captured.errors)
     }
 
@@ -38,9 +39,8 @@ struct CLIDemoTests {
             #expect(lines.contains("   counts: 3 users, 3 dialogs, 10 messages (3 unread)"))
             #expect(lines.contains("   create(message 3) again → StorageError: Message \"3\": an entity with this id already exists"))
             #expect(lines.contains { $0.contains("→ MappingError: ") && $0.contains("sendAt") })
-            for variant in ["hand-written translator", "EntityMapper", "JSON round trip"] {
-                #expect(lines.contains { $0.hasPrefix("   \(variant) ") && $0.contains(" per message ") }, "no timing for \(variant)")
-            }
+            // Timings only where they mean something (see the tests of both builds below).
+            #expect(lines.contains { $0.contains(" per message ") } == (BuildConfiguration.current == .release))
             #expect(lines.last == "   swift run dao verify \(store.path)")
 
             // What the demo says it stored is what the store holds, and the store is sound.
@@ -50,6 +50,35 @@ struct CLIDemoTests {
             let reread = try Messenger.MessagesDao(context: store.context()).read(id: 9)
             #expect(reread?.attachment == URL(string: "https://example.org/covers/left-hand.jpg"))
         }
+    }
+
+    @Test func aReleaseBuildTimesTheThreeVariantsAndComparesThem() throws {
+        try CLIStore.with { store in
+            let lines = try quickDemo(store.path, build: .release).outputLines
+            for variant in ["hand-written translator", "EntityMapper", "JSON round trip"] {
+                #expect(lines.contains { $0.hasPrefix("   \(variant) ") && $0.contains(" per message ") }, "no timing for \(variant)")
+            }
+            #expect(lines.contains { $0.contains("EntityMapper needs no translator code") })
+            #expect(!lines.contains { $0.contains("debug build") })
+        }
+    }
+
+    @Test func aDebugBuildShowsNoTimingsAndSaysHowToGetReleaseNumbers() throws {
+        try CLIStore.with { store in
+            let lines = try quickDemo(store.path, build: .debug).outputLines
+            let heading = try #require(lines.firstIndex { $0.hasPrefix("4. What a conversion costs") })
+            #expect(lines[heading] == "4. What a conversion costs: not timed in this debug build")
+            #expect(lines.contains("   swift run -c release dao demo"))
+            #expect(!lines.contains { $0.contains("×") || $0.contains(" per message") || $0.contains("faster") })
+        }
+    }
+
+    @Test func theBuildIsDetectedFromHowTheToolWasCompiled() {
+        #if DEBUG
+        #expect(BuildConfiguration.current == .debug)
+        #else
+        #expect(BuildConfiguration.current == .release)
+        #endif
     }
 
     @Test func demoRunAgainInTheSameDirectoryReplacesItsDataWithTheSameResult() throws {
