@@ -100,6 +100,8 @@ struct FileFaultInjectionTests {
                         break
                     }
                     #expect(detail.hasSuffix(message), "call \(call): \(error)")
+                    // The cause as a value a program can act on: a full disk is not a denied permission.
+                    #expect(error.posixErrorCode?.rawValue == code, "call \(call): \(error)")
                     #expect(error.location?.hasPrefix(directory.path) == true, "call \(call): \(error)")
                     #expect(error.entityName == "FileNote")
                     #expect(try context.notes() == Self.oldState, "call \(call) failed: \(error)")
