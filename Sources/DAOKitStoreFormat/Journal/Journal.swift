@@ -190,7 +190,7 @@ package struct Journal: Equatable, Sendable {
 
         mutating func string() -> String? {
             guard let length = integer(UInt32.self), let raw = bytes(Int(length)) else { return nil }
-            return String(validating: raw, as: UTF8.self)
+            return validatedString(raw, as: UTF8.self)
         }
     }
 }

@@ -72,7 +72,7 @@ package enum FileNameCodec {
                 bytes.append(byte)
             }
         }
-        guard let name = String(validating: bytes, as: UTF8.self) else { return nil }
+        guard let name = validatedString(bytes, as: UTF8.self) else { return nil }
         // Canonical form only, so that two different files can never decode to the same name.
         return encode(name) == stem ? name : nil
     }

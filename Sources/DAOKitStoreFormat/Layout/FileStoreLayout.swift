@@ -21,8 +21,12 @@ package enum FileStoreLayout {
     /// The start of the name of an entity directory that `deleteAll` renamed away and is emptying,
     /// in the store's directory; recovery removes any that a crash left.
     package static let trashDirectoryPrefix = ".trash-"
-    /// The extension of record files of each format, without the dot: JSON, then property lists.
-    package static let recordFileExtensions = ["json", "plist"]
+    /// The extension of JSON record files, without the dot.
+    package static let jsonFileExtension = "json"
+    /// The extension of property-list record files, without the dot.
+    package static let propertyListFileExtension = "plist"
+    /// The extension of record files of each format: JSON, then property lists.
+    package static let recordFileExtensions = [jsonFileExtension, propertyListFileExtension]
     /// The envelope's `formatVersion` this release writes, and the only one it reads.
     package static let formatVersion = 1
 }

@@ -257,30 +257,4 @@ extension FileStorageContext {
         }
         try fileSystem.syncDirectory(rootPath)
     }
-
-    /// Writes the journal and makes it durable. The journal file is kept between batches (empty when
-    /// idle), so that neither starting nor committing a batch changes the directory.
-    ///
-    /// Safety: `.journal` is opened through ``FileSystem/openRegularFileForWriting(_:_:)``, so a
-    /// symbolic link there is refused before `O_TRUNC` could empty its target outside the store.
-    func writeJournal(_ journal: Journal) throws(FileSystemError) {
-        let path = journalPath
-        var created = false
-        let fd: Int32
-        do throws(FileSystemError) {
-            fd = try fileSystem.openRegularFileForWriting(path, O_WRONLY | O_TRUNC)
-        } catch where error.code == ENOENT {
-            fd = try fileSystem.openRegularFileForWriting(path, O_WRONLY | O_CREAT | O_TRUNC)
-            created = true
-        }
-        do throws(FileSystemError) {
-            try fileSystem.writeAll(fd, journal.serialized(), path: path)
-            try fileSystem.fsync(fd, path: path)
-        } catch {
-            try? fileSystem.close(fd, path: path)
-            throw error
-        }
-        try fileSystem.close(fd, path: path)
-        if created { try fileSystem.syncDirectory(rootPath) }
-    }
 }

@@ -122,11 +122,6 @@ extension FileStorageContext {
         recoveryRefusal.withLock { $0 = error }
     }
 
-    /// Whether a journal holds a batch that did not commit (it is empty between batches).
-    func journalNeedsRecovery() throws(FileSystemError) -> Bool {
-        (try fileSystem.status(atPath: journalPath)?.size ?? 0) > 0
-    }
-
     /// Rolls back the batch a complete journal describes; discards an incomplete one, which a crash
     /// tore before any record was touched.
     ///
@@ -181,24 +176,6 @@ extension FileStorageContext {
         try makeDurable(files: written, directories: [directoryPath])
     }
 
-    /// Empties the journal durably: the commit point of a batch, and the end of a recovery.
-    func clearJournal() throws(FileSystemError) {
-        let path = journalPath
-        let fd: Int32
-        do throws(FileSystemError) {
-            fd = try fileSystem.openRegularFileForWriting(path, O_WRONLY | O_TRUNC)
-        } catch where error.code == ENOENT {
-            return
-        }
-        do throws(FileSystemError) {
-            try fileSystem.fsync(fd, path: path)
-        } catch {
-            try? fileSystem.close(fd, path: path)
-            throw error
-        }
-        try fileSystem.close(fd, path: path)
-    }
-
     /// Makes the written files and the directories' entries durable.
     ///
     /// A large batch is flushed with one `syncfs` of the whole file system where the platform has
@@ -240,51 +217,4 @@ extension FileStorageContext {
     /// process and not yet flushed, four `fsync`s took 0.7–2 ms and `syncfs` 70 ms. A small batch
     /// gives up a fraction of a millisecond so as never to wait on its neighbours' data.
     static let perFileSyncLimit = 8
-}
-
-/// The record files of each format found in a store while it is opened, to refuse a store that
-/// holds records in a format other than the context's: reading it would show an empty or partial
-/// store, and writing would put a second copy of a record beside the one in the other format.
-/// Opening lists every entity directory anyway (for leftovers), so this costs no extra call.
-struct FormatCensus {
-    let format: FileStorageContext.RecordFormat
-    private(set) var own = 0
-    private(set) var other = 0
-    /// One record file of the other format, relative to the store, for the message.
-    private(set) var example: String?
-
-    init(format: FileStorageContext.RecordFormat) {
-        self.format = format
-    }
-
-    /// Counts a file of an entity directory (`<entity>/<file>`) by its extension.
-    mutating func count(_ relativePath: String) {
-        if relativePath.hasSuffix("." + format.fileExtension) {
-            own += 1
-        } else if relativePath.hasSuffix("." + otherFormat.fileExtension) {
-            other += 1
-            // The first by name, so that the message does not depend on the directory's order.
-            if example.map({ relativePath < $0 }) ?? true { example = relativePath }
-        }
-    }
-
-    private var otherFormat: FileStorageContext.RecordFormat {
-        format == .json ? .propertyList : .json
-    }
-
-    /// Why the store cannot be opened with ``format``; `nil` when it can.
-    var problem: String? {
-        guard other > 0, let example else { return nil }
-        let others = "\(other) .\(otherFormat.fileExtension) file\(other == 1 ? "" : "s")"
-        if own == 0 {
-            return "the store holds \(Self.name(otherFormat)) records (\(others), such as \(example)), not \(Self.name(format)) ones; "
-                + "open it with format: .\(otherFormat == .json ? "json" : "propertyList")"
-        }
-        return "the store holds records in two formats (\(own) .\(format.fileExtension) file\(own == 1 ? "" : "s") and \(others), "
-            + "such as \(example)), and a context reads only one; `dao verify` lists them"
-    }
-
-    private static func name(_ format: FileStorageContext.RecordFormat) -> String {
-        format == .json ? "JSON" : "property-list"
-    }
 }
