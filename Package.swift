@@ -24,7 +24,10 @@ let package = Package(
         .target(name: "DAOCommandLine", dependencies: ["DAOKit", "DAOKitStoreFormat"]),
         // `swift run dao demo`: only forwards the arguments to DAOCommandLine and exits with its status.
         .executableTarget(name: "dao", dependencies: ["DAOCommandLine"]),
-        .testTarget(name: "DAOKitTests", dependencies: ["DAOKit", "DAOKitStoreFormat", "DAOKitTesting", "DAOCommandLine"]),
+        // One test target per module, each with folders mirroring its module's.
+        .testTarget(name: "DAOKitStoreFormatTests", dependencies: ["DAOKitStoreFormat"]),
+        .testTarget(name: "DAOKitTests", dependencies: ["DAOKit", "DAOKitStoreFormat", "DAOKitTesting"]),
+        .testTarget(name: "DAOCommandLineTests", dependencies: ["DAOCommandLine", "DAOKit", "DAOKitStoreFormat"]),
     ],
     swiftLanguageModes: [.v6]
 )

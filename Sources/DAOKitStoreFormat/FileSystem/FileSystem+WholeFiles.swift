@@ -11,7 +11,7 @@ import Darwin
 // over the real system and the fault-injecting one.
 
 /// The result of reading a path that may hold a record file.
-package enum FileContents {
+package enum FileContents: Equatable {
     case absent
     case directory
     /// Something that is neither a regular file nor a directory: a symbolic link (never followed),

@@ -1,4 +1,3 @@
-@testable import DAOKit
 import DAOKitStoreFormat
 import Testing
 

@@ -1,10 +1,9 @@
-@testable import DAOKit
 import DAOKitStoreFormat
 import Foundation
 import Testing
 
 @Suite("Journal")
-struct FileJournalTests {
+struct JournalTests {
     static let sample = Journal(directoryName: "^note", entries: [
         .init(fileName: "a.json", previousContents: Data("{\"old\":1}".utf8)),
         .init(fileName: "b.json", previousContents: nil),
