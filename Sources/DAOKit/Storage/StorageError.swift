@@ -60,7 +60,7 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
     /// Written like the cases of an enumeration — `.duplicateID`, `.io("…")` — and compared with
     /// `==` or in a `switch` (`case .duplicateID:`); it is a structure so that codes can be added
     /// without breaking callers' exhaustive switches. Read the detail with ``detail``.
-    public struct Kind: Sendable, Equatable {
+    public struct Kind: Sendable, Equatable, CustomStringConvertible {
         /// What went wrong.
         public let code: Code
         /// The detail text of `.corruptRecord`, `.io` and `.wrongFormat`; `nil` for the others.
@@ -95,6 +95,12 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         /// nothing; the outer call goes on, still holding the lock. Make the nested call after the
         /// outer one returns (for example, dispatch it to another queue).
         public static let reentrantCall = Kind(.reentrantCall)
+
+        /// As the kind is written: `duplicateID`, `io("disk full")`.
+        public var description: String {
+            guard let detail else { return code.name }
+            return "\(code.name)(\(detail.debugDescription))"
+        }
     }
 
     /// What went wrong.

@@ -48,6 +48,11 @@ struct StorageErrorTests {
         #expect(Set(kinds.map(\.1.name)).count == kinds.count, "every code has its own name")
     }
 
+    @Test func aKindDescribesItselfAsItIsWritten() {
+        #expect("\(StorageError.Kind.reentrantCall)" == "reentrantCall")
+        #expect("\(StorageError.Kind.io("disk \"full\""))" == #"io("disk \"full\"")"#)
+    }
+
     @Test func kindsCompareByCodeAndDetail() {
         #expect(StorageError.Kind.io("a") == .io("a"))
         #expect(StorageError.Kind.io("a") != .io("b"))
