@@ -117,15 +117,26 @@ extension FileSystem {
     /// Creates (or truncates) `path` and writes `bytes`, then `fsync`s it when `sync` is set.
     /// On failure the descriptor is closed; the partly written file is left for the caller.
     package func writeFile(_ path: String, _ bytes: Data, flags: Int32 = O_WRONLY | O_CREAT | O_TRUNC, sync: Bool) throws(FileSystemError) {
-        let fd = try open(path, flags, 0o644)
-        do throws(FileSystemError) {
+        try closing(try open(path, flags, 0o644), path: path) { fd throws(FileSystemError) in
             try writeAll(fd, bytes, path: path)
             if sync { try fsync(fd, path: path) }
+        }
+    }
+
+    /// Runs `body` with `fd`, then closes it; when `body` throws, closes it quietly and rethrows,
+    /// so that the error reported is the one that stopped the work. The one place a descriptor's
+    /// use and release are paired.
+    @inline(__always)
+    package func closing<T>(_ fd: Int32, path: String, _ body: (Int32) throws(FileSystemError) -> T) throws(FileSystemError) -> T {
+        let result: T
+        do throws(FileSystemError) {
+            result = try body(fd)
         } catch {
             try? close(fd, path: path)
             throw error
         }
         try close(fd, path: path)
+        return result
     }
 
     /// Rewrites a file in place: writes `bytes` from offset 0 over the old contents, then cuts the
@@ -137,17 +148,12 @@ extension FileSystem {
     ///   is a symbolic link or anything else that is not a regular file (see
     ///   ``openRegularFileForWriting(_:_:)``).
     package func overwriteFile(_ path: String, _ bytes: Data, previousLength: Int?) throws(FileSystemError) {
-        let fd = try openRegularFileForWriting(path, O_WRONLY | O_CREAT)
-        do throws(FileSystemError) {
+        try closing(try openRegularFileForWriting(path, O_WRONLY | O_CREAT), path: path) { fd throws(FileSystemError) in
             try writeAll(fd, bytes, path: path)
             if previousLength.map({ $0 > bytes.count }) ?? true {
                 try truncate(fd, length: bytes.count, path: path)
             }
-        } catch {
-            try? close(fd, path: path)
-            throw error
         }
-        try close(fd, path: path)
     }
 
     /// Opens `path` for writing with `flags`, only if it is a regular file (or `O_CREAT` creates one).
@@ -190,14 +196,9 @@ extension FileSystem {
 
     /// `fsync`s a directory, which makes the creation, renaming and removal of its entries durable.
     package func syncDirectory(_ path: String) throws(FileSystemError) {
-        let fd = try open(path, O_RDONLY | O_DIRECTORY, 0)
-        do throws(FileSystemError) {
+        try closing(try open(path, O_RDONLY | O_DIRECTORY, 0), path: path) { fd throws(FileSystemError) in
             try fsync(fd, path: path)
-        } catch {
-            try? close(fd, path: path)
-            throw error
         }
-        try close(fd, path: path)
     }
 
     /// Removes `path` and everything under it, best effort: used only on garbage (trash and

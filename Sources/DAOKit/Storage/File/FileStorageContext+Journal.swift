@@ -27,14 +27,10 @@ extension FileStorageContext {
             fd = try fileSystem.openRegularFileForWriting(path, O_WRONLY | O_CREAT | O_TRUNC)
             created = true
         }
-        do throws(FileSystemError) {
+        try fileSystem.closing(fd, path: path) { fd throws(FileSystemError) in
             try fileSystem.writeAll(fd, journal.serialized(), path: path)
             try fileSystem.fsync(fd, path: path)
-        } catch {
-            try? fileSystem.close(fd, path: path)
-            throw error
         }
-        try fileSystem.close(fd, path: path)
         if created { try fileSystem.syncDirectory(rootPath) }
     }
 
@@ -47,13 +43,7 @@ extension FileStorageContext {
         } catch where error.code == ENOENT {
             return
         }
-        do throws(FileSystemError) {
-            try fileSystem.fsync(fd, path: path)
-        } catch {
-            try? fileSystem.close(fd, path: path)
-            throw error
-        }
-        try fileSystem.close(fd, path: path)
+        try fileSystem.closing(fd, path: path) { fd throws(FileSystemError) in try fileSystem.fsync(fd, path: path) }
     }
 
     /// Whether a journal holds a batch that did not commit (it is empty between batches).

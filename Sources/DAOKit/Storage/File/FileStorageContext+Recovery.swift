@@ -160,14 +160,21 @@ extension FileStorageContext {
     /// which is what makes it safe to repeat.
     func rollBack(_ journal: Journal) throws {
         let directoryPath = rootPath + "/" + journal.directoryName
-        var written: [String] = []
         if journal.entries.contains(where: { $0.previousContents != nil }) {
             try ensureDirectory(directoryPath)
         }
-        for entry in journal.entries {
-            let path = directoryPath + "/" + entry.fileName
-            if let previous = entry.previousContents {
-                try fileSystem.overwriteFile(path, previous, previousLength: nil)
+        try applyInPlace(journal.entries.map { ($0.fileName, $0.previousContents, nil) }, directoryPath: directoryPath)
+    }
+
+    /// Rewrites each file in place with its contents (see ``FileSystem/overwriteFile(_:_:previousLength:)``),
+    /// or removes it where the contents are `nil`, then makes it all durable: the middle of a batch,
+    /// and the whole of a rollback, which puts the journal's old contents back the same way.
+    func applyInPlace(_ files: [(fileName: String, contents: Data?, previousLength: Int?)], directoryPath: String) throws(FileSystemError) {
+        var written: [String] = []
+        for file in files {
+            let path = directoryPath + "/" + file.fileName
+            if let contents = file.contents {
+                try fileSystem.overwriteFile(path, contents, previousLength: file.previousLength)
                 written.append(path)
             } else {
                 try fileSystem.unlinkIfPresent(path)
@@ -187,26 +194,15 @@ extension FileStorageContext {
     /// success after the data failed to reach the disk, and the batch would commit anyway.
     func makeDurable(files: [String], directories: [String]) throws(FileSystemError) {
         if files.count > Self.perFileSyncLimit {
-            let fd = try fileSystem.open(rootPath, O_RDONLY | O_DIRECTORY, 0)
-            let flushed: Bool
-            do throws(FileSystemError) {
-                flushed = try fileSystem.syncFileSystem(fd, path: rootPath)
-            } catch {
-                try? fileSystem.close(fd, path: rootPath)
-                throw error
+            let flushed = try fileSystem.closing(try fileSystem.open(rootPath, O_RDONLY | O_DIRECTORY, 0), path: rootPath) {
+                fd throws(FileSystemError) in try fileSystem.syncFileSystem(fd, path: rootPath)
             }
-            try fileSystem.close(fd, path: rootPath)
             if flushed { return }
         }
         for path in files {
-            let file = try fileSystem.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0)
-            do throws(FileSystemError) {
-                try fileSystem.fsync(file, path: path)
-            } catch {
-                try? fileSystem.close(file, path: path)
-                throw error
+            try fileSystem.closing(try fileSystem.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0), path: path) {
+                file throws(FileSystemError) in try fileSystem.fsync(file, path: path)
             }
-            try fileSystem.close(file, path: path)
         }
         for directory in directories { try fileSystem.syncDirectory(directory) }
     }

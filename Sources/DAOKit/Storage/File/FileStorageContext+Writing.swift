@@ -211,17 +211,7 @@ extension FileStorageContext {
         }
         var committing = false
         do {
-            var written: [String] = []
-            for (change, previousLength) in touched {
-                let path = directoryPath + "/" + change.fileName
-                if let contents = change.contents {
-                    try fileSystem.overwriteFile(path, contents, previousLength: previousLength)
-                    written.append(path)
-                } else {
-                    try fileSystem.unlinkIfPresent(path)
-                }
-            }
-            try makeDurable(files: written, directories: [directoryPath])
+            try applyInPlace(touched.map { ($0.change.fileName, $0.change.contents, $0.previousLength) }, directoryPath: directoryPath)
             committing = true
             try clearJournal()
         } catch {
