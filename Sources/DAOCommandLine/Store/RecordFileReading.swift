@@ -26,15 +26,13 @@ extension StoreScan.RecordFile {
     /// to `fetch(id:)`, which looks only where the key says, so it counts as damage.
     func readChecked() -> Result<StoredRecord, RecordProblem> {
         readEnvelope().result.flatMap { record in
-            let supported = FileStorageContext.RecordFormat.formatVersion
-            guard record.formatVersion == supported else {
-                return .failure(RecordProblem("format version \(record.formatVersion) is not supported; "
-                    + "this release reads version \(supported)"))
+            // In the store's own words (``RecordEnvelope``), so that `verify` says what `fetch` throws.
+            guard record.formatVersion == RecordEnvelope.formatVersion else {
+                return .failure(RecordProblem(RecordEnvelope.unsupportedVersion(record.formatVersion)))
             }
             let expected = format.fileName(forKey: record.key)
             guard expected == name else {
-                return .failure(RecordProblem(
-                    "the file name does not match the key inside, \(record.key.debugDescription) (its file would be \(expected))"))
+                return .failure(RecordProblem(RecordEnvelope.misplacedKey(record.key) + " (its file would be \(expected))"))
             }
             return .success(record)
         }

@@ -34,9 +34,10 @@ package struct POSIXFileSystem: FileSystem {
     @inline(__always)
     private func relative(_ path: String) -> Substring? {
         guard let root else { return nil }
-        if path == root.path { return "" }
-        guard path.utf8.starts(with: root.prefix.utf8) else { return nil }
-        return path.dropFirst(root.prefix.count)
+        let utf8 = path.utf8
+        guard utf8.starts(with: root.prefix.utf8) else { return path == root.path ? "" : nil }
+        // UTF-8 offsets, which are O(1) on native strings (character counts are not).
+        return path[utf8.index(utf8.startIndex, offsetBy: root.prefixLength)...]
     }
 
     package func open(_ path: String, _ flags: Int32, _ mode: mode_t) throws(FileSystemError) -> Int32 {
@@ -215,11 +216,14 @@ private final class ConfinementRoot: Sendable {
     let path: String
     /// `path` and a slash: what every path below the root starts with.
     let prefix: String
+    /// `prefix`'s length in UTF-8 bytes.
+    let prefixLength: Int
     let descriptor: Int32
 
     init(path: String) throws(FileSystemError) {
         self.path = path
         prefix = path.hasSuffix("/") ? path : path + "/"
+        prefixLength = prefix.utf8.count
         descriptor = try systemCall("open", path) { systemOpen(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) }
     }
 
@@ -247,7 +251,7 @@ private final class ConfinementRoot: Sendable {
         }
         if Self.hasOpenat2 {
             while true {
-                let fd = relative.withCString { daokit_openat_beneath(descriptor, $0, flags | O_CLOEXEC | O_NOFOLLOW, UInt32(mode)) }
+                let fd = Self.withCString(relative) { daokit_openat_beneath(descriptor, $0, flags | O_CLOEXEC | O_NOFOLLOW, UInt32(mode)) }
                 if fd >= 0 { return fd }
                 let code = errno
                 if code == EINTR { continue }
@@ -259,6 +263,17 @@ private final class ConfinementRoot: Sendable {
             }
         }
         return try walk(relative, flags, mode, operation: operation, reportedPath: reportedPath)
+    }
+
+    /// Runs `body` with `text` as a C string: when `text` runs to the end of its string (every
+    /// path a caller passes), a pointer into that string's own bytes, without copying it — this is
+    /// on every read's path; otherwise a copy.
+    @inline(__always)
+    private static func withCString<T>(_ text: Substring, _ body: (UnsafePointer<CChar>) -> T) -> T {
+        guard text.endIndex == text.base.endIndex else { return String(text).withCString(body) }
+        let base = text.base
+        let offset = base.utf8.distance(from: base.startIndex, to: text.startIndex)
+        return base.withCString { body($0 + offset) }
     }
 
     /// ``open(_:_:_:operation:reportedPath:)`` one component at a time, with `openat`.

@@ -27,6 +27,4 @@ package enum FileStoreLayout {
     package static let propertyListFileExtension = "plist"
     /// The extension of record files of each format: JSON, then property lists.
     package static let recordFileExtensions = [jsonFileExtension, propertyListFileExtension]
-    /// The envelope's `formatVersion` this release writes, and the only one it reads.
-    package static let formatVersion = 1
 }

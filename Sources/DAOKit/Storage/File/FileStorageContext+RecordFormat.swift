@@ -27,7 +27,7 @@ extension FileStorageContext {
 
         /// The envelope's `formatVersion` this release writes, and the only one it reads. Shared
         /// with the `dao` tool, which checks records without decoding their entities.
-        package static let formatVersion = FileStoreLayout.formatVersion
+        package static let formatVersion = RecordEnvelope.formatVersion
 
         /// The name of the file that holds the record of `key`: the key encoded by
         /// ``FileNameCodec`` (or its hash, when too long for a file name), a dot and the extension.

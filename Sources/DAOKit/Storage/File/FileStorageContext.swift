@@ -167,7 +167,7 @@ public final class FileStorageContext: StorageContext {
                 do {
                     let record = try codec.decode(E.self, from: data, path: path, entityName: entityName, key: nameKey)
                     guard fileName(forKey: record.key) == name else {
-                        throw StorageError(.corruptRecord("the file name does not match the key inside, \(record.key.debugDescription)"),
+                        throw StorageError(.corruptRecord(RecordEnvelope.misplacedKey(record.key)),
                                            entityName: entityName, key: record.key, location: path)
                     }
                     entities.append(record.entity)

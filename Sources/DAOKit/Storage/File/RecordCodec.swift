@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import Foundation
 
 /// Encodes entities into record envelopes and decodes them back, classifying what goes wrong.
@@ -100,7 +101,7 @@ struct RecordCodec: Sendable {
 
     /// The problem with a record of another format version, however it was read.
     private static func unsupportedVersion(_ version: some BinaryInteger) -> String {
-        "format version \(version) is not supported; this release reads version \(formatVersion)"
+        RecordEnvelope.unsupportedVersion(version)
     }
 
     /// What is wrong with a parsed JSON record's envelope; `nil` when it is sound, so that what
