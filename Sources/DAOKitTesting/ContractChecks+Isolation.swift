@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import DAOKit
 import Foundation
 

@@ -1,5 +1,6 @@
-// DESIGN.md's "Public API contract", written the way code outside this repository uses it (no
-// `@testable`): if a name or shape in the contract changes, this file stops compiling.
+// The design document's "Public API contract" (the document is kept outside this repository),
+// written the way code outside the repository uses it (no `@testable`): if a name or shape in the
+// contract changes, this file stops compiling.
 import DAOKit
 import Foundation
 import Testing

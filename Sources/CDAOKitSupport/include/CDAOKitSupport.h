@@ -1,5 +1,6 @@
 // What DAOKit needs from C that Swift cannot express on every platform DAOKit supports: a cheap
-// identity for the calling thread, the calling thread's stack bounds, and the current frame address.
+// identity for the calling thread, the calling thread's stack bounds, the current frame address, and
+// an `openat2` that refuses symbolic links (Swift cannot call the variadic `syscall`).
 // The first and last are `static inline`, so they cost an instruction or two.
 #ifndef CDAOKITSUPPORT_H
 #define CDAOKITSUPPORT_H
@@ -24,5 +25,12 @@ static inline __attribute__((always_inline)) uintptr_t daokit_frame_address(void
 /// The lowest usable address of the calling thread's stack (stacks grow down on every platform DAOKit
 /// supports), or 0 when the system cannot tell.
 uintptr_t daokit_current_thread_stack_low(void);
+
+/// Linux's `openat2(2)` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS`: opens
+/// `path`, relative to the open directory `directory`, only if no component of it is a symbolic link
+/// and it stays beneath `directory` (`ELOOP` or `EXDEV` otherwise). One call for what would otherwise
+/// take an `openat` per component. Returns -1 with `errno` set to `ENOSYS` where the kernel or the
+/// platform has no such call (the caller then walks the path one component at a time).
+int daokit_openat_beneath(int directory, const char *path, int flags, unsigned int mode);
 
 #endif

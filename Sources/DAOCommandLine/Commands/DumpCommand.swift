@@ -9,6 +9,10 @@ struct DumpCommand {
     func run(directory: String, entity entityName: String, key: String?) throws -> Int32 {
         let (members, failures) = try StoreReadLock.withSharedLock(directory: directory, command: "dump") {
             let scan = try StoreScan.scan(directory, command: "dump")
+            if scan.entity(named: entityName) == nil, let link = scan.refusedEntry(named: entityName) {
+                throw CommandFailure("dao dump: \(link): a symbolic link, FIFO or device stands where the folder of "
+                    + "'\(entityName)' should be; the store never follows it, so it has no readable records")
+            }
             guard let entity = scan.entity(named: entityName) else {
                 let known = scan.entities.map(\.displayName)
                 let list = known.isEmpty ? "it has none yet" : "its entities are " + known.joined(separator: ", ")

@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import DAOKit
 
 /// `dao inspect DIR`: what a store holds, at a glance. Informational: it exits 0 whatever it

@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import DAOKit
 
 /// `dao verify DIR`: an integrity check that reports one line per problem and changes nothing.
@@ -45,6 +46,13 @@ struct VerifyCommand {
                 + "the next open of the store discards it")
         case let .unreadable(message):
             problems.append("\(journalPath): cannot be read: \(message)")
+        }
+        if let problem = scan.lockProblem {
+            problems.append("\(root)/\(FileStoreLayout.lockFileName): \(problem)")
+        }
+        for name in scan.refused {
+            problems.append("\(root)/\(name): a symbolic link, FIFO or device, which the store never follows or opens; "
+                + "if it stands for an entity folder, that entity cannot be read or written until it is replaced by a real folder")
         }
         for name in scan.trash {
             problems.append("\(root)/\(name): the entity directory of a deleteAll that did not finish; the next open of the store deletes it")

@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import Foundation
 
 /// Why a file is not a binary property list.
@@ -104,7 +105,7 @@ struct BinaryPropertyListParser {
             let (count, body) = try length(low, at: start)
             let raw = try payload(at: body, count: count * 2)
             let units = (0..<count).map { UInt16(raw[2 * $0]) << 8 | UInt16(raw[2 * $0 + 1]) }
-            guard let text = String(validating: units, as: UTF16.self) else { throw PropertyListSyntaxError(reason: "a string that is not valid UTF-16") }
+            guard let text = validatedString(units, as: UTF16.self) else { throw PropertyListSyntaxError(reason: "a string that is not valid UTF-16") }
             return .string(text)
         case 0x8:
             return .object([JSONMember(name: "CF$UID", value: .number(String(Self.readUnsigned(try payload(at: start + 1, count: low + 1), at: 0, size: low + 1))))])

@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 /// Why a file is not JSON, with the byte offset where reading stopped.
 struct JSONSyntaxError: Error, Equatable, CustomStringConvertible {
     /// The offset, from 0, of the byte that could not be read (the file's length when it ended).
@@ -104,7 +105,7 @@ struct JSONParser {
             offset += 1
             switch byte {
             case UInt8(ascii: "\""):
-                guard let text = String(validating: scalars, as: UTF8.self) else {
+                guard let text = validatedString(scalars, as: UTF8.self) else {
                     throw JSONSyntaxError(offset: start, reason: "a string that is not valid UTF-8", isTruncation: false)
                 }
                 return text

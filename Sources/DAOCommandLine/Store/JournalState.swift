@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import DAOKit
 import Foundation
 
@@ -28,18 +29,16 @@ enum JournalState: Equatable {
         }
     }
 
-    /// Reads the journal at `path`.
-    static func read(at path: String) -> JournalState {
+    /// Reads the journal at `path` through `files` (confined to the store: a link is never followed).
+    static func read(at path: String, files: any FileSystem) -> JournalState {
         do {
-            switch try ReadOnlyFiles.kind(of: path) {
-            case .missing: return .absent
-            case .directory, .other: return .unreadable("it is not a regular file")
-            case .file(size: 0): return .idle
-            case .file: break
+            switch try files.readContents(of: path) {
+            case .absent: return .absent
+            case .directory, .notRegularFile: return .unreadable("it is not a regular file")
+            case let .bytes(data): return parse(data)
             }
-            return parse(try ReadOnlyFiles.contents(of: path))
         } catch {
-            return .unreadable(error.message)
+            return .unreadable(error.reason)
         }
     }
 

@@ -1,19 +1,23 @@
 import DAOKit
+import DAOKitStoreFormat
 extension StoreScan.RecordFile {
     /// The file's size (when it could be read) and its envelope or what is wrong with it; the
     /// format version is not checked, so `inspect` can count the versions it finds.
     func readEnvelope() -> (size: Int?, result: Result<StoredRecord, RecordProblem>) {
-        switch kind {
-        case .directory: return (nil, .failure(RecordProblem("a directory is where a record file should be")))
-        case .other: return (nil, .failure(RecordProblem("not a regular file")))
-        case .missing: return (nil, .failure(RecordProblem("disappeared while the store was being read")))
-        case .file: break
-        }
+        // Read as the store reads it (``FileSystem/readContents(of:)``): a link is never followed,
+        // a FIFO never blocks, and both are "not a regular file", as `fetch` reports them.
+        let contents: FileContents
         do {
-            let data = try ReadOnlyFiles.contents(of: path)
-            return (data.count, RecordReader.read(data, format: format))
+            contents = try files.readContents(of: path)
         } catch {
-            return (nil, .failure(RecordProblem("cannot be read: \(error.message)")))
+            if error.refusal != nil { return (nil, .failure(RecordProblem(error.reason))) }
+            return (nil, .failure(RecordProblem("cannot be read: \(error.reason)")))
+        }
+        switch contents {
+        case .directory: return (nil, .failure(RecordProblem("a directory is where a record file should be")))
+        case .notRegularFile: return (nil, .failure(RecordProblem("not a regular file")))
+        case .absent: return (nil, .failure(RecordProblem("disappeared while the store was being read")))
+        case let .bytes(data): return (data.count, RecordReader.read(data, format: format))
         }
     }
 
@@ -22,15 +26,13 @@ extension StoreScan.RecordFile {
     /// to `fetch(id:)`, which looks only where the key says, so it counts as damage.
     func readChecked() -> Result<StoredRecord, RecordProblem> {
         readEnvelope().result.flatMap { record in
-            let supported = FileStorageContext.RecordFormat.formatVersion
-            guard record.formatVersion == supported else {
-                return .failure(RecordProblem("format version \(record.formatVersion) is not supported; "
-                    + "this release reads version \(supported)"))
+            // In the store's own words (``RecordEnvelope``), so that `verify` says what `fetch` throws.
+            guard record.formatVersion == RecordEnvelope.formatVersion else {
+                return .failure(RecordProblem(RecordEnvelope.unsupportedVersion(record.formatVersion)))
             }
             let expected = format.fileName(forKey: record.key)
             guard expected == name else {
-                return .failure(RecordProblem(
-                    "the file name does not match the key inside, \(record.key.debugDescription) (its file would be \(expected))"))
+                return .failure(RecordProblem(RecordEnvelope.misplacedKey(record.key) + " (its file would be \(expected))"))
             }
             return .success(record)
         }

@@ -1,14 +1,7 @@
-import DAOKit
-import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import DAOKitStoreFormat
 
-/// Holds the store's advisory lock shared while the tool reads, as the store's own readers do.
+/// Holds the store's advisory lock shared while the tool reads, as the store's own readers do
+/// (``StoreLock/withObserverLock(lockPath:fileSystem:patience:_:)``).
 ///
 /// Writers hold `flock(LOCK_EX)` on `<directory>/.lock` for the whole of a write or a batch, so
 /// holding it shared means `inspect`, `dump` and `verify` never see a batch half applied by a
@@ -18,26 +11,21 @@ enum StoreReadLock {
     /// How long to wait for a writer in another process before giving up.
     static let patience: Duration = .seconds(10)
 
-    /// Runs `body` holding the shared lock, or without a lock when the store has no lock file (no
-    /// process ever opened it, so none can be writing) or it cannot be opened (then the lock file
-    /// is not ours to fix; reading still works).
-    /// - Throws: ``CommandFailure`` (exit status 1: the command ran but could not finish) when
-    ///   another process keeps the store locked longer than ``patience``.
+    /// Runs `body` holding the shared lock, or without it where the store has none to take.
+    /// - Throws: ``UsageError`` when `directory` is not a directory; ``CommandFailure`` (exit
+    ///   status 1: the command ran but could not finish) when another process keeps the store
+    ///   locked longer than ``patience``, or when `.lock` is a link, FIFO or device, which the
+    ///   store refuses to open over.
     static func withSharedLock<T>(directory: String, command: String, _ body: () throws -> T) throws -> T {
-        let path = directory + "/" + FileStoreLayout.lockFileName
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { return try body() }
-        defer { close(descriptor) }
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: patience)
-        while flock(descriptor, LOCK_SH | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else { return try body() }
-            guard clock.now < deadline else {
-                throw CommandFailure("dao \(command): \(directory) stayed locked by a writer for \(patience); try again when it is done")
-            }
-            usleep(20_000)
+        let root = StoreScan.trimmed(directory)
+        let files = try StoreScan.confinedFileSystem(directory, command: command)
+        let lockPath = root + "/" + FileStoreLayout.lockFileName
+        do {
+            return try StoreLock.withObserverLock(lockPath: lockPath, fileSystem: files, patience: patience, body)
+        } catch StoreLock.ObserverLockFailure.busy {
+            throw CommandFailure("dao \(command): \(directory) stayed locked by a writer for \(patience); try again when it is done")
+        } catch let StoreLock.ObserverLockFailure.refused(error) {
+            throw CommandFailure("dao \(command): \(lockPath): \(error.reason); the store refuses to open until it is removed")
         }
-        defer { flock(descriptor, LOCK_UN) }
-        return try body()
     }
 }

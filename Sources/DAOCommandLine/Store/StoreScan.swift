@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import DAOKit
 import Foundation
 
@@ -19,6 +20,14 @@ struct StoreScan {
     /// Names at the top level that are not part of the layout (files, or directories the store
     /// could not have named).
     let foreign: [String]
+    /// Names at the top level that are symbolic links, FIFOs, sockets or devices (not dot-files):
+    /// the store never follows or opens them, so any entity folder among them cannot be read.
+    let refused: [String]
+    /// Why `.lock` cannot be used, when it is there but is not a regular file.
+    let lockProblem: String?
+    /// The store's directory, confined (see ``FileSystem/confined(to:)``): every read of the scan
+    /// goes through it, so none follows a link inside the store.
+    let files: any FileSystem
 
     struct EntityDirectory {
         let directoryName: String
@@ -41,7 +50,9 @@ struct StoreScan {
         let name: String
         let path: String
         let format: FileStorageContext.RecordFormat
-        let kind: ReadOnlyFiles.Kind
+        let kind: StoreEntry
+        /// The confined file system of the scan, which ``readEnvelope()`` reads through.
+        let files: any FileSystem
     }
 
     var recordCount: Int { entities.reduce(0) { $0 + $1.records.count } }
@@ -55,38 +66,60 @@ struct StoreScan {
         }
     }
 
-    /// Scans `directory` for `command`.
+    /// `directory` without trailing slashes.
+    static func trimmed(_ directory: String) -> String {
+        var root = directory
+        while root.count > 1 && root.hasSuffix("/") { root.removeLast() }
+        return root
+    }
+
+    /// The file system confined to `directory` (which may itself be a link: the user chose it).
+    /// - Throws: ``UsageError`` when it is missing, not a directory, or cannot be opened.
+    static func confinedFileSystem(_ directory: String, command: String) throws(UsageError) -> any FileSystem {
+        do throws(FileSystemError) {
+            return try POSIXFileSystem().confined(to: trimmed(directory))
+        } catch where error.code == ENOENT {
+            throw UsageError("dao \(command): no such directory: \(directory)")
+        } catch where error.code == ENOTDIR {
+            throw UsageError("dao \(command): not a directory: \(directory)")
+        } catch {
+            throw UsageError("dao \(command): cannot read \(directory): \(error.reason)")
+        }
+    }
+
+    /// Scans `directory` for `command`, through the store format's confined file system: what a
+    /// link inside the store points to is never looked at.
     /// - Throws: ``UsageError`` when it is missing, not a directory, unreadable, or not a file
     ///   store (see ``notAStore(_:hasJournal:)``), so that a mistyped path is one clear line rather
     ///   than a page of "foreign file" reports.
     static func scan(_ directory: String, command: String) throws(UsageError) -> StoreScan {
-        var root = directory
-        while root.count > 1 && root.hasSuffix("/") { root.removeLast() }
+        let root = trimmed(directory)
+        let files = try confinedFileSystem(directory, command: command)
         let names: [String]
-        do {
-            switch try ReadOnlyFiles.kind(of: root) {
-            case .missing: throw UsageError("dao \(command): no such directory: \(directory)")
-            case .file, .other: throw UsageError("dao \(command): not a directory: \(directory)")
-            case .directory: break
-            }
-            names = try ReadOnlyFiles.names(in: root)
-        } catch let error as UsageError {
-            throw error
+        do throws(FileSystemError) {
+            names = try files.sortedContentsOfDirectory(root)
         } catch {
-            throw UsageError("dao \(command): cannot read \(directory): \(error)")
+            throw UsageError("dao \(command): cannot read \(directory): \(error.reason)")
         }
 
         var entities: [EntityDirectory] = []
         var trash: [String] = []
         var foreign: [String] = []
+        var refused: [String] = []
+        var lockProblem: String?
         for name in names {
             let path = root + "/" + name
-            let kind = (try? ReadOnlyFiles.kind(of: path)) ?? .other
-            if name.hasPrefix(FileStoreLayout.trashDirectoryPrefix) && kind == .directory {
+            let kind = (try? files.entry(at: path)) ?? .other
+            if name == FileStoreLayout.lockFileName {
+                if case .file = kind { continue }
+                lockProblem = "not a regular file; the store refuses to open until it is removed"
+            } else if name.hasPrefix(FileStoreLayout.trashDirectoryPrefix) && kind == .directory {
                 trash.append(name)
             } else if name.hasPrefix(".") {
                 continue
-            } else if kind == .directory, let entity = entityDirectory(name, path: path) {
+            } else if kind == .symbolicLink || kind == .other {
+                refused.append(name)
+            } else if kind == .directory, let entity = entityDirectory(name, path: path, files: files) {
                 entities.append(entity)
             } else {
                 foreign.append(name)
@@ -94,9 +127,9 @@ struct StoreScan {
         }
         let scan = StoreScan(
             root: root, hasLockFile: names.contains(FileStoreLayout.lockFileName),
-            journal: JournalState.read(at: root + "/" + FileStoreLayout.journalFileName),
+            journal: JournalState.read(at: root + "/" + FileStoreLayout.journalFileName, files: files),
             entities: entities.sorted { $0.displayName.utf8.lexicographicallyPrecedes($1.displayName.utf8) },
-            trash: trash, foreign: foreign)
+            trash: trash, foreign: foreign, refused: refused, lockProblem: lockProblem, files: files)
         if let reason = notAStore(scan, hasJournal: names.contains(FileStoreLayout.journalFileName)) {
             throw UsageError("dao \(command): \(directory) is not a DAOKit file store (\(reason))")
         }
@@ -114,25 +147,25 @@ struct StoreScan {
         if scan.hasLockFile || hasJournal { return nil }
         let recordFolders = scan.entities.filter { !$0.records.isEmpty }
         if recordFolders.isEmpty { return "no .lock file, no .journal and no record folders" }
-        let others = scan.foreign.sorted()
+        let others = (scan.foreign + scan.refused).sorted()
         guard let first = others.first else { return nil }
         return "no .lock file, no .journal, and \(others.count == 1 ? "an entry" : "\(others.count) entries") "
             + "that no store holds, such as \(first)"
     }
 
     /// The entity directory `name`, or `nil` when the store could not have named a directory so.
-    private static func entityDirectory(_ name: String, path: String) -> EntityDirectory? {
+    private static func entityDirectory(_ name: String, path: String, files: any FileSystem) -> EntityDirectory? {
         let entityName = FileNameCodec.decode(name)
         guard entityName != nil || FileNameCodec.isHashed(name) else { return nil }
         var records: [RecordFile] = []
         var temporaryFiles: [String] = []
         var foreignFiles: [String] = []
         let names: [String]
-        do {
-            names = try ReadOnlyFiles.names(in: path)
+        do throws(FileSystemError) {
+            names = try files.sortedContentsOfDirectory(path)
         } catch {
             return EntityDirectory(directoryName: name, entityName: entityName, path: path, records: [], temporaryFiles: [],
-                                   foreignFiles: [], listingError: error.message)
+                                   foreignFiles: [], listingError: error.reason)
         }
         for fileName in names {
             if fileName.hasPrefix(FileStoreLayout.temporaryFilePrefix) {
@@ -141,8 +174,8 @@ struct StoreScan {
                 continue
             } else if let format = RecordReader.formats.first(where: { fileName.hasSuffix("." + $0.fileExtension) }) {
                 let filePath = path + "/" + fileName
-                let kind = (try? ReadOnlyFiles.kind(of: filePath)) ?? .other
-                records.append(RecordFile(name: fileName, path: filePath, format: format, kind: kind))
+                let kind = (try? files.entry(at: filePath)) ?? .other
+                records.append(RecordFile(name: fileName, path: filePath, format: format, kind: kind, files: files))
             } else {
                 foreignFiles.append(fileName)
             }
@@ -156,5 +189,12 @@ struct StoreScan {
     func entity(named name: String) -> EntityDirectory? {
         let encoded = FileNameCodec.encode(name)
         return entities.first { $0.directoryName == encoded } ?? entities.first { $0.directoryName == name }
+    }
+
+    /// The path of the top-level link (or FIFO, or device) that stands where the entity folder
+    /// the user means by `name` should be, if one does.
+    func refusedEntry(named name: String) -> String? {
+        let encoded = FileNameCodec.encode(name)
+        return refused.first { $0 == encoded || $0 == name }.map { root + "/" + $0 }
     }
 }

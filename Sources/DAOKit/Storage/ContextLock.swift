@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import Foundation
 #if canImport(Glibc)
 import Glibc

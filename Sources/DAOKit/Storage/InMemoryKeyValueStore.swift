@@ -1,3 +1,5 @@
+import DAOKitStoreFormat
+
 /// A ``KeyValueStore`` held in memory: for tests, previews and caches that need
 /// ``KeyValueStorageContext``'s record format without touching `UserDefaults`.
 ///

@@ -186,9 +186,7 @@ public final class InMemoryStorageContext: StorageContext {
     /// without copying any.
     /// - Throws: as ``fetch(_:matching:)``.
     public func count<E: Storable>(_ type: E.Type, matching filter: StorageFilter) throws -> Int {
-        let selected = try selected(E.self, by: StorageQuery(filter: filter))
-        try requireReadable(selected, as: E.self)
-        return selected.count
+        try selected(E.self, by: StorageQuery(filter: filter)).count
     }
 
     /// Removes the entities `filter` holds for. When every field the filter reads is indexed the
@@ -199,22 +197,24 @@ public final class InMemoryStorageContext: StorageContext {
     public func delete<E: Storable>(_ type: E.Type, matching filter: StorageFilter) throws {
         let entityName = E.entityName
         let query = StorageQuery(filter: filter)
-        let selection = try state.withLock(entityName: entityName) { state -> InMemoryTable.Selection? in
-            guard var table = state.tables[entityName] else { return nil }
+        let (selection, foreign) = try state.withLock(entityName: entityName) { state -> (InMemoryTable.Selection?, [Selected]) in
+            guard var table = state.tables[entityName] else { return (nil, []) }
+            let foreign = table.snapshots(notOf: E.self)
             let selection = table.select(query)
-            // Entities of another type under this name are checked outside the lock, as candidates.
-            guard case let .answer(doomed) = selection, doomed.allSatisfy({ $0.snapshot is E }) else {
-                if case let .answer(doomed) = selection { return .candidates(doomed) }
-                return selection
+            // Entities of another type under this name must be checked first, outside the lock:
+            // the selection is then evaluated outside it too, as candidates.
+            guard case let .answer(doomed) = selection, foreign.isEmpty else {
+                if case let .answer(doomed) = selection { return (.candidates(doomed), foreign) }
+                return (selection, foreign)
             }
             state.tables[entityName] = nil  // changed in place below, see `save`
             for selected in doomed { _ = table.remove(forKey: selected.key) }
             if table.count > 0 { state.tables[entityName] = table }
-            return .answer(doomed)
+            return (.answer(doomed), [])
         }
+        try requireReadable(foreign, as: E.self)
         guard case let .candidates(candidates)? = selection else { return }
         let doomed = try InMemoryTable.evaluate(candidates, E.self, query: query)
-        try requireReadable(doomed, as: E.self)
         let removed = try state.withLock(entityName: entityName) { state in
             var removed: [any Storable] = []
             for selected in doomed
@@ -227,9 +227,10 @@ public final class InMemoryStorageContext: StorageContext {
         withExtendedLifetime(removed) {}  // released here, after the lock
     }
 
-    /// Throws the error ``fetch(_:matching:)`` would for a selected entity that cannot be read as
-    /// `E`: one saved under the same entity name by another type. An entity of type `E` was copied
-    /// in through `E`'s coders and always copies back.
+    /// Throws the error ``fetchAll(_:)`` would for an entity that cannot be read as `E`: one saved
+    /// under the same entity name by another type. (An entity of type `E` was copied in through
+    /// `E`'s coders and always copies back.) A query checks them all, as the scan it stands for
+    /// would, whether it selects them or not.
     private func requireReadable<E: Storable>(_ records: [Selected], as type: E.Type) throws {
         for record in records where !(record.snapshot is E) {
             _ = try copyOut(record.snapshot, as: E.self, key: record.key)
@@ -239,7 +240,10 @@ public final class InMemoryStorageContext: StorageContext {
     /// The records `query` selects, filtered, sorted and paged.
     private func selected<E: Storable>(_ type: E.Type, by query: StorageQuery) throws -> [Selected] {
         let entityName = E.entityName
-        let selection = try state.withLock(entityName: entityName) { state in state.tables[entityName]?.select(query) }
+        let (selection, foreign) = try state.withLock(entityName: entityName) { state in
+            (state.tables[entityName]?.select(query), state.tables[entityName]?.snapshots(notOf: E.self) ?? [])
+        }
+        try requireReadable(foreign, as: E.self)
         switch selection {
         case nil: return []
         case let .answer(records)?: return records

@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 /// The entities of one entity name in an ``InMemoryStorageContext``, with the indexes their type
 /// declares. Only ever touched under the context's lock; nothing here runs user code (entities'
 /// field values for the indexes are read before the lock is taken), so everything a query does
@@ -9,6 +10,10 @@ struct InMemoryTable {
     private(set) var layout: IndexLayout
     /// One tree per index of ``layout``, in the same order.
     private var trees: [SortedChunks<IndexEntry>]
+    /// How many records hold a snapshot of each entity type: more than one type means another
+    /// type was saved under the same entity name, whose entities a query must check (see
+    /// ``snapshots(notOf:)``).
+    private var typeCounts: [ObjectIdentifier: Int] = [:]
 
     init(layout: IndexLayout) {
         self.layout = layout
@@ -23,6 +28,7 @@ struct InMemoryTable {
     /// Replacing an entity whose indexed fields did not change leaves every index untouched: the
     /// record is updated in place, and entries point to the record.
     mutating func store(_ snapshot: any Storable, values: [StorageValue], forKey key: String, order: UInt64) -> (any Storable)? {
+        count(snapshot, by: 1)
         guard let record = records[key] else {
             let record = InMemoryRecord(key: key, snapshot: snapshot, indexValues: values, order: order)
             records[key] = record
@@ -30,6 +36,7 @@ struct InMemoryTable {
             return nil
         }
         let old = record.snapshot
+        count(old, by: -1)
         if record.indexValues != values {
             for index in trees.indices { trees[index].remove(layout.entry(of: record, in: index)) }
             record.indexValues = values
@@ -44,7 +51,23 @@ struct InMemoryTable {
     mutating func remove(forKey key: String) -> (any Storable)? {
         guard let record = records.removeValue(forKey: key) else { return nil }
         for index in trees.indices { trees[index].remove(layout.entry(of: record, in: index)) }
+        count(record.snapshot, by: -1)
         return record.snapshot
+    }
+
+    private mutating func count(_ snapshot: any Storable, by change: Int) {
+        let type = ObjectIdentifier(Swift.type(of: snapshot))
+        let count = typeCounts[type, default: 0] + change
+        typeCounts[type] = count == 0 ? nil : count
+    }
+
+    /// The records holding an entity of another type than `type`: saved under the same entity
+    /// name by another type. A full scan reads them all as `type`, and fails on one that does not
+    /// read; a query must too, to answer the same. Empty, without looking at any record, in the
+    /// usual case of one type per name.
+    func snapshots(notOf type: Any.Type) -> [Selected] {
+        guard typeCounts.count > 1 || (typeCounts.count == 1 && typeCounts[ObjectIdentifier(type)] == nil) else { return [] }
+        return records.values.filter { Swift.type(of: $0.snapshot) != type }.map(Selected.init)
     }
 
     /// Stops keeping indexes: another entity type with different indexes now shares the name, so

@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import Foundation
 
 /// How ``KeyValueStorageContext`` names things in a ``KeyValueStore``.
@@ -92,9 +93,7 @@ enum KeyValueKeyScheme {
             }
         }
         // Escaped text always decodes to valid UTF-8; anything else was not produced here.
-        // (`String(validating:as:)` would say so directly but needs macOS 15.)
-        let text = String(decoding: bytes, as: UTF8.self)
-        return text.utf8.elementsEqual(bytes) ? text : nil
+        return validatedString(bytes, as: UTF8.self)
     }
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)

@@ -316,7 +316,7 @@ public final class KeyValueStorageContext: StorageContext {
         if flushing {
             do { try store.flush() } catch { failures.append("flushing the restored values: \(error)") }
         }
-        guard !failures.isEmpty, case let .io(message) = error.kind else { return error }
+        guard !failures.isEmpty, error.code == .io, let message = error.kind.detail else { return error }
         return StorageError(.io(message + "; rolling back also failed for " + failures.joined(separator: ", ")),
                             entityName: error.entityName, key: error.key, location: error.location,
                             underlyingError: error.underlyingError)

@@ -66,9 +66,8 @@ extension StorageError {
     /// what identifies the problem: a mapping error's reason and path, a decoding error's path and
     /// debug description — not the several lines `DecodingError` prints.
     var shortReason: String {
-        switch kind {
-        case let .corruptRecord(detail): return "corrupt record (\(detail))"
-        case let .io(message): return "I/O failure (\(message))"
+        switch code {
+        case .corruptRecord, .io: return reason
         default:
             guard let underlyingError else { return reason }
             return reason + ": " + Self.summary(of: underlyingError)

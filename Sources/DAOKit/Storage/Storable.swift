@@ -1,3 +1,5 @@
+import DAOKitStoreFormat
+
 /// A storage entity: a Codable value with an id that storage contexts can persist.
 ///
 /// Entities are what a ``StorageContext`` reads and writes; apps usually never see them, because

@@ -1,3 +1,6 @@
+import DAOKitStoreFormat
+import Foundation
+
 /// An error thrown by a ``StorageContext`` or ``BaseDao`` when a record cannot be stored or read.
 ///
 /// Its description names the entity, the record's key and, where there is one, the file path or
@@ -7,31 +10,97 @@
 /// MessageEntity "42": corrupt record (empty file) at /data/store/^message^entity/42.json
 /// ```
 public struct StorageError: Error, CustomStringConvertible, Sendable {
-    /// What went wrong.
-    public enum Kind: Sendable, Equatable {
+    /// What went wrong, as a code a program can switch on. New codes may be added in any release,
+    /// so a `switch` over codes needs a `default:`; match one with `==`, in a `switch`, or in a
+    /// `catch` (`catch StorageError.Code.io`, see ``~=(_:_:)``).
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, as the static member is spelled, such as `io`.
+        public let name: String
+
+        private init(_ name: String) {
+            self.name = name
+        }
+
         /// `create` was asked to insert an id that is already stored.
-        case duplicateID
+        public static let duplicateID = Code("duplicateID")
         /// `update` was asked to replace an id that is not stored.
-        case missingID
+        public static let missingID = Code("missingID")
         /// The stored bytes are not a record in the documented format (truncated, empty, random
-        /// bytes, an unknown format version, a folder where a file should be); the detail says which.
-        case corruptRecord(String)
+        /// bytes, an unknown format version, a folder where a file should be, a symbolic link,
+        /// FIFO or device where a record or a folder of the store should be).
+        public static let corruptRecord = Code("corruptRecord")
         /// An entity could not be encoded for storage; nothing was written.
-        case encodingFailed
+        public static let encodingFailed = Code("encodingFailed")
         /// A well-formed record could not be decoded as the entity type.
-        case decodingFailed
+        public static let decodingFailed = Code("decodingFailed")
+        /// The store could not be read or written; ``StorageError/posixErrorCode`` tells why when
+        /// the system said.
+        public static let io = Code("io")
+        /// A ``FileStorageContext`` was opened with one ``FileStorageContext/RecordFormat`` on a
+        /// store that holds records in the other one (or in both).
+        public static let wrongFormat = Code("wrongFormat")
+        /// The context was called again, on the same thread, from code it runs while holding its lock.
+        public static let reentrantCall = Code("reentrantCall")
+
+        public var description: String { name }
+
+        /// Whether `error` is a ``StorageError`` with this code: `catch StorageError.Code.io { … }`.
+        public static func ~= (pattern: Code, error: any Error) -> Bool {
+            (error as? StorageError)?.code == pattern
+        }
+
+        /// Whether `kind` has this code, whatever its detail: `if case .io = error.kind { … }`.
+        public static func ~= (pattern: Code, kind: Kind) -> Bool {
+            kind.code == pattern
+        }
+    }
+
+    /// What went wrong: a ``Code`` and, for some codes, a detail text.
+    ///
+    /// Written like the cases of an enumeration — `.duplicateID`, `.io("…")` — and compared with
+    /// `==` or in a `switch` (`case .duplicateID:`); it is a structure so that codes can be added
+    /// without breaking callers' exhaustive switches. Read the detail with ``detail``.
+    public struct Kind: Sendable, Equatable, CustomStringConvertible {
+        /// What went wrong.
+        public let code: Code
+        /// The detail text of `.corruptRecord`, `.io` and `.wrongFormat`; `nil` for the others.
+        public let detail: String?
+
+        private init(_ code: Code, _ detail: String? = nil) {
+            self.code = code
+            self.detail = detail
+        }
+
+        /// `create` was asked to insert an id that is already stored.
+        public static let duplicateID = Kind(.duplicateID)
+        /// `update` was asked to replace an id that is not stored.
+        public static let missingID = Kind(.missingID)
+        /// The stored bytes are not a record in the documented format (truncated, empty, random
+        /// bytes, an unknown format version, a folder where a file should be, a symbolic link,
+        /// FIFO or device anywhere in the store); the detail says which.
+        public static func corruptRecord(_ detail: String) -> Kind { Kind(.corruptRecord, detail) }
+        /// An entity could not be encoded for storage; nothing was written.
+        public static let encodingFailed = Kind(.encodingFailed)
+        /// A well-formed record could not be decoded as the entity type.
+        public static let decodingFailed = Kind(.decodingFailed)
         /// The store could not be read or written; the detail is the system's message.
-        case io(String)
+        public static func io(_ detail: String) -> Kind { Kind(.io, detail) }
         /// A ``FileStorageContext`` was opened with one ``FileStorageContext/RecordFormat`` on a
         /// store that holds records in the other one (or in both); the detail says which, and how
         /// to open it. Nothing was read or written.
-        case wrongFormat(String)
+        public static func wrongFormat(_ detail: String) -> Kind { Kind(.wrongFormat, detail) }
         /// The context was called again, on the same thread, from code it runs while holding its
         /// lock — such as a ``KeyValueStore`` method, or an observer of a notification that the
         /// store posts while the context writes to it. The nested call is refused and changes
         /// nothing; the outer call goes on, still holding the lock. Make the nested call after the
         /// outer one returns (for example, dispatch it to another queue).
-        case reentrantCall
+        public static let reentrantCall = Kind(.reentrantCall)
+
+        /// As the kind is written: `duplicateID`, `io("disk full")`.
+        public var description: String {
+            guard let detail else { return code.name }
+            return "\(code.name)(\(detail.debugDescription))"
+        }
     }
 
     /// What went wrong.
@@ -78,22 +147,33 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
     }
 
     private var kindCarriesDetail: Bool {
-        switch kind {
-        case .corruptRecord, .io, .wrongFormat: return true
-        default: return false
-        }
+        kind.detail != nil
     }
 
     var reason: String {
-        switch kind {
+        let detail = kind.detail ?? ""
+        switch code {
         case .duplicateID: return "an entity with this id already exists"
         case .missingID: return "no entity with this id exists"
-        case let .corruptRecord(detail): return "corrupt record (\(detail))"
+        case .corruptRecord: return "corrupt record (\(detail))"
         case .encodingFailed: return "the entity could not be encoded"
         case .decodingFailed: return "the record could not be decoded"
-        case let .io(message): return "I/O failure (\(message))"
-        case let .wrongFormat(detail): return "wrong record format (\(detail))"
+        case .io: return "I/O failure (\(detail))"
+        case .wrongFormat: return "wrong record format (\(detail))"
         case .reentrantCall: return "called again from inside a call to the same context, which holds its lock; refused"
+        default: return code.name + (kind.detail.map { " (\($0))" } ?? "")
         }
+    }
+
+    /// What went wrong, as a code a program can switch on (the same as `kind.code`).
+    public var code: Code { kind.code }
+
+    /// The system's error code when a file-system call failed (`.io` from a ``FileStorageContext``):
+    /// `.ENOSPC` for a full disk, `.EACCES` for a denied permission, and so on; `nil` for every
+    /// other error, including a path the store refused without asking the system (a symbolic link
+    /// inside the store).
+    public var posixErrorCode: POSIXErrorCode? {
+        guard let failure = underlyingError as? FileSystemError, failure.refusal == nil else { return nil }
+        return POSIXErrorCode(rawValue: failure.code)
     }
 }

@@ -137,7 +137,7 @@ struct KeyValueStorageFailureTests {
         store.failsWriting = { $0 == "DAOKit/FixtureNoteEntity/3" }  // after replacing "1" and "2"
         let batch = (1...4).map { FixtureNoteEntity(id: "\($0)", body: "new \($0)") }
         let error = try #require(throws: StorageError.self) { try context.save(batch) }
-        guard case let .io(message) = error.kind else {
+        guard error.code == .io, let message = error.kind.detail else {
             Issue.record("expected an I/O error, got \(error.kind)")
             return
         }
@@ -171,7 +171,7 @@ struct KeyValueStorageFailureTests {
         let error = try #require(throws: StorageError.self) {
             try context.save([FixtureNoteEntity(id: "1", body: "new"), FixtureNoteEntity(id: "2", body: "new")])
         }
-        guard case let .io(message) = error.kind else {
+        guard error.code == .io, let message = error.kind.detail else {
             Issue.record("expected an I/O error, got \(error.kind)")
             return
         }

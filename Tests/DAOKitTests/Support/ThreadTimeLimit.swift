@@ -1,4 +1,5 @@
 @testable import DAOKit
+import DAOKitStoreFormat
 import Foundation
 
 /// How a body run on a thread of its own ended.

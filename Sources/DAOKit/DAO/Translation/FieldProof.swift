@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 @_spi(Reflection) import Swift
 import Foundation
 

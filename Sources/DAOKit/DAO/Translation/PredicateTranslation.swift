@@ -180,8 +180,15 @@ extension PredicateExpressions.Conjunction: FilterTranslatable {
         case let (left?, right?):
             return TranslatedFilter(.and(Self.flatten(left.filter) + Self.flatten(right.filter)),
                                     isExact: left.isExact && right.isExact)
-        case let (left?, nil): return TranslatedFilter(left.filter, isExact: false)
-        case let (nil, right?): return TranslatedFilter(right.filter, isExact: false)
+        case let (left?, nil):
+            // Where the left side does not hold, `&&` never evaluates the right one: leaving those
+            // values out cannot hide an error the right side would throw.
+            return TranslatedFilter(left.filter, isExact: false)
+        case let (nil, right?):
+            // `&&` evaluates the left side on every value, so the values the right side leaves
+            // out may only be skipped when the left side cannot throw (a `!`, a subscript can).
+            guard ThrowCheck.cannotThrow(lhs) else { return nil }
+            return TranslatedFilter(right.filter, isExact: false)
         case (nil, nil): return nil
         }
     }
@@ -233,4 +240,45 @@ extension PredicateExpressions.CollectionContainsCollection: FilterTranslatable 
               case let .constant(.string(other))? = translator.operand(self.other) else { return nil }
         return TranslatedFilter(.contains(field, other))
     }
+}
+
+// MARK: - Throwing
+
+/// Whether evaluating an expression can throw: `PredicateExpressions` such as a force unwrap or a
+/// subscript throw on some values. Only the kinds listed here, whose children cannot throw
+/// either, are known not to; anything else is assumed to throw.
+enum ThrowCheck {
+    static func cannotThrow(_ expression: Any) -> Bool {
+        (expression as? any ThrowFree)?.cannotThrow ?? false
+    }
+}
+
+protocol ThrowFree {
+    var cannotThrow: Bool { get }
+}
+
+extension PredicateExpressions.Variable: ThrowFree { var cannotThrow: Bool { true } }
+extension PredicateExpressions.Value: ThrowFree { var cannotThrow: Bool { true } }
+extension PredicateExpressions.NilLiteral: ThrowFree { var cannotThrow: Bool { true } }
+extension PredicateExpressions.KeyPath: ThrowFree { var cannotThrow: Bool { ThrowCheck.cannotThrow(root) } }
+extension PredicateExpressions.Equal: ThrowFree { var cannotThrow: Bool { ThrowCheck.cannotThrow(lhs) && ThrowCheck.cannotThrow(rhs) } }
+extension PredicateExpressions.NotEqual: ThrowFree { var cannotThrow: Bool { ThrowCheck.cannotThrow(lhs) && ThrowCheck.cannotThrow(rhs) } }
+extension PredicateExpressions.Comparison: ThrowFree { var cannotThrow: Bool { ThrowCheck.cannotThrow(lhs) && ThrowCheck.cannotThrow(rhs) } }
+extension PredicateExpressions.Conjunction: ThrowFree { var cannotThrow: Bool { ThrowCheck.cannotThrow(lhs) && ThrowCheck.cannotThrow(rhs) } }
+extension PredicateExpressions.Disjunction: ThrowFree { var cannotThrow: Bool { ThrowCheck.cannotThrow(lhs) && ThrowCheck.cannotThrow(rhs) } }
+extension PredicateExpressions.Negation: ThrowFree { var cannotThrow: Bool { ThrowCheck.cannotThrow(wrapped) } }
+extension PredicateExpressions.SequenceContains: ThrowFree {
+    var cannotThrow: Bool { ThrowCheck.cannotThrow(sequence) && ThrowCheck.cannotThrow(element) }
+}
+extension PredicateExpressions.SequenceStartsWith: ThrowFree {
+    var cannotThrow: Bool { ThrowCheck.cannotThrow(base) && ThrowCheck.cannotThrow(prefix) }
+}
+extension PredicateExpressions.CollectionContainsCollection: ThrowFree {
+    var cannotThrow: Bool { ThrowCheck.cannotThrow(base) && ThrowCheck.cannotThrow(other) }
+}
+extension PredicateExpressions.OptionalFlatMap: ThrowFree {
+    var cannotThrow: Bool { ThrowCheck.cannotThrow(wrapped) && ThrowCheck.cannotThrow(transform) }
+}
+extension PredicateExpressions.NilCoalesce: ThrowFree {
+    var cannotThrow: Bool { ThrowCheck.cannotThrow(lhs) && ThrowCheck.cannotThrow(rhs) }
 }

@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -47,21 +48,18 @@ struct ChangeLog {
         } else {
             text = directoryName + "/*\n"
         }
+        let bytes = Data(text.utf8)
         let fd = try fileSystem.openRegularFileForWriting(path, O_WRONLY | O_APPEND | O_CREAT)
-        do throws(FileSystemError) {
+        // `closing` closes the descriptor exactly once, whatever fails: closing it again after a
+        // failed close could close a descriptor another thread has opened since.
+        let appended = try fileSystem.closing(fd, path: path) { fd throws(FileSystemError) -> Range<Int>? in
             let length = try fileSystem.status(fd, path: path).size
-            if length + text.utf8.count > Self.maximumLength {
-                try? fileSystem.close(fd, path: path)
-                try restart()
-                return nil
-            }
-            try fileSystem.writeAll(fd, Data(text.utf8), path: path)
-            try fileSystem.close(fd, path: path)
-            return length..<(length + text.utf8.count)
-        } catch {
-            try? fileSystem.close(fd, path: path)
-            throw error
+            if length + bytes.count > Self.maximumLength { return nil }
+            try fileSystem.writeAll(fd, bytes, path: path)
+            return length..<(length + bytes.count)
         }
+        if appended == nil { try restart() }
+        return appended
     }
 
     /// Replaces the log with an empty file, by renaming one over it: readers find their open file

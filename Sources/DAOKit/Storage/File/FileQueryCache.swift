@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import Foundation
 
 extension FileStorageContext {

@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 extension FileStorageContext {
     // MARK: Queries
 

@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import Foundation
 
 /// Reading past unreadable records, listing keys and removing records by key, for
@@ -40,7 +41,7 @@ extension FileStorageContext {
                 do throws(StorageError) {
                     let record = try codec.decode(E.self, from: data, path: path, entityName: entityName, key: nameKey)
                     guard fileName(forKey: record.key) == name else {
-                        throw StorageError(.corruptRecord("the file name does not match the key inside, \(record.key.debugDescription)"),
+                        throw StorageError(.corruptRecord(RecordEnvelope.misplacedKey(record.key)),
                                            entityName: entityName, key: nameKey ?? record.key, location: path)
                     }
                     result.values.append(record.entity)

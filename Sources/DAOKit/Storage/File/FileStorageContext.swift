@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -76,25 +77,29 @@ public final class FileStorageContext: StorageContext {
         try self.init(directory: directory, format: format, queryCache: queryCache, fileSystem: POSIXFileSystem())
     }
 
-    /// Opens the store through `fileSystem`, the seam tests use to inject failures.
-    init(directory: URL, format: RecordFormat = .json, queryCache: QueryCache = .unbounded, fileSystem: any FileSystem) throws {
+    /// Opens the store through `fileSystem`, the seam the tests implement to inject failures. Every
+    /// call below the directory goes through `fileSystem.confined(to:)`, which follows no link there.
+    init(directory: URL, format: RecordFormat = .json, queryCache: QueryCache = .unbounded, fileSystem unconfined: any FileSystem) throws {
         self.directory = directory
         self.format = format
-        self.fileSystem = fileSystem
         codec = RecordCodec(format: format)
         fileExtension = format.fileExtension
         var path = directory.standardizedFileURL.path
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         rootPath = path
-        journalProbe = JournalProbe(path: path + "/" + FileStoreLayout.journalFileName, fileSystem: fileSystem)
-        changeLog = ChangeLog(rootPath: path, fileSystem: fileSystem)
-        self.queryCache = FileQueryCache(policy: queryCache, changeLog: changeLog)
+        let fileSystem: any FileSystem
         do {
-            try Self.createDirectory(path, fileSystem: fileSystem)
+            try Self.createDirectory(path, fileSystem: unconfined)
+            fileSystem = try unconfined.confined(to: path)
             lock = try StoreLock(path: path + "/" + FileStoreLayout.lockFileName, fileSystem: fileSystem)
         } catch {
-            throw StorageError(.io(error.message), location: error.path, underlyingError: error)
+            throw StorageError.fileSystem(error, entityName: nil, key: nil)
         }
+        self.fileSystem = fileSystem
+        journalProbe = JournalProbe(path: path + "/" + FileStoreLayout.journalFileName, fileSystem: fileSystem)
+        // Through the confined file system, like every other file of the store.
+        changeLog = ChangeLog(rootPath: path, fileSystem: fileSystem)
+        self.queryCache = FileQueryCache(policy: queryCache, changeLog: changeLog)
         try mapErrors(entityName: nil, key: nil) {
             try lock.withExclusiveLock { try recoverOnOpen() }
         }
@@ -190,7 +195,7 @@ public final class FileStorageContext: StorageContext {
             do {
                 let record = try codec.decode(E.self, from: data, path: path, entityName: entityName, key: nameKey)
                 guard fileName(forKey: record.key) == name else {
-                    throw StorageError(.corruptRecord("the file name does not match the key inside, \(record.key.debugDescription)"),
+                    throw StorageError(.corruptRecord(RecordEnvelope.misplacedKey(record.key)),
                                        entityName: entityName, key: record.key, location: path)
                 }
                 return (record.key, record.entity)
@@ -323,12 +328,19 @@ public final class FileStorageContext: StorageContext {
         } catch let error as FileSystemError {
             let name = error.path.split(separator: "/").last.map(String.init) ?? ""
             // A record's path holding a link, FIFO or device is bad data, like a directory there;
-            // the journal is the store's own file, so the same thing there is an I/O failure.
-            if error.isNotRegularFile && error.path != journalPath {
+            // the journal and the lock are the store's own files, so the same thing there is an
+            // I/O failure.
+            if error.isNotRegularFile && error.path != journalPath && error.path != lock.path {
                 throw Self.notRegularFile(entityName: entityName, key: key ?? self.key(fromFileName: name), path: error.path)
             }
-            throw StorageError(.io(error.message), entityName: entityName, key: key ?? self.key(fromFileName: name),
-                               location: error.path, underlyingError: error)
+            if error.refusal == .notADirectory {
+                throw StorageError(.corruptRecord("a symbolic link or other non-directory is where a folder of the store should be; "
+                                                  + "the store never follows it"),
+                                   entityName: entityName, location: error.path, underlyingError: error)
+            }
+            throw StorageError.fileSystem(error, entityName: entityName, key: key ?? self.key(fromFileName: name))
+        } catch let error as ReentrantLockRequest {
+            throw StorageError(.reentrantCall, location: error.path)
         } catch {
             throw StorageError(.io(String(describing: error)), entityName: entityName, key: key, underlyingError: error)
         }
@@ -371,25 +383,23 @@ public final class FileStorageContext: StorageContext {
         }
     }
 
-    /// Throws `ENOTDIR` unless `path`, which exists, is a directory.
+    /// Throws `ENOTDIR` unless `path`, which exists, is a directory or a symbolic link to one: the
+    /// store's own directory, and its parents, are the user's to choose, links included.
     private static func requireDirectory(_ path: String, fileSystem: any FileSystem) throws(FileSystemError) {
-        guard try fileSystem.status(atPath: path)?.isDirectory == true else {
+        let fd: Int32
+        do throws(FileSystemError) {
+            fd = try fileSystem.open(path, O_RDONLY | O_DIRECTORY, 0)
+        } catch where error.code == ENOTDIR {
             throw FileSystemError(operation: "mkdir", path: path, code: ENOTDIR)
         }
+        try fileSystem.close(fd, path: path)
     }
 }
 
 extension StorageError {
-    /// The kind's detail text, for combining several errors into one message.
-    fileprivate var detail: String {
-        switch kind {
-        case let .corruptRecord(detail), let .io(detail), let .wrongFormat(detail): return detail
-        case .decodingFailed: return "the record could not be decoded" + (underlyingError.map { " (\($0))" } ?? "")
-        case .encodingFailed: return "the entity could not be encoded"
-        case .duplicateID: return "duplicate id"
-        case .missingID: return "missing id"
-        case .reentrantCall: return "re-entrant call refused"
-        }
+    /// The `.io` error for a failed file-system call: its message, path and `errno`.
+    static func fileSystem(_ error: FileSystemError, entityName: String?, key: String?) -> StorageError {
+        StorageError(.io(error.message), entityName: entityName, key: key, location: error.path, underlyingError: error)
     }
 }
 

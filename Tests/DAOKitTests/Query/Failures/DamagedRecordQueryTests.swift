@@ -44,9 +44,13 @@ struct DamagedRecordQueryTests {
                     suite.remove)
         }
 
+        /// The damage is done behind DAOKit's back, which the change log does not record and a
+        /// warm query cache cannot see (README, "Queries and indexes"); so this store does not
+        /// cache, and every query reads the records. Damage found while a cache loads is
+        /// `FileQueryCacheTests`'.
         static let files = DamageableStore(description: "file(JSON)") {
             let directory = FileTestDirectory()
-            let context = try FileStorageContext(directory: directory.url)
+            let context = try FileStorageContext(directory: directory.url, queryCache: .disabled)
             return (context, { key, text in
                 let names = try FileManager.default.subpathsOfDirectory(atPath: directory.path)
                 let name = try #require(names.first { $0.hasSuffix("/\(key).json") }, "no record file for \(key) in \(names)")

@@ -1,4 +1,5 @@
 import DAOKit
+import DAOKitStoreFormat
 import Foundation
 
 /// Counts calls of a type's `init(from:)`: how push-down is observed from outside a context. A

@@ -1,4 +1,5 @@
 import DAOKit
+import DAOKitStoreFormat
 import Foundation
 
 /// A context that forwards every call to a shipped context and records the queries BaseDao hands

@@ -1,0 +1,215 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Whole-file helpers built from the primitive calls of `FileSystem`, so that they behave the same
+// over the real system and the fault-injecting one.
+
+/// The result of reading a path that may hold a record file.
+package enum FileContents: Equatable {
+    case absent
+    case directory
+    /// Something that is neither a regular file nor a directory: a symbolic link (never followed),
+    /// a FIFO, a socket or a device.
+    case notRegularFile
+    case bytes(Data)
+}
+
+extension FileSystem {
+    /// Reads a whole file. A missing file (or missing parent) is `.absent`; a directory is
+    /// `.directory`, so callers can report "a directory where a record should be"; anything else
+    /// that is not a regular file is `.notRegularFile`, and is never read.
+    ///
+    /// Safety: the open never follows a symbolic link (`O_NOFOLLOW`, and the confinement of
+    /// ``FileSystem/confined(to:)`` for the components before the last), so a link planted in the
+    /// store cannot make it read a file outside, and never blocks
+    /// (`O_NONBLOCK`: opening a FIFO for reading would otherwise wait for a writer, holding the
+    /// store's lock and so stopping every writer). On a regular file `O_NONBLOCK` changes nothing.
+    package func readContents(of path: String) throws(FileSystemError) -> FileContents {
+        let fd: Int32
+        do throws(FileSystemError) {
+            fd = try open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW, 0)
+        } catch where error.code == ENOENT {
+            return .absent
+        } catch where error.code == ELOOP {
+            return .notRegularFile
+        }
+        var closed = false
+        defer { if !closed { try? close(fd, path: path) } }
+        let status = try status(fd, path: path)
+        if status.isDirectory { return .directory }
+        if !status.isRegularFile { return .notRegularFile }
+        // Sized from fstat and read up to that size, without a last read() to see end of file:
+        // record files change only under the exclusive lock, which no reader overlaps.
+        var data = Data(count: max(status.size, 0))
+        var filled = 0
+        while filled < data.count {
+            // Data's closures rethrow untyped errors, so the typed error is carried out by hand.
+            var failure: FileSystemError?
+            let count = data.withUnsafeMutableBytes { buffer -> Int in
+                do throws(FileSystemError) {
+                    return try read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]), path: path)
+                } catch {
+                    failure = error
+                    return 0
+                }
+            }
+            if let failure { throw failure }
+            if count == 0 { break }
+            filled += count
+        }
+        data.count = filled
+        closed = true
+        try close(fd, path: path)
+        return .bytes(data)
+    }
+
+    /// Removes a file; one that is already gone (or whose directory is) is fine.
+    package func unlinkIfPresent(_ path: String) throws(FileSystemError) {
+        do {
+            try unlink(path)
+        } catch where (error.code == ENOENT || error.code == ENOTDIR) && error.refusal == nil {
+        }
+    }
+
+    /// Renames `source`; returns `false` when it does not exist.
+    package func renameIfPresent(_ source: String, _ destination: String) throws(FileSystemError) -> Bool {
+        do {
+            try rename(source, destination)
+            return true
+        } catch where error.code == ENOENT {
+            return false
+        }
+    }
+
+    /// The names in `path`, or `nil` when it is not a directory (or is gone).
+    package func contentsIfDirectory(_ path: String) throws(FileSystemError) -> [String]? {
+        do {
+            return try contentsOfDirectory(path)
+        } catch where error.code == ENOENT || error.code == ENOTDIR {
+            return nil
+        }
+    }
+
+    /// Writes all of `bytes` to `fd`, looping over partial writes.
+    package func writeAll(_ fd: Int32, _ bytes: Data, path: String) throws(FileSystemError) {
+        let failure: FileSystemError? = bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                do throws(FileSystemError) {
+                    let written = try write(fd, UnsafeRawBufferPointer(rebasing: buffer[offset...]), path: path)
+                    if written <= 0 { return FileSystemError(operation: "write", path: path, code: EIO) }
+                    offset += written
+                } catch {
+                    return error
+                }
+            }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    /// Creates (or truncates) `path` and writes `bytes`, then `fsync`s it when `sync` is set.
+    /// On failure the descriptor is closed; the partly written file is left for the caller.
+    package func writeFile(_ path: String, _ bytes: Data, flags: Int32 = O_WRONLY | O_CREAT | O_TRUNC, sync: Bool) throws(FileSystemError) {
+        try closing(try open(path, flags, 0o644), path: path) { fd throws(FileSystemError) in
+            try writeAll(fd, bytes, path: path)
+            if sync { try fsync(fd, path: path) }
+        }
+    }
+
+    /// Runs `body` with `fd`, then closes it; when `body` throws, closes it quietly and rethrows,
+    /// so that the error reported is the one that stopped the work. The one place a descriptor's
+    /// use and release are paired.
+    @inline(__always)
+    package func closing<T>(_ fd: Int32, path: String, _ body: (Int32) throws(FileSystemError) -> T) throws(FileSystemError) -> T {
+        let result: T
+        do throws(FileSystemError) {
+            result = try body(fd)
+        } catch {
+            try? close(fd, path: path)
+            throw error
+        }
+        try close(fd, path: path)
+        return result
+    }
+
+    /// Rewrites a file in place: writes `bytes` from offset 0 over the old contents, then cuts the
+    /// file to length when it was longer. Unlike `O_TRUNC`, this never truncates to zero, which on
+    /// ext4 (`auto_da_alloc`) would force a flush of each file at close and make batches as slow
+    /// as single writes. Not atomic: only batches use it, under their undo journal.
+    /// - Parameter previousLength: the file's length before, when known; `nil` always cuts.
+    /// - Throws: ``FileSystemError/notRegularFile(operation:path:)``, writing nothing, when `path`
+    ///   is a symbolic link or anything else that is not a regular file (see
+    ///   ``openRegularFileForWriting(_:_:)``).
+    package func overwriteFile(_ path: String, _ bytes: Data, previousLength: Int?) throws(FileSystemError) {
+        try closing(try openRegularFileForWriting(path, O_WRONLY | O_CREAT), path: path) { fd throws(FileSystemError) in
+            try writeAll(fd, bytes, path: path)
+            if previousLength.map({ $0 > bytes.count }) ?? true {
+                try truncate(fd, length: bytes.count, path: path)
+            }
+        }
+    }
+
+    /// Opens `path` for writing with `flags`, only if it is a regular file (or `O_CREAT` creates one).
+    ///
+    /// Safety: the store writes in place only to files it named itself inside its directory, and
+    /// must never write through something planted there. `O_NOFOLLOW` refuses a symbolic link
+    /// (`ELOOP`) before anything is created or truncated, so a link cannot redirect the write to a
+    /// file outside the store; `O_NONBLOCK` makes a FIFO without a reader fail (`ENXIO`) instead
+    /// of blocking; and the `fstat` refuses whatever else opened (a FIFO with a reader, a device)
+    /// before a byte is written. All of these are ``FileSystemError/notRegularFile(operation:path:)``.
+    /// `O_TRUNC` in `flags` is applied by `open`, so callers pass it only for the journal, whose
+    /// content is the store's own.
+    package func openRegularFileForWriting(_ path: String, _ flags: Int32) throws(FileSystemError) -> Int32 {
+        try openRegularFile(path, flags)
+    }
+
+    /// Opens `path` with `flags` (plus `O_NOFOLLOW | O_NONBLOCK`), only if it is a regular file;
+    /// see ``openRegularFileForWriting(_:_:)`` for why each flag is there.
+    /// - Throws: ``FileSystemError/notRegularFile(operation:path:)`` for anything else.
+    package func openRegularFile(_ path: String, _ flags: Int32) throws(FileSystemError) -> Int32 {
+        let fd: Int32
+        do throws(FileSystemError) {
+            fd = try open(path, flags | O_NOFOLLOW | O_NONBLOCK, 0o644)
+        } catch where error.code == ELOOP || error.code == ENXIO {
+            throw .notRegularFile(operation: "open", path: path)
+        }
+        let regular: Bool
+        do throws(FileSystemError) {
+            regular = try status(fd, path: path).isRegularFile
+        } catch {
+            try? close(fd, path: path)
+            throw error
+        }
+        guard regular else {
+            try? close(fd, path: path)
+            throw .notRegularFile(operation: "open", path: path)
+        }
+        return fd
+    }
+
+    /// `fsync`s a directory, which makes the creation, renaming and removal of its entries durable.
+    package func syncDirectory(_ path: String) throws(FileSystemError) {
+        try closing(try open(path, O_RDONLY | O_DIRECTORY, 0), path: path) { fd throws(FileSystemError) in
+            try fsync(fd, path: path)
+        }
+    }
+
+    /// Removes `path` and everything under it, best effort: used only on garbage (trash and
+    /// temporary files) that recovery will remove again if this stops half way.
+    package func removeTreeIgnoringErrors(_ path: String) {
+        if let names = try? contentsOfDirectory(path) {
+            for name in names {
+                let child = path + "/" + name
+                if (try? unlink(child)) == nil { removeTreeIgnoringErrors(child) }
+            }
+        }
+        try? removeDirectory(path)
+    }
+}

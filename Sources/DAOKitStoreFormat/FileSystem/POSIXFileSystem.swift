@@ -1,0 +1,342 @@
+import CDAOKitSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The real file system, through POSIX calls; interrupted calls are retried (``systemCall(_:_:retrying:_:)``).
+///
+/// Unconfined (``init()``) it passes paths to the system as they are; that is for the store's
+/// directory and its parents only. ``confined(to:)`` gives the one the store uses below its
+/// directory, which never follows a link there (see ``FileSystem``).
+package struct POSIXFileSystem: FileSystem {
+    /// The store's directory, kept open; `nil` when unconfined.
+    private let root: ConfinementRoot?
+
+    /// A file system that passes every path to the system as it is.
+    package init() {
+        root = nil
+    }
+
+    private init(root: ConfinementRoot) {
+        self.root = root
+    }
+
+    package func confined(to rootPath: String) throws(FileSystemError) -> any FileSystem {
+        POSIXFileSystem(root: try ConfinementRoot(path: rootPath))
+    }
+
+    /// Whether `path` is below the confinement root: the part after the root (empty for the root
+    /// itself); `nil` when unconfined or outside.
+    @inline(__always)
+    private func relative(_ path: String) -> Substring? {
+        guard let root else { return nil }
+        let utf8 = path.utf8
+        guard utf8.starts(with: root.prefix.utf8) else { return path == root.path ? "" : nil }
+        // UTF-8 offsets, which are O(1) on native strings (character counts are not).
+        return path[utf8.index(utf8.startIndex, offsetBy: root.prefixLength)...]
+    }
+
+    package func open(_ path: String, _ flags: Int32, _ mode: mode_t) throws(FileSystemError) -> Int32 {
+        if let root, let relative = relative(path) {
+            return try root.open(relative, flags, mode, operation: "open", reportedPath: path)
+        }
+        return try systemCall("open", path) { systemOpen(path, flags | O_CLOEXEC, mode) }
+    }
+
+    package func close(_ fd: Int32, path: String) throws(FileSystemError) {
+        // Never retried: the descriptor is released even when close reports an error.
+        let result = systemClose(fd)
+        if result != 0 && errno != EINTR { throw FileSystemError(operation: "close", path: path, code: errno) }
+    }
+
+    package func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(FileSystemError) -> Int {
+        try systemCall("read", path) { systemRead(fd, buffer.baseAddress, buffer.count) }
+    }
+
+    package func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileSystemError) -> Int {
+        try systemCall("write", path) { systemWrite(fd, bytes.baseAddress, bytes.count) }
+    }
+
+    package func status(_ fd: Int32, path: String) throws(FileSystemError) -> FileStatus {
+        var info = stat()
+        _ = try systemCall("fstat", path) { fstat(fd, &info) }
+        return FileStatus(info)
+    }
+
+    package func status(atPath path: String) throws(FileSystemError) -> FileStatus? {
+        var info = stat()
+        do throws(FileSystemError) {
+            if let root, let relative = relative(path) {
+                try root.withParent(of: relative, reportedPath: path) { (directory, name) throws(FileSystemError) in
+                    _ = try systemCall("stat", path) { fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) }
+                }
+            } else {
+                _ = try systemCall("stat", path) { lstat(path, &info) }
+            }
+        } catch where error.code == ENOENT {
+            return nil
+        }
+        return FileStatus(info)
+    }
+
+    package func truncate(_ fd: Int32, length: Int, path: String) throws(FileSystemError) {
+        _ = try systemCall("ftruncate", path) { ftruncate(fd, off_t(length)) }
+    }
+
+    package func fsync(_ fd: Int32, path: String) throws(FileSystemError) {
+        _ = try systemCall("fsync", path) { systemFsync(fd) }
+    }
+
+    package func syncFileSystem(_ fd: Int32, path: String) throws(FileSystemError) -> Bool {
+        guard let syncfs = Self.syncfs else { return false }
+        _ = try systemCall("syncfs", path) { syncfs(fd) }
+        return true
+    }
+
+    /// Linux's `syncfs(2)`, looked up at run time because the Glibc module does not export it.
+    /// It lets a batch flush all its files with one call instead of one `fsync` per file.
+    ///
+    /// Only on Linux 5.8 and later: before that, `syncfs` returned 0 even when writing some data
+    /// back had failed, so a batch would commit over records that never reached the disk. An
+    /// `fsync` per file reports such errors on every kernel, so older kernels get that instead.
+    private static let syncfs: (@convention(c) (Int32) -> Int32)? = {
+        #if os(Linux)
+        guard reportsWritebackErrorsFromSyncfs(kernelRelease: kernelRelease()) else { return nil }
+        guard let symbol = dlsym(nil, "syncfs") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
+        #else
+        return nil
+        #endif
+    }()
+
+    /// Whether a Linux kernel of this release (`uname -r`, such as `5.15.0-91-generic`) reports
+    /// write-back errors from `syncfs`, which it does from 5.8 on. An unreadable release is taken
+    /// as too old: the fallback is slower but always safe.
+    package static func reportsWritebackErrorsFromSyncfs(kernelRelease release: String) -> Bool {
+        let numbers = release.split(whereSeparator: { !$0.isNumber }).prefix(2).map { Int($0) ?? 0 }
+        guard numbers.count == 2, release.first?.isNumber == true else { return false }
+        return (numbers[0], numbers[1]) >= (5, 8)
+    }
+
+    /// The running kernel's release, as `uname -r` prints it.
+    package static func kernelRelease() -> String {
+        var names = utsname()
+        guard uname(&names) == 0 else { return "" }
+        return withUnsafeBytes(of: &names.release) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+
+    package func rename(_ source: String, _ destination: String) throws(FileSystemError) {
+        if let root, let from = relative(source), let to = relative(destination), !from.isEmpty, !to.isEmpty {
+            try root.withParent(of: from, reportedPath: source) { (sourceDirectory, sourceName) throws(FileSystemError) in
+                try root.withParent(of: to, reportedPath: destination) { (directory, name) throws(FileSystemError) in
+                    _ = try systemCall("rename", destination, retrying: false) { renameat(sourceDirectory, sourceName, directory, name) }
+                }
+            }
+            return
+        }
+        _ = try systemCall("rename", destination, retrying: false) { systemRename(source, destination) }
+    }
+
+    package func unlink(_ path: String) throws(FileSystemError) {
+        try removeEntry(path, operation: "unlink", flags: 0) { systemUnlink(path) }
+    }
+
+    package func removeDirectory(_ path: String) throws(FileSystemError) {
+        try removeEntry(path, operation: "rmdir", flags: AT_REMOVEDIR) { rmdir(path) }
+    }
+
+    /// `unlinkat` of the entry itself below the root (a link is removed, never followed), or `call`.
+    private func removeEntry(_ path: String, operation: String, flags: Int32, _ call: () -> Int32) throws(FileSystemError) {
+        if let root, let relative = relative(path), !relative.isEmpty {
+            try root.withParent(of: relative, reportedPath: path) { (directory, name) throws(FileSystemError) in
+                _ = try systemCall(operation, path, retrying: false) { unlinkat(directory, name, flags) }
+            }
+            return
+        }
+        _ = try systemCall(operation, path, retrying: false, call)
+    }
+
+    package func makeDirectory(_ path: String) throws(FileSystemError) {
+        if let root, let relative = relative(path), !relative.isEmpty {
+            try root.withParent(of: relative, reportedPath: path) { (directory, name) throws(FileSystemError) in
+                _ = try systemCall("mkdir", path, retrying: false) { mkdirat(directory, name, 0o755) }
+            }
+            return
+        }
+        _ = try systemCall("mkdir", path, retrying: false) { mkdir(path, 0o755) }
+    }
+
+    package func contentsOfDirectory(_ path: String) throws(FileSystemError) -> [String] {
+        let fd = try open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0)
+        guard let stream = fdopendir(fd) else {
+            let code = errno
+            _ = systemClose(fd)
+            throw FileSystemError(operation: "opendir", path: path, code: code)
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(stream) else {
+                if errno != 0 { throw FileSystemError(operation: "readdir", path: path, code: errno) }
+                return names
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+    }
+
+    package func lock(_ fd: Int32, _ request: AdvisoryLockRequest, path: String) throws(FileSystemError) {
+        let operation: Int32
+        switch request {
+        case .shared: operation = LOCK_SH
+        case .exclusive: operation = LOCK_EX
+        case .unlock: operation = LOCK_UN
+        }
+        _ = try systemCall("flock", path) { flock(fd, operation) }
+    }
+}
+
+/// The store's directory, open for as long as a confined ``POSIXFileSystem`` uses it, and the
+/// resolution of paths below it without following links.
+///
+/// The invariant everything below rests on: every path below the root is opened relative to this
+/// descriptor, each component with `O_NOFOLLOW` (and `O_DIRECTORY` for all but the last), or in
+/// one `openat2` call that refuses a link in any component. No call below the root is ever made
+/// with a whole path string, which the kernel would resolve following links.
+private final class ConfinementRoot: Sendable {
+    let path: String
+    /// `path` and a slash: what every path below the root starts with.
+    let prefix: String
+    /// `prefix`'s length in UTF-8 bytes.
+    let prefixLength: Int
+    let descriptor: Int32
+
+    init(path: String) throws(FileSystemError) {
+        self.path = path
+        prefix = path.hasSuffix("/") ? path : path + "/"
+        prefixLength = prefix.utf8.count
+        descriptor = try systemCall("open", path) { systemOpen(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) }
+    }
+
+    deinit {
+        _ = systemClose(descriptor)
+    }
+
+    /// Whether this kernel has `openat2` (Linux 5.6 and later, and not filtered out by a sandbox).
+    private static let hasOpenat2: Bool = {
+        let fd = daokit_openat_beneath(AT_FDCWD, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        guard fd >= 0 else { return false }
+        _ = systemClose(fd)
+        return true
+    }()
+
+    /// Opens `relative` (empty: the root itself) below the root without following any link.
+    /// - Throws: for a link (or non-directory) in a component before the last,
+    ///   ``FileSystemError/notADirectory(operation:path:)`` naming that component; for a link as the
+    ///   last component, `ELOOP` naming `reportedPath` (callers that need a regular file report
+    ///   it as ``FileSystemError/notRegularFile(operation:path:)``), or, when `flags` asks for a
+    ///   directory, `notADirectory` naming it; otherwise the system's error naming `reportedPath`.
+    func open(_ relative: Substring, _ flags: Int32, _ mode: mode_t, operation: String, reportedPath: String) throws(FileSystemError) -> Int32 {
+        if relative.isEmpty {
+            return try systemCall(operation, reportedPath) { openat(descriptor, ".", flags | O_CLOEXEC, mode) }
+        }
+        if Self.hasOpenat2 {
+            while true {
+                let fd = Self.withCString(relative) { daokit_openat_beneath(descriptor, $0, flags | O_CLOEXEC | O_NOFOLLOW, UInt32(mode)) }
+                if fd >= 0 { return fd }
+                let code = errno
+                if code == EINTR { continue }
+                // A link or a non-directory somewhere: the walk below finds which one and names it.
+                guard code == ELOOP || code == EXDEV || code == ENOTDIR else {
+                    throw FileSystemError(operation: operation, path: reportedPath, code: code)
+                }
+                break
+            }
+        }
+        return try walk(relative, flags, mode, operation: operation, reportedPath: reportedPath)
+    }
+
+    /// Runs `body` with `text` as a C string: when `text` runs to the end of its string (every
+    /// path a caller passes), a pointer into that string's own bytes, without copying it — this is
+    /// on every read's path; otherwise a copy.
+    @inline(__always)
+    private static func withCString<T>(_ text: Substring, _ body: (UnsafePointer<CChar>) -> T) -> T {
+        guard text.endIndex == text.base.endIndex else { return String(text).withCString(body) }
+        let base = text.base
+        let offset = base.utf8.distance(from: base.startIndex, to: text.startIndex)
+        return base.withCString { body($0 + offset) }
+    }
+
+    /// ``open(_:_:_:operation:reportedPath:)`` one component at a time, with `openat`.
+    private func walk(_ relative: Substring, _ flags: Int32, _ mode: mode_t, operation: String, reportedPath: String) throws(FileSystemError) -> Int32 {
+        let components = relative.split(separator: "/")
+        var directory = descriptor
+        defer { if directory != descriptor { _ = systemClose(directory) } }
+        var walked = prefix
+        for (index, component) in components.enumerated() {
+            // The store's names never are `.` or `..` (journal names are checked); should one
+            // come, it is refused rather than allowed to climb out of the root.
+            guard component != "." && component != ".." else {
+                throw FileSystemError(operation: operation, path: reportedPath, code: EXDEV)
+            }
+            walked += component
+            let isLast = index == components.count - 1
+            let componentFlags = isLast ? flags | O_NOFOLLOW : O_RDONLY | O_DIRECTORY | O_NOFOLLOW
+            let next: Int32
+            do throws(FileSystemError) {
+                next = try systemCall(operation, isLast ? reportedPath : walked) {
+                    String(component).withCString { openat(directory, $0, componentFlags | O_CLOEXEC, mode) }
+                }
+            } catch where error.code == ELOOP || error.code == ENOTDIR {
+                // O_NOFOLLOW fails with ELOOP on a link, O_DIRECTORY with ENOTDIR on a link or any
+                // other non-directory. A link to a regular file as the last component is the
+                // caller's to report (it knows whether a record or `.journal` was meant).
+                guard !isLast || flags & O_DIRECTORY != 0 else { throw error }
+                var info = stat()
+                let isFile = String(component).withCString { fstatat(directory, $0, &info, AT_SYMLINK_NOFOLLOW) } == 0
+                    && info.st_mode & S_IFMT == S_IFREG
+                if isFile { throw FileSystemError(operation: operation, path: walked, code: ENOTDIR) }
+                throw .notADirectory(operation: operation, path: walked)
+            }
+            if directory != descriptor { _ = systemClose(directory) }
+            if isLast {
+                directory = descriptor
+                return next
+            }
+            directory = next
+            walked += "/"
+        }
+        throw FileSystemError(operation: operation, path: reportedPath, code: ENOENT)
+    }
+
+    /// Runs `body` with a descriptor of the directory holding the last component of `relative`,
+    /// opened without following links, and that component's name.
+    func withParent<T>(of relative: Substring, reportedPath: String,
+                       _ body: (Int32, String) throws(FileSystemError) -> T) throws(FileSystemError) -> T {
+        guard let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) else {
+            return try body(descriptor, String(relative))
+        }
+        let name = String(relative[relative.index(after: slash)...])
+        let parent = try open(relative[..<slash], O_RDONLY | O_DIRECTORY, 0, operation: "open", reportedPath: reportedPath)
+        defer { _ = systemClose(parent) }
+        return try body(parent, name)
+    }
+}
+
+// The C functions under names the protocol's methods do not shadow (file scope resolves to C).
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
+private func systemClose(_ fd: Int32) -> Int32 { close(fd) }
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }
+private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, buffer, count) }
+private func systemFsync(_ fd: Int32) -> Int32 { fsync(fd) }
+private func systemRename(_ source: String, _ destination: String) -> Int32 { rename(source, destination) }
+private func systemUnlink(_ path: String) -> Int32 { unlink(path) }

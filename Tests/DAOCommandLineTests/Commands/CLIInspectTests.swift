@@ -1,0 +1,141 @@
+import DAOKit
+import DAOKitStoreFormat
+import Foundation
+import Testing
+
+@Suite("CLI inspect")
+struct CLIInspectTests {
+    @Test func inspectDescribesAHealthyStore() throws {
+        try CLIStore.with { store in
+            let context = try store.withNotes(3)
+            try context.save([CLIReading(id: 1, value: 1, count: 1, taken: Date(), raw: Data(), isValid: true)])
+            let sizes = try ["n0", "n1", "n2"].map { try Data(contentsOf: context.fileURL(for: CLINote.self, id: $0)).count }
+            let run = dao("inspect", store.path)
+            #expect(run.status == 0)
+            #expect(run.errors.isEmpty)
+            let lines = run.outputLines
+            #expect(lines.first == "Store      \(store.path)")
+            #expect(lines.contains("Format     JSON (.json), format version 1"))
+            #expect(lines.contains("Lock file  .lock present"))
+            #expect(lines.contains("Journal    empty (every batch finished)"))
+            #expect(lines.contains { $0.hasPrefix("Note") && $0.contains("^note") && $0.hasSuffix("  3  \(sizes.reduce(0, +)) B") })
+            #expect(lines.contains { $0.hasPrefix("Reading") && $0.contains("^reading") })
+            #expect(lines.contains { $0.hasPrefix("Total") && $0.contains(" 4 ") })
+            #expect(lines.last == "Leftovers: none")
+        }
+    }
+
+    @Test func inspectNamesTheBinaryPropertyListFormat() throws {
+        try CLIStore.with { store in
+            try store.withNotes(2, format: .propertyList)
+            #expect(dao("inspect", store.path).outputLines.contains("Format     binary property list (.plist), format version 1"))
+        }
+    }
+
+    @Test func inspectCountsTheFormatVersionsAndUnreadableRecordsItFinds() throws {
+        try CLIStore.with { store in
+            let context = try store.withNotes(4)
+            let n0 = URL(fileURLWithPath: store.notePath("n0", in: context))
+            let text = String(decoding: try Data(contentsOf: n0), as: UTF8.self)
+            try Data(text.replacingOccurrences(of: #""formatVersion":1"#, with: #""formatVersion":2"#).utf8).write(to: n0)
+            try Data("garbage".utf8).write(to: URL(fileURLWithPath: store.notePath("n1", in: context)))
+            let run = dao("inspect", store.path)
+            #expect(run.status == 0)
+            #expect(run.outputLines.contains("Format     JSON (.json), format versions 1 × 2, 2 × 1; 1 unreadable record"))
+            #expect(run.outputLines.last == "Run 'dao verify \(store.path)' for every problem, one per line.")
+        }
+    }
+
+    @Test func inspectReportsAStoreThatNoBatchHasTouchedYet() throws {
+        try CLIStore.with { store in
+            try store.context().save([CLINote(id: "only", text: "single write")])
+            #expect(dao("inspect", store.path).outputLines.contains("Journal    none (no batch has run yet)"))
+        }
+    }
+
+    @Test func inspectReportsAnUnfinishedJournalAndATornOne() throws {
+        try CLIStore.with { store in
+            try store.withNotes(2)
+            try store.writeUnfinishedJournal(entityDirectory: "^note", entries: [("n0.json", nil), ("n1.json", Data("{}".utf8))])
+            #expect(dao("inspect", store.path).outputLines.contains(
+                "Journal    UNFINISHED batch of 2 changes to Note (the next open rolls it back)"))
+            try store.write("DAOKJRN1", to: ".journal")
+            #expect(dao("inspect", store.path).outputLines.contains("Journal    torn, 8 bytes (the next open discards it)"))
+        }
+    }
+
+    @Test func inspectListsLeftoverTemporaryFilesTrashAndForeignFiles() throws {
+        try CLIStore.with { store in
+            try store.withNotes(1)
+            try store.write("x", to: "^note/.tmp-abc")
+            try store.write("x", to: "^note/n0.json.orig")
+            try store.write("x", to: "notes.txt")
+            try FileManager.default.createDirectory(at: store.url.appendingPathComponent(".trash-99"), withIntermediateDirectories: false)
+            let lines = dao("inspect", store.path).outputLines
+            let start = try #require(lines.firstIndex(of: "Leftovers:"))
+            #expect(Array(lines[(start + 1)...].prefix(4)) == [
+                "  .trash-99/  (an unfinished deleteAll's directory)",
+                "  ^note/.tmp-abc  (an unfinished write's temporary file)",
+                "  ^note/n0.json.orig  (not a record file)",
+                "  notes.txt  (not part of the store)",
+            ])
+        }
+    }
+
+    @Test func inspectOfAFreshlyOpenedStoreSaysItHasNoEntities() throws {
+        try CLIStore.with { store in
+            _ = try store.context()
+            let run = dao("inspect", store.path)
+            #expect(run.status == 0)
+            #expect(run.outputLines.contains("No entities yet."))
+            #expect(run.outputLines.contains("Format     no records yet"))
+        }
+    }
+
+    @Test func inspectShowsTheEntityDirectoryWhenTheNameIsHashed() throws {
+        try CLIStore.with { store in
+            struct LongNamed: Storable {
+                static var entityName: String { String(repeating: "Entity", count: 50) }
+                var id: Int
+            }
+            let context = try store.context()
+            try context.save([LongNamed(id: 1)])
+            let size = try Data(contentsOf: context.fileURL(for: LongNamed.self, id: 1)).count
+            let lines = dao("inspect", store.path).outputLines
+            #expect(lines.contains { $0.hasPrefix("#") && $0.hasSuffix(" 1  \(size) B") })
+            // dump still finds it by its real name.
+            #expect(dao("dump", store.path, LongNamed.entityName).status == 0)
+        }
+    }
+
+    @Test func inspectChangesNothingInTheDirectory() throws {
+        try CLIStore.with { store in
+            try store.withNotes(2)
+            try store.writeUnfinishedJournal(entityDirectory: "^note", entries: [("n0.json", nil)])
+            try store.write("x", to: "^note/.tmp-1")
+            let before = try store.snapshot()
+            #expect(dao("inspect", store.path).status == 0)
+            #expect(try store.snapshot() == before)
+        }
+    }
+
+    @Test func inspectOfAMissingDirectoryIsAUsageError() {
+        dao("inspect", "/nonexistent/daokit-store").expectUsageError(startingWith: "dao inspect: no such directory: /nonexistent/daokit-store")
+    }
+
+    @Test func inspectOfAFileIsAUsageError() throws {
+        try CLIStore.with { store in
+            try FileManager.default.createDirectory(at: store.url, withIntermediateDirectories: true)
+            try store.write("x", to: "file")
+            dao("inspect", store.path + "/file").expectUsageError(startingWith: "dao inspect: not a directory: \(store.path)/file")
+        }
+    }
+
+    @Test func inspectOfAnEmptyDirectoryIsAUsageErrorSayingItIsNotAStore() throws {
+        try CLIStore.with { store in
+            try FileManager.default.createDirectory(at: store.url, withIntermediateDirectories: true)
+            dao("inspect", store.path).expectUsageError(
+                startingWith: "dao inspect: \(store.path) is not a DAOKit file store (no .lock file, no .journal and no record folders)")
+        }
+    }
+}

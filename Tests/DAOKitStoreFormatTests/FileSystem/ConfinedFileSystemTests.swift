@@ -1,0 +1,160 @@
+import DAOKitStoreFormat
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// ``POSIXFileSystem/confined(to:)``: below the root no call follows a symbolic link; calls that
+/// act on an entry itself act on the link; the root itself is opened as the user gave it.
+@Suite("Confined file system")
+struct ConfinedFileSystemTests {
+    /// A root holding `folder/file` ("inside"), and beside it `outside/` holding `file` ("outside").
+    private struct Tree {
+        let root: String
+        let outside: String
+        let files: any FileSystem
+
+        init() throws {
+            let base = FileManager.default.temporaryDirectory.appendingPathComponent("daokit-confined-\(UUID().uuidString)").path
+            root = base + "/root"
+            outside = base + "/outside"
+            for directory in [root + "/folder", outside] {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            }
+            try Data("inside".utf8).write(to: URL(fileURLWithPath: root + "/folder/file"))
+            try Data("outside".utf8).write(to: URL(fileURLWithPath: outside + "/file"))
+            files = try POSIXFileSystem().confined(to: root)
+        }
+
+        func remove() { try? FileManager.default.removeItem(atPath: (root as NSString).deletingLastPathComponent) }
+
+        func link(_ relative: String, to target: String) {
+            #expect(symlink(target, root + "/" + relative) == 0)
+        }
+
+        var outsideText: String { (try? String(contentsOfFile: outside + "/file", encoding: .utf8)) ?? "<gone>" }
+    }
+
+    private func with(_ body: (Tree) throws -> Void) throws {
+        let tree = try Tree()
+        defer { tree.remove() }
+        try body(tree)
+    }
+
+    @Test func aRegularPathReadsAsUsual() throws {
+        try with { tree in
+            guard case let .bytes(data) = try tree.files.readContents(of: tree.root + "/folder/file") else {
+                Issue.record("not read")
+                return
+            }
+            #expect(String(decoding: data, as: UTF8.self) == "inside")
+            #expect(try tree.files.contentsOfDirectory(tree.root).sorted() == ["folder"])
+        }
+    }
+
+    @Test func aLinkedFolderOnTheWayIsRefusedNamingTheFolder() throws {
+        try with { tree in
+            tree.link("linked", to: tree.outside)
+            let error = try #require(throws: FileSystemError.self) { try tree.files.readContents(of: tree.root + "/linked/file") }
+            #expect(error.refusal == .notADirectory)
+            #expect(error.path == tree.root + "/linked")
+            let write = try #require(throws: FileSystemError.self) {
+                try tree.files.writeFile(tree.root + "/linked/new", Data("x".utf8), sync: false)
+            }
+            #expect(write.path == tree.root + "/linked")
+            #expect(!FileManager.default.fileExists(atPath: tree.outside + "/new"))
+        }
+    }
+
+    @Test func listingALinkedFolderIsRefusedNamingIt() throws {
+        try with { tree in
+            tree.link("linked", to: tree.outside)
+            let error = try #require(throws: FileSystemError.self) { try tree.files.contentsOfDirectory(tree.root + "/linked") }
+            #expect(error.refusal == .notADirectory)
+            #expect(error.path == tree.root + "/linked")
+        }
+    }
+
+    @Test func aLinkedFileIsNeitherReadNorWrittenThrough() throws {
+        try with { tree in
+            tree.link("folder/link", to: tree.outside + "/file")
+            #expect(try tree.files.readContents(of: tree.root + "/folder/link") == .notRegularFile)
+            let error = try #require(throws: FileSystemError.self) {
+                try tree.files.overwriteFile(tree.root + "/folder/link", Data("x".utf8), previousLength: nil)
+            }
+            #expect(error.isNotRegularFile)
+            #expect(tree.outsideText == "outside")
+        }
+    }
+
+    @Test func callsOnAnEntryActOnTheLinkItself() throws {
+        try with { tree in
+            tree.link("folder/link", to: tree.outside + "/file")
+            let status = try #require(try tree.files.status(atPath: tree.root + "/folder/link"))
+            #expect(status.isSymbolicLink && !status.isRegularFile && !status.isDirectory)
+            try tree.files.rename(tree.root + "/folder/link", tree.root + "/folder/moved")
+            try tree.files.unlink(tree.root + "/folder/moved")
+            #expect(try tree.files.status(atPath: tree.root + "/folder/moved") == nil)
+            #expect(tree.outsideText == "outside")
+        }
+    }
+
+    @Test func nothingIsCreatedOrRemovedThroughALinkedFolder() throws {
+        try with { tree in
+            tree.link("linked", to: tree.outside)
+            #expect(throws: FileSystemError.self) { try tree.files.makeDirectory(tree.root + "/linked/sub") }
+            #expect(throws: FileSystemError.self) { try tree.files.unlink(tree.root + "/linked/file") }
+            #expect(throws: FileSystemError.self) {
+                try tree.files.rename(tree.root + "/folder/file", tree.root + "/linked/file")
+            }
+            #expect(!FileManager.default.fileExists(atPath: tree.outside + "/sub"))
+            #expect(tree.outsideText == "outside")
+        }
+    }
+
+    @Test func aFIFOOnTheWayIsRefusedWithoutBlocking() throws {
+        try with { tree in
+            #expect(mkfifo(tree.root + "/pipe", 0o644) == 0)
+            let error = try #require(throws: FileSystemError.self) { try tree.files.readContents(of: tree.root + "/pipe/file") }
+            #expect(error.refusal == .notADirectory)
+            #expect(error.path == tree.root + "/pipe")
+        }
+    }
+
+    @Test func aRegularFileOnTheWayIsAnOrdinaryErrorNamingIt() throws {
+        try with { tree in
+            let error = try #require(throws: FileSystemError.self) { try tree.files.readContents(of: tree.root + "/folder/file/x") }
+            #expect(error.code == ENOTDIR)
+            #expect(error.refusal == nil)
+        }
+    }
+
+    @Test func aPathClimbingOutOfTheRootIsRefused() throws {
+        try with { tree in
+            #expect(throws: FileSystemError.self) { try tree.files.readContents(of: tree.root + "/folder/../../outside/file") }
+        }
+    }
+
+    @Test func theRootItselfMayBeALink() throws {
+        try with { tree in
+            let alias = tree.root + "-alias"
+            #expect(symlink(tree.root, alias) == 0)
+            let files = try POSIXFileSystem().confined(to: alias)
+            guard case .bytes = try files.readContents(of: alias + "/folder/file") else {
+                Issue.record("not read through the root's alias")
+                return
+            }
+        }
+    }
+
+    @Test func aMissingRootOrOneThatIsAFileCannotBeConfinedTo() throws {
+        try with { tree in
+            #expect(throws: FileSystemError.self) { try POSIXFileSystem().confined(to: tree.root + "/missing") }
+            let error = try #require(throws: FileSystemError.self) { try POSIXFileSystem().confined(to: tree.root + "/folder/file") }
+            #expect(error.code == ENOTDIR)
+        }
+    }
+}
