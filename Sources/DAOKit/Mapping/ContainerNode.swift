@@ -210,7 +210,7 @@ final class ContainerNode {
     /// may be reused: `false` once its generation has reached ``retiredGeneration``.
     func recycle() -> Bool {
         keys.removeAll(retainingAtMost: Self.retainedCapacity)
-        values.removeAll(retainingAtMost: Self.retainedCapacity)
+        values.removeAll(retainingAtMost: Self.retainedCapacity, skipping: { $0.holdsNoReference })
         if !overflowReads.isEmpty { overflowReads = [] }
         cursor = 0
         readMask = 0

@@ -57,6 +57,10 @@ final class MappingDecoder {
         if let kind = PrimitiveKind(T.self), !root.values[0].isDataAsBytes(kind) {
             return try root.values[0].primitive(kind, as: T.self, at: position)
         }
+        // An array's type is never a subclass, so `T.self` is the type decoded.
+        if case let .unkeyed(elements) = root.values[0], let arrayType = Self.reservingArrayType(T.self) {
+            return try decodeArray(arrayType, as: T.self, elements: elements)
+        }
         // The same witness call as `T(from:)`, with the dynamic metatype as its `Self` value, so
         // the common case (`type == T.self`) costs nothing more.
         return try type.init(from: handle)
@@ -78,6 +82,9 @@ final class MappingDecoder {
         do {
             if arena.depth > NestingLimits.unchecked {
                 try arena.stackGuard.check(depth: arena.depth, at: parent.codingPath(appending: entry))
+            }
+            if case let .unkeyed(elements) = parent.values[entry], let arrayType = Self.reservingArrayType(T.self) {
+                return try decodeArray(arrayType, as: T.self, elements: elements)
             }
             return try T(from: handle)
         } catch {

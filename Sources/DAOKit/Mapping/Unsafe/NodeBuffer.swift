@@ -89,8 +89,23 @@ struct NodeBuffer<Element>: ~Copyable {
 
     /// Destroys every element; keeps the memory unless it has grown past `retainedCapacity`.
     mutating func removeAll(retainingAtMost retainedCapacity: Int) {
+        removeAll(retainingAtMost: retainedCapacity, skipping: { _ in false })
+    }
+
+    /// ``removeAll(retainingAtMost:)`` that leaves alone the elements `holdsNothing` picks: values
+    /// whose destruction does nothing (no reference to release), where the generic destroy would
+    /// still make a call per element to find that out.
+    ///
+    /// Invariant: `holdsNothing` answers `true` only for values of trivial layout (no reference,
+    /// no memory to release), so leaving them undestroyed is exactly what destroying them does.
+    @inline(__always)
+    mutating func removeAll(retainingAtMost retainedCapacity: Int, skipping holdsNothing: (borrowing Element) -> Bool) {
         guard let base else { return }
-        Self.destroy(base, count: count)
+        var index = 0
+        while index < count {
+            if !holdsNothing((base + index).pointee) { (base + index).deinitialize(count: 1) }
+            index &+= 1
+        }
         count = 0
         if capacity > retainedCapacity {
             base.deallocate()
