@@ -30,11 +30,15 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     @inline(__always)
     @discardableResult
     private func put(_ value: MappedValue, forKey key: Key) throws -> Int {
-        // One load of the node for the check and the write: a second load of the cursor's node was
-        // measured to cost a retain and a release per field.
-        let node = cursor.node
-        guard node.isLive(in: cursor.generation) else { throw staleContainerError([]) }
-        return node.append(key: key.stringValue, value: value)
+        // The key's name first: it is the only user code here, so from the load of the node to the
+        // write nothing can retarget the cursor, which holds the node (this container holds the
+        // cursor). The node is therefore used without a retain and release per field.
+        let name = key.stringValue
+        let cursor = cursor
+        return try cursor.borrowedNode._withUnsafeGuaranteedRef { node in
+            guard node.isLive(in: cursor.generation) else { throw staleContainerError([]) }
+            return node.append(key: name, value: value)
+        }
     }
 
     mutating func encodeNil(forKey key: Key) throws { try put(.null, forKey: key) }

@@ -104,10 +104,16 @@ struct ContainerCache: ~Copyable {
 /// container user code held on to from touching a node that has since been recycled.
 final class ContainerCursor {
     @exclusivity(unchecked) private(set) var node: ContainerNode
+    /// `node` again, without ownership: what the per-field paths use (through
+    /// `_withUnsafeGuaranteedRef`), so that using the node costs no retain and release. Sound
+    /// because it is always the node `node` holds (both are set together), and a container uses it
+    /// only while it holds the cursor and runs no user code.
+    @exclusivity(unchecked) private(set) var borrowedNode: Unmanaged<ContainerNode>
     @exclusivity(unchecked) private(set) var generation: UInt64
 
     init(node: ContainerNode) {
         self.node = node
+        self.borrowedNode = .passUnretained(node)
         self.generation = node.generation
     }
 
@@ -121,6 +127,7 @@ final class ContainerCursor {
     @inline(__always)
     func retarget(to node: ContainerNode) {
         self.node = node
+        borrowedNode = .passUnretained(node)
         generation = node.generation
     }
 
