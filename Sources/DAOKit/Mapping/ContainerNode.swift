@@ -136,6 +136,22 @@ final class ContainerNode {
     /// contiguous in memory, as a bridged string's may not be).
     @inline(__always)
     private static func asciiFilterBit(of key: String) -> UInt64? {
+        if let small = StringBits.smallASCII(key) {
+            // The same hash from the string's own words, without copying its bytes out first.
+            var hash: UInt64 = 0
+            var rest = small.low, restCount = small.count
+            if restCount >= 8 {
+                hash = small.low &* 0x9E37_79B9_7F4A_7C15
+                rest = small.high
+                restCount &-= 8
+            }
+            while restCount > 0 {
+                hash = (hash ^ (rest & 0xFF)) &* 0x9E37_79B9_7F4A_7C15
+                rest >>= 8
+                restCount &-= 1
+            }
+            return hash >> 57
+        }
         let bit = key.utf8.withContiguousStorageIfAvailable { bytes -> UInt64? in
             let raw = UnsafeRawBufferPointer(bytes)
             var hash: UInt64 = 0
@@ -209,7 +225,7 @@ final class ContainerNode {
     /// Empties the node and invalidates every container that refers to it. Returns whether the node
     /// may be reused: `false` once its generation has reached ``retiredGeneration``.
     func recycle() -> Bool {
-        keys.removeAll(retainingAtMost: Self.retainedCapacity)
+        keys.removeAll(retainingAtMost: Self.retainedCapacity, skipping: { StringBits.isImmortal($0) })
         values.removeAll(retainingAtMost: Self.retainedCapacity, skipping: { $0.holdsNoReference })
         if !overflowReads.isEmpty { overflowReads = [] }
         cursor = 0

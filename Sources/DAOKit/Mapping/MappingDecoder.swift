@@ -106,7 +106,19 @@ final class MappingDecoder {
         guard case let .keyed(keyed) = node.values[index] else {
             throw value.mismatch(KeyedDecodingContainer<Key>.self, codingPath: codingPath)
         }
-        return keyedContainers.decodingContainer(for: keyed, keyedBy: Key.self, decoder: self)
+        return keyedContainer(for: keyed, keyedBy: Key.self)
+    }
+
+    /// A keyed container over `node`; every keyed decoding container comes from here, so that the
+    /// cache keeps its cursor alive (see `ContainerCache`).
+    @inline(__always)
+    func keyedContainer<Key: CodingKey>(for node: ContainerNode, keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
+        keyedContainers.decodingContainer(for: node, keyedBy: Key.self, decoder: self)
+    }
+
+    /// Ends a `map` call for this decoder: lets go of the container boxes nobody holds any more.
+    func endCall() {
+        keyedContainers.reclaim()
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

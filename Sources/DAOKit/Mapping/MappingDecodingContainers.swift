@@ -11,12 +11,22 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     /// every use of `decoder` follows a generation check on the cursor: a match means the mapping
     /// that made this container is still running, so its session and decoder are alive.
     unowned(unsafe) let decoder: MappingDecoder
-    let cursor: ContainerCursor
+    /// Unretained too, for the same reason: with both references unretained the container is plain
+    /// bits, and the box's copy per call costs no retain and release. Whoever makes a container
+    /// must keep its cursor alive for as long as the container can be used: the decoder's
+    /// `ContainerCache` does, for every box it hands out (see its "Cursor ownership"), and
+    /// ``CursorOwningKeyedDecodingContainer`` does for its own. Used through
+    /// `_withUnsafeGuaranteedRef`, so that even using it costs no retain.
+    private let unmanagedCursor: Unmanaged<ContainerCursor>
 
+    /// A container over `cursor`, which the caller keeps alive for as long as the container (and
+    /// any copy of it) can be used.
     init(decoder: MappingDecoder, cursor: ContainerCursor) {
         self.decoder = decoder
-        self.cursor = cursor
+        self.unmanagedCursor = .passUnretained(cursor)
     }
+
+    @inline(__always) private var cursor: ContainerCursor { unmanagedCursor.takeUnretainedValue() }
 
     @inline(__always) private var node: ContainerNode { cursor.node }
     @inline(__always) private var isCurrent: Bool { cursor.isCurrent }
@@ -42,19 +52,22 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     @inline(__always)
     private func entry(for key: Key) throws -> Int? {
         let name = key.stringValue
-        let cursor = cursor
-        return try cursor.borrowedNode._withUnsafeGuaranteedRef { node -> Int? in
-            guard node.isLive(in: cursor.generation) else { throw staleDecodingContainerError([]) }
-            guard let entry = node.index(of: name) else { return nil }
-            node.markRead(entry)
-            return entry
+        return try unmanagedCursor._withUnsafeGuaranteedRef { cursor in
+            try cursor.borrowedNode._withUnsafeGuaranteedRef { node -> Int? in
+                guard node.isLive(in: cursor.generation) else { throw staleDecodingContainerError([]) }
+                guard let entry = node.index(of: name) else { return nil }
+                node.markRead(entry)
+                return entry
+            }
         }
     }
 
     /// Runs `body` on entry `entry` of the node (see ``entry(for:)``).
     @inline(__always)
     private func read<R>(_ entry: Int, _ body: (ContainerNode, Int) throws -> R) rethrows -> R {
-        try cursor.borrowedNode._withUnsafeGuaranteedRef { node in try body(node, entry) }
+        try unmanagedCursor._withUnsafeGuaranteedRef { cursor in
+            try cursor.borrowedNode._withUnsafeGuaranteedRef { node in try body(node, entry) }
+        }
     }
 
     /// ``entry(for:)`` for a key that must be there: `keyNotFound` when it is not.
@@ -154,7 +167,7 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
             guard case let .keyed(child) = value else { throw value.mismatch(KeyedDecodingContainer<NestedKey>.self, at: at) }
             return child
         }
-        return KeyedDecodingContainer(MappingKeyedDecodingContainer<NestedKey>(decoder: decoder, cursor: ContainerCursor(node: child)))
+        return decoder.keyedContainer(for: child, keyedBy: NestedKey.self)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
@@ -344,7 +357,7 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
             throw node.values[entry].mismatch(KeyedDecodingContainer<NestedKey>.self, at: CodingPosition(node: node, index: entry))
         }
         advance()
-        return KeyedDecodingContainer(MappingKeyedDecodingContainer<NestedKey>(decoder: decoder, cursor: ContainerCursor(node: child)))
+        return decoder.keyedContainer(for: child, keyedBy: NestedKey.self)
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {

@@ -116,6 +116,11 @@ final class MappingEncoder {
         return keyedContainers.encodingContainer(for: node, keyedBy: Key.self, encoder: self)
     }
 
+    /// Ends a `map` call for this encoder: lets go of the container boxes nobody holds any more.
+    func endCall() {
+        keyedContainers.reclaim()
+    }
+
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         if didStore {
             if case let .unkeyed(existing) = target.values[slot] {

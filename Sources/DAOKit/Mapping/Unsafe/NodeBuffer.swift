@@ -51,8 +51,10 @@ struct NodeBuffer<Element>: ~Copyable {
     }
 
     /// The address of element `index`, for in-place operations such as `isKnownUniquelyReferenced`.
+    /// (Not `mutating`: the buffer owns its memory through a pointer, so a borrowed buffer — in a
+    /// `deinit` — can still hand out the address.)
     @inline(__always)
-    mutating func pointer(at index: Int) -> UnsafeMutablePointer<Element> {
+    func pointer(at index: Int) -> UnsafeMutablePointer<Element> {
         precondition(index >= 0 && index < count, "DAOKit internal error: node index out of range")
         return base.unsafelyUnwrapped + index
     }
