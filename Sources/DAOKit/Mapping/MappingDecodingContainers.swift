@@ -10,7 +10,8 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     /// call, and each retained reference would cost a retain and a release per field. Sound because
     /// every use of `decoder` follows a generation check on the cursor: a match means the mapping
     /// that made this container is still running, so its session and decoder are alive.
-    unowned(unsafe) let decoder: MappingDecoder
+    private let unmanagedDecoder: Unmanaged<MappingDecoder>
+    @inline(__always) var decoder: MappingDecoder { unmanagedDecoder.takeUnretainedValue() }
     /// Unretained too, for the same reason: with both references unretained the container is plain
     /// bits, and the box's copy per call costs no retain and release. Whoever makes a container
     /// must keep its cursor alive for as long as the container can be used: the decoder's
@@ -22,7 +23,7 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     /// A container over `cursor`, which the caller keeps alive for as long as the container (and
     /// any copy of it) can be used.
     init(decoder: MappingDecoder, cursor: ContainerCursor) {
-        self.decoder = decoder
+        self.unmanagedDecoder = .passUnretained(decoder)
         self.unmanagedCursor = .passUnretained(cursor)
     }
 
@@ -132,7 +133,9 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try read(try requiredEntry(for: key)) { node, entry in try decoder.decode(T.self, entry: entry, of: node) }
+        try read(try requiredEntry(for: key)) { node, entry in
+            try unmanagedDecoder._withUnsafeGuaranteedRef { try $0.decode(T.self, entry: entry, of: node) }
+        }
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try presentValue(for: key) { try $0.bool(at: $1) } }
@@ -157,7 +160,9 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let entry = try presentEntry(for: key) else { return nil }
-        return try read(entry) { node, entry in try decoder.decode(T.self, entry: entry, of: node) }
+        return try read(entry) { node, entry in
+            try unmanagedDecoder._withUnsafeGuaranteedRef { try $0.decode(T.self, entry: entry, of: node) }
+        }
     }
 
     func nestedContainer<NestedKey: CodingKey>(
@@ -198,8 +203,10 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
 }
 
 struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
-    /// Unretained, and used only after a `generation` check (see `MappingKeyedDecodingContainer`).
-    unowned(unsafe) let decoder: MappingDecoder
+    /// Unretained, and used only after a `generation` check (see `MappingKeyedDecodingContainer`);
+    /// `Unmanaged`, so that the element path can use it at +0 (`_withUnsafeGuaranteedRef`).
+    private let unmanagedDecoder: Unmanaged<MappingDecoder>
+    @inline(__always) var decoder: MappingDecoder { unmanagedDecoder.takeUnretainedValue() }
     let node: ContainerNode
     /// The node's generation and the index, packed so the container is three words and fits the
     /// `any UnkeyedDecodingContainer` existential without an allocation. 32 bits hold every
@@ -209,7 +216,7 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     private var index: UInt32 = 0
 
     init(decoder: MappingDecoder, node: ContainerNode) {
-        self.decoder = decoder
+        self.unmanagedDecoder = .passUnretained(decoder)
         self.node = node
         self.generation = UInt32(truncatingIfNeeded: node.generation)
     }
@@ -285,7 +292,8 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let entry = try nextEntry(T.self)
-        let result = try decoder.decode(T.self, entry: entry, of: node)
+        let node = node
+        let result = try unmanagedDecoder._withUnsafeGuaranteedRef { try $0.decode(T.self, entry: entry, of: node) }
         advance()
         return result
     }
@@ -346,7 +354,8 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
         guard let entry = try presentEntry() else { return nil }
-        let result = try decoder.decode(T.self, entry: entry, of: node)
+        let node = node
+        let result = try unmanagedDecoder._withUnsafeGuaranteedRef { try $0.decode(T.self, entry: entry, of: node) }
         advance()
         return result
     }

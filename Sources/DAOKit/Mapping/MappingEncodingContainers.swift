@@ -6,12 +6,14 @@ import Foundation
 
 struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     /// Unretained, and used only after a generation check on the cursor, which proves the mapping
-    /// that made this container (and so its session and encoder) is still running.
-    unowned(unsafe) let encoder: MappingEncoder
+    /// that made this container (and so its session and encoder) is still running. `Unmanaged`, so
+    /// that the nested-value path can use it at +0 (`_withUnsafeGuaranteedRef`).
+    private let unmanagedEncoder: Unmanaged<MappingEncoder>
+    @inline(__always) var encoder: MappingEncoder { unmanagedEncoder.takeUnretainedValue() }
     let cursor: ContainerCursor
 
     init(encoder: MappingEncoder, cursor: ContainerCursor) {
-        self.encoder = encoder
+        self.unmanagedEncoder = .passUnretained(encoder)
         self.cursor = cursor
     }
 
@@ -19,7 +21,7 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     /// encoder is the immortal `DetachedCoders.encoder`, never the (possibly freed) encoder of
     /// the mapping a stale container came from.
     private init(detached: Void) {
-        self.encoder = DetachedCoders.encoder
+        self.unmanagedEncoder = .passUnretained(DetachedCoders.encoder)
         self.cursor = .detached()
     }
 
@@ -66,7 +68,9 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
             return
         }
         let slot = try put(.null, forKey: key)
-        try encoder.encodeNested(value, into: node, slot: slot)
+        try cursor.borrowedNode._withUnsafeGuaranteedRef { node in
+            try unmanagedEncoder._withUnsafeGuaranteedRef { try $0.encodeNested(value, into: node, slot: slot) }
+        }
     }
 
     // Optionals cost one branch here, not a trip through the protocol's default implementation.
@@ -139,19 +143,20 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
 
 struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer, MappedValueSink {
     /// Unretained, and used only after a `generation` check (see `MappingKeyedEncodingContainer`).
-    unowned(unsafe) let encoder: MappingEncoder
+    private let unmanagedEncoder: Unmanaged<MappingEncoder>
+    @inline(__always) var encoder: MappingEncoder { unmanagedEncoder.takeUnretainedValue() }
     let node: ContainerNode
     let generation: UInt64
 
     init(encoder: MappingEncoder, node: ContainerNode) {
-        self.encoder = encoder
+        self.unmanagedEncoder = .passUnretained(encoder)
         self.node = node
         self.generation = node.generation
     }
 
     /// See `MappingKeyedEncodingContainer.init(detached:)`.
     private init(detached: Void) {
-        self.encoder = DetachedCoders.encoder
+        self.unmanagedEncoder = .passUnretained(DetachedCoders.encoder)
         self.node = ContainerNode()
         self.node.isUnkeyed = true
         self.generation = node.generation &+ 1
@@ -174,7 +179,8 @@ struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer, MappedValueSin
             return try put(primitive)
         }
         try put(.null)
-        try encoder.encodeNested(value, into: node, slot: node.values.count - 1)
+        let node = node
+        try unmanagedEncoder._withUnsafeGuaranteedRef { try $0.encodeNested(value, into: node, slot: node.values.count - 1) }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
