@@ -82,9 +82,12 @@ final class ContainerNode {
     /// which are equal exactly when their bytes are — every synthesized `CodingKeys` case. The first
     /// key that is not ASCII (`"\u{212A}"`, KELVIN SIGN, equals `"K"`) switches the node to a
     /// dictionary of its keys, which hashes by canonical equivalence.
+    ///
+    /// Both are consumed: the caller's own copies move into the node, with no retain and release
+    /// of a payload string per field.
     @inline(__always)
     @discardableResult
-    func append(key: String, value: MappedValue) -> Int {
+    func append(key: consuming String, value: consuming MappedValue) -> Int {
         guard exactKeyIndex == nil, let bit = Self.asciiFilterBit(of: key) else {
             return appendLookingUp(key: key, value: value)
         }
@@ -114,7 +117,7 @@ final class ContainerNode {
 
     /// ``append(key:value:)`` for a node that holds, or is about to hold, a key that is not ASCII.
     @inline(never)
-    private func appendLookingUp(key: String, value: MappedValue) -> Int {
+    private func appendLookingUp(key: String, value: consuming MappedValue) -> Int {
         if exactKeyIndex == nil {
             // The keys so far are ASCII and, thanks to the exact filter, distinct.
             var index = [String: Int](minimumCapacity: keys.count &+ 1)

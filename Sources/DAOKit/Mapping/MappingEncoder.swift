@@ -68,7 +68,7 @@ final class MappingEncoder {
 
     /// Stores `value` at the current slot (single-value containers).
     @inline(__always)
-    func store(_ value: MappedValue) {
+    func store(_ value: consuming MappedValue) {
         target.values[slot] = value
         didStore = true
     }

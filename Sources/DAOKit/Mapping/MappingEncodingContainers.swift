@@ -31,15 +31,17 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
 
     @inline(__always)
     @discardableResult
-    private func put(_ value: MappedValue, forKey key: Key) throws -> Int {
+    private func put(_ value: consuming MappedValue, forKey key: Key) throws -> Int {
         // The key's name first: it is the only user code here, so from the load of the node to the
         // write nothing can retarget the cursor, which holds the node (this container holds the
         // cursor). The node is therefore used without a retain and release per field.
-        let name = key.stringValue
+        // Name and value move into the node (`take()`), with no retain and release of either.
+        var name = Optional(key.stringValue)
+        var pending = Optional(value)
         let cursor = cursor
         return try cursor.borrowedNode._withUnsafeGuaranteedRef { node in
             guard node.isLive(in: cursor.generation) else { throw staleContainerError([]) }
-            return node.append(key: name, value: value)
+            return node.append(key: name.take().unsafelyUnwrapped, value: pending.take().unsafelyUnwrapped)
         }
     }
 
@@ -169,7 +171,7 @@ struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer, MappedValueSin
     var count: Int { isCurrent ? node.values.count : 0 }
 
     @inline(__always)
-    func put(_ value: MappedValue) throws {
+    func put(_ value: consuming MappedValue) throws {
         guard isCurrent else { throw staleContainerError([]) }
         node.values.append(value)
     }
@@ -219,7 +221,7 @@ struct MappingSingleValueEncodingContainer: SingleValueEncodingContainer, Mapped
     var codingPath: [any CodingKey] { encoder.accepts(level: level) ? encoder.codingPath : [] }
 
     @inline(__always)
-    func put(_ value: MappedValue) throws {
+    func put(_ value: consuming MappedValue) throws {
         guard encoder.accepts(level: level) else { throw staleContainerError([]) }
         encoder.store(value)
     }
@@ -238,7 +240,7 @@ struct MappingSingleValueEncodingContainer: SingleValueEncodingContainer, Mapped
 /// A container that stores one value after another (unkeyed) or one value (single-value): the
 /// primitive `encode` requirements of both protocols differ only in where `put` stores.
 protocol MappedValueSink {
-    func put(_ value: MappedValue) throws
+    func put(_ value: consuming MappedValue) throws
 }
 
 extension MappedValueSink {
