@@ -14,8 +14,8 @@
 // `withContiguousStorageIfAvailable`), so a different layout costs speed, never correctness.
 //
 // Invariant: a string is left undestroyed only when `isSupported` and its immortal bit is set, and
-// raw bytes are read only from a small ASCII string, `count` of them; the bits past `count` are never
-// used, so what is hashed is exactly the string's content.
+// raw bytes are read only from a small ASCII string, `count` of them; the bits past `count` are
+// masked off, so what is hashed is exactly the string's content, whatever the padding holds.
 
 enum StringBits {
     /// Whether this toolchain lays strings out as described above.
@@ -37,17 +37,23 @@ enum StringBits {
     }
 
     /// Whether destroying `string` does nothing: it is immortal (a literal or a small string).
+    /// Only where ``isSupported``; callers check it once and keep the answer (see `ContainerNode`),
+    /// because reading a lazily initialised global costs a call every time.
     @inline(__always)
     static func isImmortal(_ string: borrowing String) -> Bool {
-        isSupported && words(string).1 >> 63 == 1
+        words(string).1 >> 63 == 1
     }
 
-    /// The words of `string` and its length when it is a small ASCII string; `nil` otherwise.
+    /// When `string` is a small ASCII string: its bytes as two little-endian words, zero past its
+    /// length (the first eight bytes, then the rest); `nil` otherwise. Only where ``isSupported``.
     @inline(__always)
-    static func smallASCII(_ string: borrowing String) -> (low: UInt64, high: UInt64, count: Int)? {
-        guard isSupported else { return nil }
+    static func smallASCII(_ string: borrowing String) -> (low: UInt64, high: UInt64)? {
         let (low, high) = words(string)
         guard high >> 61 == 0b111 else { return nil }
-        return (low, high & 0x00FF_FFFF_FFFF_FFFF, Int(high >> 56 & 0xF))
+        let count = high >> 56 & 0xF
+        if count <= 8 {
+            return (count == 8 ? low : low & ((1 &<< (count &* 8)) &- 1), 0)
+        }
+        return (low, high & ((1 &<< ((count &- 8) &* 8)) &- 1))
     }
 }
