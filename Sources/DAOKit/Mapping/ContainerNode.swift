@@ -48,7 +48,11 @@ final class ContainerNode {
     /// arenas belong to one thread each, and never hand their nodes to another.
     let ownerThread = daokit_current_thread_identity()
     /// The node this one is stored in, for reconstructing coding paths; `nil` for the root.
-    @exclusivity(unchecked) var parent: ContainerNode?
+    ///
+    /// Unretained: a node is only ever read while its call runs, when its parent — made earlier in
+    /// the same call — is live too, held by the call's arena (see `CodingArena.live`); recycling
+    /// clears it. That saves a retain and release per node.
+    @exclusivity(unchecked) unowned(unsafe) var parent: ContainerNode?
     /// This node's index in `parent.values`.
     @exclusivity(unchecked) var indexInParent: Int = 0
     /// True for unkeyed nodes.

@@ -10,7 +10,16 @@ import Foundation
 final class MappingDecoder {
     let arena: CodingArena
     /// The node holding the value being decoded.
-    @exclusivity(unchecked) var node: ContainerNode
+    ///
+    /// Unretained, for the reason and under the rule given for `MappingEncoder.target`; the node
+    /// given to `init` is held by ``initialNode``.
+    var node: ContainerNode {
+        @inline(__always) get { unmanagedNode.takeUnretainedValue() }
+        @inline(__always) set { unmanagedNode = .passUnretained(newValue) }
+    }
+    @exclusivity(unchecked) private var unmanagedNode: Unmanaged<ContainerNode>
+    /// Keeps the node given to `init` alive (a session's placeholder, a super decoder's node).
+    private let initialNode: ContainerNode
     /// The entry of `node` holding the value.
     @exclusivity(unchecked) var index: Int
     /// Identifies the current nesting level (see `MappingEncoder.level`).
@@ -23,7 +32,8 @@ final class MappingDecoder {
 
     init(arena: CodingArena, node: ContainerNode, index: Int, anchored: Bool = false) {
         self.arena = arena
-        self.node = node
+        self.unmanagedNode = .passUnretained(node)
+        self.initialNode = node
         self.index = index
         self.level = arena.nextLevel()
         self.anchor = anchored ? CoderAnchor(node) : nil
@@ -68,14 +78,14 @@ final class MappingDecoder {
 
     /// Decodes entry `entry` of `parent` as `T`, a type that is not a primitive, one level deeper.
     func decodeNested<T: Decodable>(_ type: T.Type, in parent: ContainerNode, at entry: Int) throws -> T {
-        let savedNode = node, savedIndex = index, savedLevel = level
+        let savedNode = unmanagedNode, savedIndex = index, savedLevel = level
         node = parent
         index = entry
         level = arena.nextLevel()
         arena.depth &+= 1
         defer {
             arena.depth &-= 1
-            node = savedNode
+            unmanagedNode = savedNode
             index = savedIndex
             level = savedLevel
         }
