@@ -69,6 +69,12 @@ let package = Package(
             path: "Benchmarks/Storage",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        // Runs one mapping workload n times, for `Scripts/instruction-counts.sh` to count its
+        // instructions under callgrind.
+        .executableTarget(
+            name: "instructions",
+            dependencies: ["BenchmarkModels", "MappingWorkloads"]
+        ),
         // Interleaved ratio measurements: `swift run -c release --package-path Benchmarks ratios`.
         .executableTarget(
             name: "ratios",

@@ -64,6 +64,8 @@ final class CodingSession {
         encoder.level = arena.nextLevel()
         decoder.level = arena.nextLevel()
         arena.reset()
+        encoder.endCall()
+        decoder.endCall()
         if isThreadLocal { isBorrowed = false }
     }
 }

@@ -34,6 +34,9 @@ final class ContainerNode {
     /// Every key and its index, kept instead of the filter once a key that is not ASCII (or not
     /// contiguous UTF-8) has been written: see ``append(key:value:)``.
     @exclusivity(unchecked) private var exactKeyIndex: [String: Int]?
+    /// `StringBits.isSupported`, read once: keys are read through the string's own words (see
+    /// ``asciiFilterBit(of:)`` and ``recycle()``) only when it is true.
+    private let readsStringBits = StringBits.isSupported
     /// Which generation the node is in: the number of times it has been recycled. Only the owning
     /// thread reads or writes it (``isLive(in:)`` checks the thread first).
     ///
@@ -45,7 +48,11 @@ final class ContainerNode {
     /// arenas belong to one thread each, and never hand their nodes to another.
     let ownerThread = daokit_current_thread_identity()
     /// The node this one is stored in, for reconstructing coding paths; `nil` for the root.
-    @exclusivity(unchecked) var parent: ContainerNode?
+    ///
+    /// Unretained: a node is only ever read while its call runs, when its parent — made earlier in
+    /// the same call — is live too, held by the call's arena (see `CodingArena.live`); recycling
+    /// clears it. That saves a retain and release per node.
+    @exclusivity(unchecked) unowned(unsafe) var parent: ContainerNode?
     /// This node's index in `parent.values`.
     @exclusivity(unchecked) var indexInParent: Int = 0
     /// True for unkeyed nodes.
@@ -82,10 +89,13 @@ final class ContainerNode {
     /// which are equal exactly when their bytes are — every synthesized `CodingKeys` case. The first
     /// key that is not ASCII (`"\u{212A}"`, KELVIN SIGN, equals `"K"`) switches the node to a
     /// dictionary of its keys, which hashes by canonical equivalence.
+    ///
+    /// Both are consumed: the caller's own copies move into the node, with no retain and release
+    /// of a payload string per field.
     @inline(__always)
     @discardableResult
-    func append(key: String, value: MappedValue) -> Int {
-        guard exactKeyIndex == nil, let bit = Self.asciiFilterBit(of: key) else {
+    func append(key: consuming String, value: consuming MappedValue) -> Int {
+        guard exactKeyIndex == nil, let bit = asciiFilterBit(of: key) else {
             return appendLookingUp(key: key, value: value)
         }
         if filterHas(bit), let existing = keys.firstIndex(of: key) {
@@ -102,7 +112,7 @@ final class ContainerNode {
     /// repeat.
     func writtenIndex(ofKey key: String) -> Int? {
         if let exactKeyIndex { return exactKeyIndex[key] }
-        guard let bit = Self.asciiFilterBit(of: key) else { return keys.firstIndex(of: key) }
+        guard let bit = asciiFilterBit(of: key) else { return keys.firstIndex(of: key) }
         return filterHas(bit) ? keys.firstIndex(of: key) : nil
     }
 
@@ -114,7 +124,7 @@ final class ContainerNode {
 
     /// ``append(key:value:)`` for a node that holds, or is about to hold, a key that is not ASCII.
     @inline(never)
-    private func appendLookingUp(key: String, value: MappedValue) -> Int {
+    private func appendLookingUp(key: String, value: consuming MappedValue) -> Int {
         if exactKeyIndex == nil {
             // The keys so far are ASCII and, thanks to the exact filter, distinct.
             var index = [String: Int](minimumCapacity: keys.count &+ 1)
@@ -132,12 +142,37 @@ final class ContainerNode {
     }
 
     /// Which of the filter's 128 bits stands for `key`, when the key is ASCII: a multiplicative hash
-    /// of its UTF-8 bytes, eight at a time. `nil` for any other key (or one whose bytes are not
-    /// contiguous in memory, as a bridged string's may not be).
+    /// of its UTF-8 bytes. A key of up to 15 bytes — nearly every key — is hashed as two
+    /// little-endian words of its bytes, read straight from the string's own words when it is a
+    /// small string (`StringBits`); a longer one eight bytes at a time. Which way depends only on
+    /// the length, so equal keys get the same bit however they are stored. `nil` for any other key
+    /// (or one whose bytes are not contiguous in memory, as a bridged string's may not be).
     @inline(__always)
-    private static func asciiFilterBit(of key: String) -> UInt64? {
+    private func asciiFilterBit(of key: String) -> UInt64? {
+        if readsStringBits, let small = StringBits.smallASCII(key) {
+            return Self.shortKeyBit(low: small.low, high: small.high)
+        }
+        return Self.filterBitReadingBytes(of: key)
+    }
+
+    @inline(__always)
+    private static func shortKeyBit(low: UInt64, high: UInt64) -> UInt64 {
+        ((low ^ (high &* 0xC2B2_AE3D_27D4_EB4F)) &* 0x9E37_79B9_7F4A_7C15) >> 57
+    }
+
+    @inline(never)
+    private static func filterBitReadingBytes(of key: String) -> UInt64? {
         let bit = key.utf8.withContiguousStorageIfAvailable { bytes -> UInt64? in
             let raw = UnsafeRawBufferPointer(bytes)
+            if raw.count <= 15 {
+                var low: UInt64 = 0, high: UInt64 = 0
+                for offset in 0..<raw.count {
+                    let byte = UInt64(raw[offset])
+                    if byte >= 0x80 { return nil }
+                    if offset < 8 { low |= byte &<< (offset &* 8) } else { high |= byte &<< ((offset &- 8) &* 8) }
+                }
+                return shortKeyBit(low: low, high: high)
+            }
             var hash: UInt64 = 0
             var highBits: UInt64 = 0
             var offset = 0
@@ -209,8 +244,9 @@ final class ContainerNode {
     /// Empties the node and invalidates every container that refers to it. Returns whether the node
     /// may be reused: `false` once its generation has reached ``retiredGeneration``.
     func recycle() -> Bool {
-        keys.removeAll(retainingAtMost: Self.retainedCapacity)
-        values.removeAll(retainingAtMost: Self.retainedCapacity)
+        let readsStringBits = readsStringBits
+        keys.removeAll(retainingAtMost: Self.retainedCapacity, skipping: { readsStringBits && StringBits.isImmortal($0) })
+        values.removeAll(retainingAtMost: Self.retainedCapacity, skipping: { $0.holdsNoReference })
         if !overflowReads.isEmpty { overflowReads = [] }
         cursor = 0
         readMask = 0

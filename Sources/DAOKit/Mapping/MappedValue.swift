@@ -57,6 +57,16 @@ enum MappedValue {
         return false
     }
 
+    /// Whether the payload is plain bits — nothing to retain or release — so destroying the value
+    /// does nothing (see `NodeBuffer.removeAll(retainingAtMost:skipping:)`).
+    @inline(__always)
+    var holdsNoReference: Bool {
+        switch self {
+        case .null, .bool, .int, .uint, .wideInt, .wideUInt, .float, .double, .date, .uuid, .decimal: return true
+        case .string, .data, .url, .keyed, .unkeyed: return false
+        }
+    }
+
     var isNull: Bool {
         if case .null = self { return true }
         return false

@@ -10,7 +10,16 @@ import Foundation
 final class MappingDecoder {
     let arena: CodingArena
     /// The node holding the value being decoded.
-    @exclusivity(unchecked) var node: ContainerNode
+    ///
+    /// Unretained, for the reason and under the rule given for `MappingEncoder.target`; the node
+    /// given to `init` is held by ``initialNode``.
+    var node: ContainerNode {
+        @inline(__always) get { unmanagedNode.takeUnretainedValue() }
+        @inline(__always) set { unmanagedNode = .passUnretained(newValue) }
+    }
+    @exclusivity(unchecked) private var unmanagedNode: Unmanaged<ContainerNode>
+    /// Keeps the node given to `init` alive (a session's placeholder, a super decoder's node).
+    private let initialNode: ContainerNode
     /// The entry of `node` holding the value.
     @exclusivity(unchecked) var index: Int
     /// Identifies the current nesting level (see `MappingEncoder.level`).
@@ -23,7 +32,8 @@ final class MappingDecoder {
 
     init(arena: CodingArena, node: ContainerNode, index: Int, anchored: Bool = false) {
         self.arena = arena
-        self.node = node
+        self.unmanagedNode = .passUnretained(node)
+        self.initialNode = node
         self.index = index
         self.level = arena.nextLevel()
         self.anchor = anchored ? CoderAnchor(node) : nil
@@ -57,6 +67,10 @@ final class MappingDecoder {
         if let kind = PrimitiveKind(T.self), !root.values[0].isDataAsBytes(kind) {
             return try root.values[0].primitive(kind, as: T.self, at: position)
         }
+        // An array's type is never a subclass, so `T.self` is the type decoded.
+        if case let .unkeyed(elements) = root.values[0], let arrayType = Self.reservingArrayType(T.self) {
+            return try decodeArray(arrayType, as: T.self, elements: elements)
+        }
         // The same witness call as `T(from:)`, with the dynamic metatype as its `Self` value, so
         // the common case (`type == T.self`) costs nothing more.
         return try type.init(from: handle)
@@ -64,20 +78,23 @@ final class MappingDecoder {
 
     /// Decodes entry `entry` of `parent` as `T`, a type that is not a primitive, one level deeper.
     func decodeNested<T: Decodable>(_ type: T.Type, in parent: ContainerNode, at entry: Int) throws -> T {
-        let savedNode = node, savedIndex = index, savedLevel = level
+        let savedNode = unmanagedNode, savedIndex = index, savedLevel = level
         node = parent
         index = entry
         level = arena.nextLevel()
         arena.depth &+= 1
         defer {
             arena.depth &-= 1
-            node = savedNode
+            unmanagedNode = savedNode
             index = savedIndex
             level = savedLevel
         }
         do {
             if arena.depth > NestingLimits.unchecked {
                 try arena.stackGuard.check(depth: arena.depth, at: parent.codingPath(appending: entry))
+            }
+            if case let .unkeyed(elements) = parent.values[entry], let arrayType = Self.reservingArrayType(T.self) {
+                return try decodeArray(arrayType, as: T.self, elements: elements)
             }
             return try T(from: handle)
         } catch {
@@ -99,7 +116,19 @@ final class MappingDecoder {
         guard case let .keyed(keyed) = node.values[index] else {
             throw value.mismatch(KeyedDecodingContainer<Key>.self, codingPath: codingPath)
         }
-        return keyedContainers.decodingContainer(for: keyed, keyedBy: Key.self, decoder: self)
+        return keyedContainer(for: keyed, keyedBy: Key.self)
+    }
+
+    /// A keyed container over `node`; every keyed decoding container comes from here, so that the
+    /// cache keeps its cursor alive (see `ContainerCache`).
+    @inline(__always)
+    func keyedContainer<Key: CodingKey>(for node: ContainerNode, keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
+        keyedContainers.decodingContainer(for: node, keyedBy: Key.self, decoder: self)
+    }
+
+    /// Ends a `map` call for this decoder: lets go of the container boxes nobody holds any more.
+    func endCall() {
+        keyedContainers.reclaim()
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

@@ -10,13 +10,24 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     /// call, and each retained reference would cost a retain and a release per field. Sound because
     /// every use of `decoder` follows a generation check on the cursor: a match means the mapping
     /// that made this container is still running, so its session and decoder are alive.
-    unowned(unsafe) let decoder: MappingDecoder
-    let cursor: ContainerCursor
+    private let unmanagedDecoder: Unmanaged<MappingDecoder>
+    @inline(__always) var decoder: MappingDecoder { unmanagedDecoder.takeUnretainedValue() }
+    /// Unretained too, for the same reason: with both references unretained the container is plain
+    /// bits, and the box's copy per call costs no retain and release. Whoever makes a container
+    /// must keep its cursor alive for as long as the container can be used: the decoder's
+    /// `ContainerCache` does, for every box it hands out (see its "Cursor ownership"), and
+    /// ``CursorOwningKeyedDecodingContainer`` does for its own. Used through
+    /// `_withUnsafeGuaranteedRef`, so that even using it costs no retain.
+    private let unmanagedCursor: Unmanaged<ContainerCursor>
 
+    /// A container over `cursor`, which the caller keeps alive for as long as the container (and
+    /// any copy of it) can be used.
     init(decoder: MappingDecoder, cursor: ContainerCursor) {
-        self.decoder = decoder
-        self.cursor = cursor
+        self.unmanagedDecoder = .passUnretained(decoder)
+        self.unmanagedCursor = .passUnretained(cursor)
     }
+
+    @inline(__always) private var cursor: ContainerCursor { unmanagedCursor.takeUnretainedValue() }
 
     @inline(__always) private var node: ContainerNode { cursor.node }
     @inline(__always) private var isCurrent: Bool { cursor.isCurrent }
@@ -33,16 +44,34 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     }
 
     /// The entry holding `key`, recorded as read; `nil` when the source has no such key.
+    ///
+    /// This and ``read(_:_:)`` use the node at +0, without a retain and release per field: the
+    /// cursor holds it (this container holds the cursor), and while the mapping that made it runs
+    /// its arena holds it too. The key's name — user code — is read before the node is.
+    /// (They answer an `Int?` and an `R` rather than an `R?`: a generic optional would cost every
+    /// call a metadata lookup of `Optional<R>`.)
     @inline(__always)
     private func entry(for key: Key) throws -> Int? {
-        // One load of the node: see `MappingKeyedEncodingContainer.put`.
-        let node = cursor.node
-        guard node.isLive(in: cursor.generation) else { throw staleDecodingContainerError([]) }
-        guard let entry = node.index(of: key.stringValue) else { return nil }
-        node.markRead(entry)
-        return entry
+        let name = key.stringValue
+        return try unmanagedCursor._withUnsafeGuaranteedRef { cursor in
+            try cursor.borrowedNode._withUnsafeGuaranteedRef { node -> Int? in
+                guard node.isLive(in: cursor.generation) else { throw staleDecodingContainerError([]) }
+                guard let entry = node.index(of: name) else { return nil }
+                node.markRead(entry)
+                return entry
+            }
+        }
     }
 
+    /// Runs `body` on entry `entry` of the node (see ``entry(for:)``).
+    @inline(__always)
+    private func read<R>(_ entry: Int, _ body: (ContainerNode, Int) throws -> R) rethrows -> R {
+        try unmanagedCursor._withUnsafeGuaranteedRef { cursor in
+            try cursor.borrowedNode._withUnsafeGuaranteedRef { node in try body(node, entry) }
+        }
+    }
+
+    /// ``entry(for:)`` for a key that must be there: `keyNotFound` when it is not.
     @inline(__always)
     private func requiredEntry(for key: Key) throws -> Int {
         if let found = try entry(for: key) { return found }
@@ -51,33 +80,36 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
             debugDescription: "No value associated with key \(key.stringValue.debugDescription)"))
     }
 
+    /// The entry holding `key` when its value is not null; one lookup for an optional.
     @inline(__always)
-    private func position(_ entry: Int) -> CodingPosition { CodingPosition(node: node, index: entry) }
+    private func presentEntry(for key: Key) throws -> Int? {
+        guard let entry = try entry(for: key), !read(entry, { node, entry in node.values[entry].isNull }) else { return nil }
+        return entry
+    }
+
+    /// Reads `key`'s value with `convert`, at the value's position.
+    @inline(__always)
+    private func value<R>(for key: Key, _ convert: (MappedValue, CodingPosition) throws -> R) throws -> R {
+        try read(try requiredEntry(for: key)) { node, entry in
+            try convert(node.values[entry], CodingPosition(node: node, index: entry))
+        }
+    }
+
+    /// Reads `key`'s value with `convert`; `nil` when the key is absent or its value is null.
+    @inline(__always)
+    private func presentValue<R>(for key: Key, _ convert: (MappedValue, CodingPosition) throws -> R) throws -> R? {
+        guard let entry = try presentEntry(for: key) else { return nil }
+        return try read(entry) { node, entry in try convert(node.values[entry], CodingPosition(node: node, index: entry)) }
+    }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        node.values[try requiredEntry(for: key)].isNull
+        read(try requiredEntry(for: key)) { node, entry in node.values[entry].isNull }
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        let entry = try requiredEntry(for: key)
-        return try node.values[entry].bool(at: position(entry))
-    }
-
-    func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        let entry = try requiredEntry(for: key)
-        return try node.values[entry].string(at: position(entry))
-    }
-
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        let entry = try requiredEntry(for: key)
-        return try node.values[entry].double(at: position(entry))
-    }
-
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        let entry = try requiredEntry(for: key)
-        return try node.values[entry].float(at: position(entry))
-    }
-
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try value(for: key) { try $0.bool(at: $1) } }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try value(for: key) { try $0.string(at: $1) } }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try value(for: key) { try $0.double(at: $1) } }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try value(for: key) { try $0.float(at: $1) } }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(key) }
@@ -91,48 +123,25 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
 
     @inline(__always)
     private func integer<I: FixedWidthInteger>(_ key: Key) throws -> I {
-        let entry = try requiredEntry(for: key)
-        return try node.values[entry].integer(I.self, at: position(entry))
+        try value(for: key) { try $0.integer(I.self, at: $1) }
     }
 
     /// Reads an `Int128`/`UInt128` (see `WideIntegers.swift`).
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     func decodeWide<I: FixedWidthInteger>(_ type: I.Type, forKey key: Key) throws -> I {
-        let entry = try requiredEntry(for: key)
-        return try node.values[entry].wideInteger(I.self, at: position(entry))
+        try value(for: key) { try $0.wideInteger(I.self, at: $1) }
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoder.decode(T.self, entry: try requiredEntry(for: key), of: node)
+        try read(try requiredEntry(for: key)) { node, entry in
+            try unmanagedDecoder._withUnsafeGuaranteedRef { try $0.decode(T.self, entry: entry, of: node) }
+        }
     }
 
-    // One lookup for an optional: absent and null both decode as nil.
-    @inline(__always)
-    private func presentEntry(for key: Key) throws -> Int? {
-        guard let entry = try entry(for: key), !node.values[entry].isNull else { return nil }
-        return entry
-    }
-
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        guard let entry = try presentEntry(for: key) else { return nil }
-        return try node.values[entry].bool(at: position(entry))
-    }
-
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        guard let entry = try presentEntry(for: key) else { return nil }
-        return try node.values[entry].string(at: position(entry))
-    }
-
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        guard let entry = try presentEntry(for: key) else { return nil }
-        return try node.values[entry].double(at: position(entry))
-    }
-
-    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-        guard let entry = try presentEntry(for: key) else { return nil }
-        return try node.values[entry].float(at: position(entry))
-    }
-
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try presentValue(for: key) { try $0.bool(at: $1) } }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try presentValue(for: key) { try $0.string(at: $1) } }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try presentValue(for: key) { try $0.double(at: $1) } }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try presentValue(for: key) { try $0.float(at: $1) } }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optionalInteger(key) }
     func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optionalInteger(key) }
     func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try optionalInteger(key) }
@@ -146,29 +155,30 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
 
     @inline(__always)
     private func optionalInteger<I: FixedWidthInteger>(_ key: Key) throws -> I? {
-        guard let entry = try presentEntry(for: key) else { return nil }
-        return try node.values[entry].integer(I.self, at: position(entry))
+        try presentValue(for: key) { try $0.integer(I.self, at: $1) }
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let entry = try presentEntry(for: key) else { return nil }
-        return try decoder.decode(T.self, entry: entry, of: node)
+        return try read(entry) { node, entry in
+            try unmanagedDecoder._withUnsafeGuaranteedRef { try $0.decode(T.self, entry: entry, of: node) }
+        }
     }
 
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type, forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        let entry = try requiredEntry(for: key)
-        guard case let .keyed(child) = node.values[entry] else {
-            throw node.values[entry].mismatch(KeyedDecodingContainer<NestedKey>.self, at: position(entry))
+        let child = try value(for: key) { value, at in
+            guard case let .keyed(child) = value else { throw value.mismatch(KeyedDecodingContainer<NestedKey>.self, at: at) }
+            return child
         }
-        return KeyedDecodingContainer(MappingKeyedDecodingContainer<NestedKey>(decoder: decoder, cursor: ContainerCursor(node: child)))
+        return decoder.keyedContainer(for: child, keyedBy: NestedKey.self)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        let entry = try requiredEntry(for: key)
-        guard case let .unkeyed(child) = node.values[entry] else {
-            throw node.values[entry].mismatch(UnkeyedDecodingContainer.self, at: position(entry))
+        let child = try value(for: key) { value, at in
+            guard case let .unkeyed(child) = value else { throw value.mismatch(UnkeyedDecodingContainer.self, at: at) }
+            return child
         }
         return MappingUnkeyedDecodingContainer(decoder: decoder, node: child)
     }
@@ -193,8 +203,10 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
 }
 
 struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
-    /// Unretained, and used only after a `generation` check (see `MappingKeyedDecodingContainer`).
-    unowned(unsafe) let decoder: MappingDecoder
+    /// Unretained, and used only after a `generation` check (see `MappingKeyedDecodingContainer`);
+    /// `Unmanaged`, so that the element path can use it at +0 (`_withUnsafeGuaranteedRef`).
+    private let unmanagedDecoder: Unmanaged<MappingDecoder>
+    @inline(__always) var decoder: MappingDecoder { unmanagedDecoder.takeUnretainedValue() }
     let node: ContainerNode
     /// The node's generation and the index, packed so the container is three words and fits the
     /// `any UnkeyedDecodingContainer` existential without an allocation. 32 bits hold every
@@ -204,7 +216,7 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     private var index: UInt32 = 0
 
     init(decoder: MappingDecoder, node: ContainerNode) {
-        self.decoder = decoder
+        self.unmanagedDecoder = .passUnretained(decoder)
         self.node = node
         self.generation = UInt32(truncatingIfNeeded: node.generation)
     }
@@ -280,7 +292,8 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let entry = try nextEntry(T.self)
-        let result = try decoder.decode(T.self, entry: entry, of: node)
+        let node = node
+        let result = try unmanagedDecoder._withUnsafeGuaranteedRef { try $0.decode(T.self, entry: entry, of: node) }
         advance()
         return result
     }
@@ -341,7 +354,8 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
         guard let entry = try presentEntry() else { return nil }
-        let result = try decoder.decode(T.self, entry: entry, of: node)
+        let node = node
+        let result = try unmanagedDecoder._withUnsafeGuaranteedRef { try $0.decode(T.self, entry: entry, of: node) }
         advance()
         return result
     }
@@ -352,7 +366,7 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
             throw node.values[entry].mismatch(KeyedDecodingContainer<NestedKey>.self, at: CodingPosition(node: node, index: entry))
         }
         advance()
-        return KeyedDecodingContainer(MappingKeyedDecodingContainer<NestedKey>(decoder: decoder, cursor: ContainerCursor(node: child)))
+        return decoder.keyedContainer(for: child, keyedBy: NestedKey.self)
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {

@@ -13,7 +13,19 @@ import Foundation
 final class MappingEncoder {
     let arena: CodingArena
     /// The node that receives the value currently being encoded.
-    @exclusivity(unchecked) var target: ContainerNode
+    ///
+    /// Unretained, so that entering and leaving a nested value (which saves and restores it) costs
+    /// no retain and release: while a call runs, every node it points at is live, held by the
+    /// call's arena, and once the call has ended nothing reads it before the next call sets it —
+    /// every use by user code (handles, single-value containers) is behind ``accepts(level:)``.
+    /// The node the encoder was made with is held by ``initialTarget``.
+    var target: ContainerNode {
+        @inline(__always) get { unmanagedTarget.takeUnretainedValue() }
+        @inline(__always) set { unmanagedTarget = .passUnretained(newValue) }
+    }
+    @exclusivity(unchecked) private var unmanagedTarget: Unmanaged<ContainerNode>
+    /// Keeps the node given to `init` alive (a session's placeholder, a super encoder's node).
+    private let initialTarget: ContainerNode
     /// The entry of `target` that receives it.
     @exclusivity(unchecked) var slot: Int
     /// Identifies the nesting level the encoder is at; handles and single-value containers made
@@ -29,7 +41,8 @@ final class MappingEncoder {
 
     init(arena: CodingArena, target: ContainerNode, slot: Int, anchored: Bool = false) {
         self.arena = arena
-        self.target = target
+        self.unmanagedTarget = .passUnretained(target)
+        self.initialTarget = target
         self.slot = slot
         self.level = arena.nextLevel()
         self.anchor = anchored ? CoderAnchor(target) : nil
@@ -68,14 +81,16 @@ final class MappingEncoder {
 
     /// Stores `value` at the current slot (single-value containers).
     @inline(__always)
-    func store(_ value: MappedValue) {
-        target.values[slot] = value
+    func store(_ value: consuming MappedValue) {
+        var pending = Optional(value)
+        let slot = slot
+        unmanagedTarget._withUnsafeGuaranteedRef { $0.values[slot] = pending.take().unsafelyUnwrapped }
         didStore = true
     }
 
     /// Encodes a value that is not a primitive into entry `slot` of `node`, as a nested level.
     func encodeNested<T: Encodable>(_ value: T, into node: ContainerNode, slot newSlot: Int) throws {
-        let savedTarget = target, savedSlot = slot, savedLevel = level, savedDidStore = didStore
+        let savedTarget = unmanagedTarget, savedSlot = slot, savedLevel = level, savedDidStore = didStore
         target = node
         slot = newSlot
         level = arena.nextLevel()
@@ -83,7 +98,7 @@ final class MappingEncoder {
         arena.depth &+= 1
         defer {
             arena.depth &-= 1
-            target = savedTarget
+            unmanagedTarget = savedTarget
             slot = savedSlot
             level = savedLevel
             didStore = savedDidStore
@@ -114,6 +129,11 @@ final class MappingEncoder {
         let node = arena.makeNode(unkeyed: false, parent: target, index: slot)
         store(.keyed(node))
         return keyedContainers.encodingContainer(for: node, keyedBy: Key.self, encoder: self)
+    }
+
+    /// Ends a `map` call for this encoder: lets go of the container boxes nobody holds any more.
+    func endCall() {
+        keyedContainers.reclaim()
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {

@@ -6,12 +6,14 @@ import Foundation
 
 struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     /// Unretained, and used only after a generation check on the cursor, which proves the mapping
-    /// that made this container (and so its session and encoder) is still running.
-    unowned(unsafe) let encoder: MappingEncoder
+    /// that made this container (and so its session and encoder) is still running. `Unmanaged`, so
+    /// that the nested-value path can use it at +0 (`_withUnsafeGuaranteedRef`).
+    private let unmanagedEncoder: Unmanaged<MappingEncoder>
+    @inline(__always) var encoder: MappingEncoder { unmanagedEncoder.takeUnretainedValue() }
     let cursor: ContainerCursor
 
     init(encoder: MappingEncoder, cursor: ContainerCursor) {
-        self.encoder = encoder
+        self.unmanagedEncoder = .passUnretained(encoder)
         self.cursor = cursor
     }
 
@@ -19,7 +21,7 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     /// encoder is the immortal `DetachedCoders.encoder`, never the (possibly freed) encoder of
     /// the mapping a stale container came from.
     private init(detached: Void) {
-        self.encoder = DetachedCoders.encoder
+        self.unmanagedEncoder = .passUnretained(DetachedCoders.encoder)
         self.cursor = .detached()
     }
 
@@ -29,12 +31,18 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
 
     @inline(__always)
     @discardableResult
-    private func put(_ value: MappedValue, forKey key: Key) throws -> Int {
-        // One load of the node for the check and the write: a second load of the cursor's node was
-        // measured to cost a retain and a release per field.
-        let node = cursor.node
-        guard node.isLive(in: cursor.generation) else { throw staleContainerError([]) }
-        return node.append(key: key.stringValue, value: value)
+    private func put(_ value: consuming MappedValue, forKey key: Key) throws -> Int {
+        // The key's name first: it is the only user code here, so from the load of the node to the
+        // write nothing can retarget the cursor, which holds the node (this container holds the
+        // cursor). The node is therefore used without a retain and release per field.
+        // Name and value move into the node (`take()`), with no retain and release of either.
+        var name = Optional(key.stringValue)
+        var pending = Optional(value)
+        let cursor = cursor
+        return try cursor.borrowedNode._withUnsafeGuaranteedRef { node in
+            guard node.isLive(in: cursor.generation) else { throw staleContainerError([]) }
+            return node.append(key: name.take().unsafelyUnwrapped, value: pending.take().unsafelyUnwrapped)
+        }
     }
 
     mutating func encodeNil(forKey key: Key) throws { try put(.null, forKey: key) }
@@ -62,7 +70,9 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
             return
         }
         let slot = try put(.null, forKey: key)
-        try encoder.encodeNested(value, into: node, slot: slot)
+        try cursor.borrowedNode._withUnsafeGuaranteedRef { node in
+            try unmanagedEncoder._withUnsafeGuaranteedRef { try $0.encodeNested(value, into: node, slot: slot) }
+        }
     }
 
     // Optionals cost one branch here, not a trip through the protocol's default implementation.
@@ -135,19 +145,20 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
 
 struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer, MappedValueSink {
     /// Unretained, and used only after a `generation` check (see `MappingKeyedEncodingContainer`).
-    unowned(unsafe) let encoder: MappingEncoder
+    private let unmanagedEncoder: Unmanaged<MappingEncoder>
+    @inline(__always) var encoder: MappingEncoder { unmanagedEncoder.takeUnretainedValue() }
     let node: ContainerNode
     let generation: UInt64
 
     init(encoder: MappingEncoder, node: ContainerNode) {
-        self.encoder = encoder
+        self.unmanagedEncoder = .passUnretained(encoder)
         self.node = node
         self.generation = node.generation
     }
 
     /// See `MappingKeyedEncodingContainer.init(detached:)`.
     private init(detached: Void) {
-        self.encoder = DetachedCoders.encoder
+        self.unmanagedEncoder = .passUnretained(DetachedCoders.encoder)
         self.node = ContainerNode()
         self.node.isUnkeyed = true
         self.generation = node.generation &+ 1
@@ -160,7 +171,7 @@ struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer, MappedValueSin
     var count: Int { isCurrent ? node.values.count : 0 }
 
     @inline(__always)
-    func put(_ value: MappedValue) throws {
+    func put(_ value: consuming MappedValue) throws {
         guard isCurrent else { throw staleContainerError([]) }
         node.values.append(value)
     }
@@ -170,7 +181,8 @@ struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer, MappedValueSin
             return try put(primitive)
         }
         try put(.null)
-        try encoder.encodeNested(value, into: node, slot: node.values.count - 1)
+        let node = node
+        try unmanagedEncoder._withUnsafeGuaranteedRef { try $0.encodeNested(value, into: node, slot: node.values.count - 1) }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
@@ -209,7 +221,7 @@ struct MappingSingleValueEncodingContainer: SingleValueEncodingContainer, Mapped
     var codingPath: [any CodingKey] { encoder.accepts(level: level) ? encoder.codingPath : [] }
 
     @inline(__always)
-    func put(_ value: MappedValue) throws {
+    func put(_ value: consuming MappedValue) throws {
         guard encoder.accepts(level: level) else { throw staleContainerError([]) }
         encoder.store(value)
     }
@@ -228,7 +240,7 @@ struct MappingSingleValueEncodingContainer: SingleValueEncodingContainer, Mapped
 /// A container that stores one value after another (unkeyed) or one value (single-value): the
 /// primitive `encode` requirements of both protocols differ only in where `put` stores.
 protocol MappedValueSink {
-    func put(_ value: MappedValue) throws
+    func put(_ value: consuming MappedValue) throws
 }
 
 extension MappedValueSink {

@@ -12,6 +12,26 @@ struct RepeatedKeyTests {
         #expect(try jsonMap(value) == [value.first: 2])
     }
 
+    @Test func aShortKeyWrittenOnceSmallAndOnceOnTheHeapIsOneKey() throws {
+        // A short key is usually a small string, whose bytes the mapper reads from the string's own
+        // words; the same key held in heap storage must land on the same filter bit.
+        for length in [1, 7, 8, 9, 15] {
+            let small = String(repeating: "k", count: length)
+            var heap = String()
+            heap.reserveCapacity(64)
+            heap.append(small)
+            let value = WritesTwice(first: small, second: heap, firstValue: 1, secondValue: 2)
+            #expect(try EntityMapper().map(value, to: [String: Int].self) == [small: 2])
+            let reversed = WritesTwice(first: heap, second: small, firstValue: 1, secondValue: 2)
+            #expect(try EntityMapper(strict: true).map(reversed, to: [String: Int].self) == [small: 2])
+        }
+    }
+
+    @Test func shortKeysThatDifferOnlyInTheirLastByteAreTwoKeys() throws {
+        let value = WritesTwice(first: "receiverIa", second: "receiverIb", firstValue: 1, secondValue: 2)
+        #expect(try EntityMapper().map(value, to: [String: Int].self) == ["receiverIa": 1, "receiverIb": 2])
+    }
+
     @Test func aStrictMapperReadsARepeatedRunTimeKeyOnce() throws {
         let value = WritesTwice(first: String(repeating: "long_key_", count: 4) + "\(Int.random(in: 0...9))", firstValue: 1, secondValue: 2)
         #expect(try EntityMapper(strict: true).map(value, to: [String: Int].self) == [value.first: 2])

@@ -12,6 +12,17 @@ struct UnsafeFastPathTests {
         #expect(ContainerCache.isSupported)
     }
 
+    @Test func keysAreReadFromTheStringsOwnWordsOnThisToolchain() {
+        // If the standard library's string layout changes, keys take the general path: correct,
+        // but slower. This test makes that visible instead of silent.
+        #expect(StringBits.isSupported)
+        #expect(StringBits.smallASCII("ab")?.low == 0x6261 && StringBits.smallASCII("ab")?.high == 0)
+        #expect(StringBits.smallASCII("abcdefghi")?.high == 0x69)
+        #expect(StringBits.smallASCII("\u{E9}") == nil)
+        #expect(StringBits.smallASCII(String(repeating: "x", count: 40)) == nil)
+        #expect(StringBits.isImmortal("id") && !StringBits.isImmortal(String(repeating: "x", count: 40)))
+    }
+
     @Test func aContainerHeldWhileANestedValueOfTheSameKeyTypeDecodesKeepsItsOwnNode() throws {
         let tree = Branch(label: "root", child: Branch(label: "child", child: Branch(label: "leaf", child: nil)))
         let copy = try EntityMapper().map(tree, to: Branch.self)

@@ -1,19 +1,33 @@
 /// Reuses the boxes behind `KeyedEncodingContainer` and `KeyedDecodingContainer` across values
-/// of the same `CodingKey` type.
+/// of the same `CodingKey` type, and keeps alive the cursors the decoding boxes point at.
 ///
 /// Every `container(keyedBy:)` call makes the standard library allocate a box for the container and
 /// look up two generic metadata records — a third of the cost of mapping a flat struct. A coder
-/// keeps one box per key type here and points it at the next node through its ``ContainerCursor``.
+/// keeps its boxes here and points a free one at the next node through its ``ContainerCursor``.
 ///
 /// Reuse is sound only while nothing else holds the box, and that is exactly what
 /// `isKnownUniquelyReferenced` tells: user code holding a container (in a local while it decodes
 /// a nested value of the same type, or kept after `init(from:)` returned) holds a reference, so the
-/// box is not reused and a fresh one is made instead. A box is retargeted only when the cache's
-/// reference is the only one.
+/// box is not reused and another is made. A box is retargeted only when the cache's reference is
+/// the only one.
+///
+/// Cursor ownership. The standard library's decoding box copies its container for every call, so
+/// ``MappingKeyedDecodingContainer`` refers to its cursor without retaining it (no retain and
+/// release per field); the cache is what keeps the cursor alive, for at least as long as the box:
+/// - every box it makes stays in the cache with its cursor: in `entries` (reusable, up to
+///   ``capacity``) or, when those are full, in `overflow`, whose entries are let go by
+///   ``reclaim()`` (at the end of every `map` call) once the cache holds the only reference;
+/// - an entry is never dropped while its box is held elsewhere;
+/// - when the cache itself goes (its coder's thread ended) while user code still holds a box, that
+///   box's cursor is deliberately kept alive for good: a kept container must still find its cursor
+///   (and, through it, its node) to refuse to work. This leaks one cursor per container kept past
+///   its thread's end — misuse — and nothing otherwise.
 ///
 /// The cache stores the boxes type-erased, which relies on `KeyedEncodingContainer` and
 /// `KeyedDecodingContainer` being a single reference to a native Swift object; ``isSupported``
-/// checks that layout once and the cache stands aside (every container fresh) if it ever changes.
+/// checks that layout once. If it ever fails the cache stands aside: every encoding container is
+/// fresh, and every decoding container is a ``CursorOwningKeyedDecodingContainer``, which holds its
+/// cursor like any other reference (a retain and release per field).
 struct ContainerCache: ~Copyable {
     private struct Entry {
         let keyType: ObjectIdentifier
@@ -29,69 +43,109 @@ struct ContainerCache: ~Copyable {
     /// some builds on Linux, which would silently disable the cache.)
     private final class ErasedBox {}
 
+    /// Boxes that may be reused, at most ``capacity`` of them.
     private var entries = NodeBuffer<Entry>()
+    /// Boxes made while `entries` was full and no box of the key type was free (deep recursion of
+    /// one type, or containers user code keeps): never reused, dropped by ``reclaim()`` once free.
+    private var overflow = NodeBuffer<Entry>()
 
-    /// Enough for the key types of a realistic model graph; beyond it, containers are just fresh.
+    /// Enough for the key types (and nesting of one type) of a realistic model graph.
     private static let capacity = 32
 
     static let isSupported: Bool =
         MemoryLayout<KeyedEncodingContainer<MappingKey>>.size == MemoryLayout<ErasedBox>.size
         && MemoryLayout<KeyedDecodingContainer<MappingKey>>.size == MemoryLayout<ErasedBox>.size
 
-    /// A keyed encoding container over `node`, reusing this key type's box when it is free.
+    init() {}
+
+    deinit {
+        Self.keepCursorsOfHeldBoxes(entries)
+        Self.keepCursorsOfHeldBoxes(overflow)
+    }
+
+    /// See "Cursor ownership" above: a cursor whose box user code still holds outlives the cache.
+    private static func keepCursorsOfHeldBoxes(_ buffer: borrowing NodeBuffer<Entry>) {
+        for index in buffer.indices where !isKnownUniquelyReferenced(&buffer.pointer(at: index).pointee.box) {
+            _ = Unmanaged.passRetained(buffer[index].cursor)
+        }
+    }
+
+    /// A keyed encoding container over `node`, reusing a box of this key type when one is free.
     mutating func encodingContainer<Key: CodingKey>(
         for node: ContainerNode, keyedBy type: Key.Type, encoder: MappingEncoder
     ) -> KeyedEncodingContainer<Key> {
-        let slot = reusableSlot(for: Key.self)
-        if slot >= 0 {
+        guard Self.isSupported else {
+            return KeyedEncodingContainer(MappingKeyedEncodingContainer<Key>(encoder: encoder, cursor: ContainerCursor(node: node)))
+        }
+        if let slot = freeSlot(for: Key.self) {
             entries[slot].cursor.retarget(to: node)
             return unsafeBitCast(entries[slot].box, to: KeyedEncodingContainer<Key>.self)
         }
         let cursor = ContainerCursor(node: node)
         let container = KeyedEncodingContainer(MappingKeyedEncodingContainer<Key>(encoder: encoder, cursor: cursor))
-        remember(unsafeBitCast(container, to: ErasedBox.self), cursor: cursor, for: Key.self, replacing: slot)
+        keep(unsafeBitCast(container, to: ErasedBox.self), cursor: cursor, for: Key.self)
         return container
     }
 
-    /// A keyed decoding container over `node`, reusing this key type's box when it is free.
+    /// A keyed decoding container over `node`, reusing a box of this key type when one is free.
     mutating func decodingContainer<Key: CodingKey>(
         for node: ContainerNode, keyedBy type: Key.Type, decoder: MappingDecoder
     ) -> KeyedDecodingContainer<Key> {
-        let slot = reusableSlot(for: Key.self)
-        if slot >= 0 {
+        guard Self.isSupported else {
+            return KeyedDecodingContainer(CursorOwningKeyedDecodingContainer<Key>(decoder: decoder, cursor: ContainerCursor(node: node)))
+        }
+        if let slot = freeSlot(for: Key.self) {
             entries[slot].cursor.retarget(to: node)
             return unsafeBitCast(entries[slot].box, to: KeyedDecodingContainer<Key>.self)
         }
         let cursor = ContainerCursor(node: node)
         let container = KeyedDecodingContainer(MappingKeyedDecodingContainer<Key>(decoder: decoder, cursor: cursor))
-        remember(unsafeBitCast(container, to: ErasedBox.self), cursor: cursor, for: Key.self, replacing: slot)
+        // Before the container is handed out: from here on the cache owns the cursor.
+        keep(unsafeBitCast(container, to: ErasedBox.self), cursor: cursor, for: Key.self)
         return container
     }
 
-    /// The entry whose box can be retargeted (≥ 0); otherwise `-2 - index` of an entry for the key
-    /// type whose box is in use, or -1 when the key type has no entry.
+    /// Drops the overflow boxes nobody holds any more. Called when a `map` call ends.
     @inline(__always)
-    private mutating func reusableSlot<Key>(for type: Key.Type) -> Int {
-        guard Self.isSupported else { return -1 }
+    mutating func reclaim() {
+        if !overflow.isEmpty { reclaimOverflow() }
+    }
+
+    @inline(never)
+    private mutating func reclaimOverflow() {
+        var index = 0
+        while index < overflow.count {
+            if isKnownUniquelyReferenced(&overflow.pointer(at: index).pointee.box) {
+                // Drops the free entry (its box, then its cursor) by moving the last one over it.
+                let last = overflow.removeLast()
+                if index < overflow.count { overflow[index] = last }
+            } else {
+                index &+= 1
+            }
+        }
+    }
+
+    /// The entry of this key type whose box nothing else holds, if any.
+    @inline(__always)
+    private mutating func freeSlot<Key>(for type: Key.Type) -> Int? {
         let keyType = ObjectIdentifier(Key.self)
         var index = 0
         while index < entries.count {
-            if entries[index].keyType == keyType {
-                return isKnownUniquelyReferenced(&entries.pointer(at: index).pointee.box) ? index : -2 - index
+            if entries[index].keyType == keyType && isKnownUniquelyReferenced(&entries.pointer(at: index).pointee.box) {
+                return index
             }
             index &+= 1
         }
-        return -1
+        return nil
     }
 
-    /// Keeps a fresh box for reuse: in place of a busy one of the same key type, or as a new entry.
-    private mutating func remember<Key>(_ box: ErasedBox, cursor: ContainerCursor, for type: Key.Type, replacing slot: Int) {
-        guard Self.isSupported else { return }
+    /// Keeps a new box and its cursor: reusable while there is room, in the overflow otherwise.
+    private mutating func keep<Key>(_ box: ErasedBox, cursor: ContainerCursor, for type: Key.Type) {
         let entry = Entry(keyType: ObjectIdentifier(Key.self), box: box, cursor: cursor)
-        if slot <= -2 {
-            entries[-2 - slot] = entry
-        } else if entries.count < Self.capacity {
+        if entries.count < Self.capacity {
             entries.append(entry)
+        } else {
+            overflow.append(entry)
         }
     }
 }
@@ -104,10 +158,16 @@ struct ContainerCache: ~Copyable {
 /// container user code held on to from touching a node that has since been recycled.
 final class ContainerCursor {
     @exclusivity(unchecked) private(set) var node: ContainerNode
+    /// `node` again, without ownership: what the per-field paths use (through
+    /// `_withUnsafeGuaranteedRef`), so that using the node costs no retain and release. Sound
+    /// because it is always the node `node` holds (both are set together), and a container uses it
+    /// only while it holds the cursor and runs no user code.
+    @exclusivity(unchecked) private(set) var borrowedNode: Unmanaged<ContainerNode>
     @exclusivity(unchecked) private(set) var generation: UInt64
 
     init(node: ContainerNode) {
         self.node = node
+        self.borrowedNode = .passUnretained(node)
         self.generation = node.generation
     }
 
@@ -121,6 +181,7 @@ final class ContainerCursor {
     @inline(__always)
     func retarget(to node: ContainerNode) {
         self.node = node
+        borrowedNode = .passUnretained(node)
         generation = node.generation
     }
 

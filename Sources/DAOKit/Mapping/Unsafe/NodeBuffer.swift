@@ -51,8 +51,10 @@ struct NodeBuffer<Element>: ~Copyable {
     }
 
     /// The address of element `index`, for in-place operations such as `isKnownUniquelyReferenced`.
+    /// (Not `mutating`: the buffer owns its memory through a pointer, so a borrowed buffer — in a
+    /// `deinit` — can still hand out the address.)
     @inline(__always)
-    mutating func pointer(at index: Int) -> UnsafeMutablePointer<Element> {
+    func pointer(at index: Int) -> UnsafeMutablePointer<Element> {
         precondition(index >= 0 && index < count, "DAOKit internal error: node index out of range")
         return base.unsafelyUnwrapped + index
     }
@@ -89,8 +91,23 @@ struct NodeBuffer<Element>: ~Copyable {
 
     /// Destroys every element; keeps the memory unless it has grown past `retainedCapacity`.
     mutating func removeAll(retainingAtMost retainedCapacity: Int) {
+        removeAll(retainingAtMost: retainedCapacity, skipping: { _ in false })
+    }
+
+    /// ``removeAll(retainingAtMost:)`` that leaves alone the elements `holdsNothing` picks: values
+    /// whose destruction does nothing (no reference to release), where the generic destroy would
+    /// still make a call per element to find that out.
+    ///
+    /// Invariant: `holdsNothing` answers `true` only for values of trivial layout (no reference,
+    /// no memory to release), so leaving them undestroyed is exactly what destroying them does.
+    @inline(__always)
+    mutating func removeAll(retainingAtMost retainedCapacity: Int, skipping holdsNothing: (borrowing Element) -> Bool) {
         guard let base else { return }
-        Self.destroy(base, count: count)
+        var index = 0
+        while index < count {
+            if !holdsNothing((base + index).pointee) { (base + index).deinitialize(count: 1) }
+            index &+= 1
+        }
         count = 0
         if capacity > retainedCapacity {
             base.deallocate()

@@ -14,8 +14,12 @@ extension MappedValue {
     /// The representation of `value` when its type is one the mapper carries as a value
     /// (numbers, `Bool`, `String`, `Date`, `URL`, `Data`, `UUID`, `Decimal`); `nil` for every
     /// other type, which is encoded through its own `encode(to:)`.
+    ///
+    /// `value` is borrowed: an initializer's parameter is otherwise owned, and every caller would
+    /// copy its value first (through the type's value witness, retaining whatever it holds) just to
+    /// ask.
     @inline(__always)
-    init?<T>(primitive value: T) {
+    init?<T>(primitive value: borrowing T) {
         guard let kind = PrimitiveKind(T.self) else { return nil }
         switch kind {
         case .string: self = .string(unsafeBitCast(value, to: String.self))
