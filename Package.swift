@@ -12,7 +12,18 @@ let package = Package(
     targets: [
         // What DAOKit needs from C on every platform: relaxed atomics, the thread's stack bounds.
         .target(name: "CDAOKitSupport"),
-        .target(name: "DAOKit", dependencies: ["CDAOKitSupport"], exclude: ["Mapping/Unsafe/README.md"]),
+        // The system SQLite, without a package: the SDK's on Apple platforms; on Linux the
+        // libsqlite3-dev package (headers and pkg-config file), which `.ci/run` checks for first.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .target(
+            name: "DAOKit",
+            dependencies: ["CDAOKitSupport", "CSQLite"],
+            exclude: ["Mapping/Unsafe/README.md"]
+        ),
         .target(name: "DAOKitTesting", dependencies: ["DAOKit"]),
         // Child process for the file store's crash and multi-process tests (killed with SIGKILL).
         .executableTarget(name: "DAOKitCrashWriter", dependencies: ["DAOKit"]),
