@@ -110,3 +110,14 @@ extension SQLiteStorageContext {
         for (position, argument) in arguments.enumerated() { try statement.bind(argument, at: Int32(position + 1)) }
     }
 }
+
+extension SQLiteStorageContext {
+    /// How `query` would run on the entity's table now: what SQL answers and what is left to
+    /// Swift. For tests and diagnostics; `nil` when the table does not exist yet.
+    func translation<E: Storable>(of query: StorageQuery, for type: E.Type) throws -> SQLiteQueryTranslation? {
+        let entityName = try Self.checkedName(E.self)
+        return try read(entityName: entityName) { _, connection in
+            SQLiteQueryTranslation(query, kinds: try SQLiteSchema.kinds(of: entityName, connection: connection))
+        }
+    }
+}
