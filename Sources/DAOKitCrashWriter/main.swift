@@ -7,6 +7,10 @@
 //       Prints "ready" once the store is open and consistent, and "committed g" after batch g.
 //   DAOKitCrashWriter writer <directory> <prefix> <count>
 //       Saves <prefix>-0 … <prefix>-(count-1), singly and in batches of 5, then prints "done".
+//   DAOKitCrashWriter sqlite-batches <database file>
+//   DAOKitCrashWriter sqlite-writer <database file> <prefix> <count>
+//       The same two, through an SQLiteStorageContext on the database file (its crash and
+//       multi-process tests).
 //   DAOKitCrashWriter defaults <suite> <prefix> <count>
 //       Saves <prefix>-0 … <prefix>-(count-1) one by one through a KeyValueStorageContext on the
 //       UserDefaults suite <suite>, then prints "done" (KeyValueStorageContext's multi-process tests).
@@ -46,8 +50,7 @@ struct CrashRecord: Storable, Equatable {
 
 func insertIDs(_ generation: Int) -> [String] { (0..<4).map { "insert-\(generation)-\($0)" } }
 
-func runBatches(directory: URL) throws {
-    let context = try FileStorageContext(directory: directory)
+func runBatches(context: any StorageContext) throws {
     var generation = try context.fetch(CrashRecord.self, id: "base-0")?.generation ?? 0
     // Finish what a killed predecessor may have left out, so the invariants hold for the next kill.
     if generation >= 3 { try context.delete(CrashRecord.self, ids: insertIDs(generation - 2)) }
@@ -66,8 +69,7 @@ func runBatches(directory: URL) throws {
     }
 }
 
-func runWriter(directory: URL, prefix: String, count: Int) throws {
-    let context = try FileStorageContext(directory: directory)
+func runWriter(context: any StorageContext, prefix: String, count: Int) throws {
     var index = 0
     while index < count {
         if index % 10 == 5 && index + 5 <= count {
@@ -155,9 +157,15 @@ let arguments = CommandLine.arguments
 do {
     switch (arguments.count, arguments.count > 1 ? arguments[1] : "") {
     case (3, "batches"):
-        try runBatches(directory: URL(fileURLWithPath: arguments[2]))
+        try runBatches(context: try FileStorageContext(directory: URL(fileURLWithPath: arguments[2])))
     case (5, "writer"):
-        try runWriter(directory: URL(fileURLWithPath: arguments[2]), prefix: arguments[3], count: Int(arguments[4]) ?? 0)
+        try runWriter(context: try FileStorageContext(directory: URL(fileURLWithPath: arguments[2])), prefix: arguments[3],
+                      count: Int(arguments[4]) ?? 0)
+    case (3, "sqlite-batches"):
+        try runBatches(context: try SQLiteStorageContext(file: URL(fileURLWithPath: arguments[2])))
+    case (5, "sqlite-writer"):
+        try runWriter(context: try SQLiteStorageContext(file: URL(fileURLWithPath: arguments[2])), prefix: arguments[3],
+                      count: Int(arguments[4]) ?? 0)
     case (5, "defaults"):
         try runDefaultsWriter(suite: arguments[2], prefix: arguments[3], count: Int(arguments[4]) ?? 0)
     case (4, "readonly"), (5, "readonly"):
@@ -171,7 +179,7 @@ do {
     case (3, "trylock"):
         runTryLock(directory: URL(fileURLWithPath: arguments[2]))
     default:
-        FileHandle.standardError.write(Data("usage: DAOKitCrashWriter batches <dir> | writer <dir> <prefix> <count> | defaults <suite> <prefix> <count> | readonly <dir> <batch size> [<uid>] | trylock <dir>\n".utf8))
+        FileHandle.standardError.write(Data("usage: DAOKitCrashWriter batches <dir> | writer <dir> <prefix> <count> | sqlite-batches <file> | sqlite-writer <file> <prefix> <count> | defaults <suite> <prefix> <count> | readonly <dir> <batch size> [<uid>] | trylock <dir>\n".utf8))
         exit(2)
     }
 } catch {
