@@ -11,6 +11,9 @@
 //   DAOKitCrashWriter sqlite-writer <database file> <prefix> <count>
 //       The same two, through an SQLiteStorageContext on the database file (its crash and
 //       multi-process tests).
+//   DAOKitCrashWriter sqlite-readonly <database file> <uid>
+//       Gives up root for <uid>, opens a database it may not write to, and prints what happens
+//       (see runSQLiteReadOnly).
 //   DAOKitCrashWriter defaults <suite> <prefix> <count>
 //       Saves <prefix>-0 … <prefix>-(count-1) one by one through a KeyValueStorageContext on the
 //       UserDefaults suite <suite>, then prints "done" (KeyValueStorageContext's multi-process tests).
@@ -132,6 +135,34 @@ func runReadOnly(directory: URL, batchSize: Int, uid: uid_t?) throws {
     say("after " + (try records(context)))
 }
 
+/// Prints, one per line: `open failed <error>`, or `before <records>`; `save failed <error>` (or
+/// `save succeeded`); `after <records>`.
+func runSQLiteReadOnly(file: URL, uid: uid_t) throws {
+    guard setgroups(0, nil) == 0, setgid(gid_t(uid)) == 0, setuid(uid) == 0, geteuid() == uid else {
+        FileHandle.standardError.write(Data("DAOKitCrashWriter: cannot become user \(uid): \(String(cString: strerror(errno)))\n".utf8))
+        exit(3)
+    }
+    func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    func records(_ context: SQLiteStorageContext) throws -> String {
+        try context.fetchAll(CrashRecord.self).sorted { $0.id < $1.id }.map { "\($0.id)=\($0.generation)" }.joined(separator: ",")
+    }
+    let context: SQLiteStorageContext
+    do {
+        context = try SQLiteStorageContext(file: file)
+    } catch {
+        say("open failed \(error)")
+        return
+    }
+    say("before " + (try records(context)))
+    do {
+        try context.save([CrashRecord(id: "new", generation: 99)])
+        say("save succeeded")
+    } catch {
+        say("save failed \(error)")
+    }
+    say("after " + (try records(context)))
+}
+
 /// Prints whether another process holds the store's lock (shared or exclusive) right now.
 func runTryLock(directory: URL) {
     let path = directory.appendingPathComponent(".lock").path
@@ -176,10 +207,16 @@ do {
             exit(2)
         }
         try runReadOnly(directory: URL(fileURLWithPath: arguments[2]), batchSize: batchSize, uid: uid)
+    case (4, "sqlite-readonly"):
+        guard let uid = uid_t(arguments[3]) else {
+            FileHandle.standardError.write(Data("DAOKitCrashWriter: bad sqlite-readonly arguments\n".utf8))
+            exit(2)
+        }
+        try runSQLiteReadOnly(file: URL(fileURLWithPath: arguments[2]), uid: uid)
     case (3, "trylock"):
         runTryLock(directory: URL(fileURLWithPath: arguments[2]))
     default:
-        FileHandle.standardError.write(Data("usage: DAOKitCrashWriter batches <dir> | writer <dir> <prefix> <count> | sqlite-batches <file> | sqlite-writer <file> <prefix> <count> | defaults <suite> <prefix> <count> | readonly <dir> <batch size> [<uid>] | trylock <dir>\n".utf8))
+        FileHandle.standardError.write(Data("usage: DAOKitCrashWriter batches <dir> | writer <dir> <prefix> <count> | sqlite-batches <file> | sqlite-writer <file> <prefix> <count> | sqlite-readonly <file> <uid> | defaults <suite> <prefix> <count> | readonly <dir> <batch size> [<uid>] | trylock <dir>\n".utf8))
         exit(2)
     }
 } catch {
