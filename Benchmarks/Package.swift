@@ -20,6 +20,8 @@ let package = Package(
         // Already a dependency of package-benchmark; named here so `ratios` can count allocations
         // with the same interposer that gives package-benchmark its malloc metrics.
         .package(url: "https://github.com/ordo-one/malloc-interposer.git", from: "1.5.0"),
+        // The SQLite library Swift users would pick instead: the yardstick of the `sqlite` section.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // The messenger models, their storage entities and the hand-written translators.
@@ -75,6 +77,7 @@ let package = Package(
                 "StorageWorkloads",
                 .product(name: "DAOKit", package: "DAOKit"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ],
