@@ -28,7 +28,7 @@ let package = Package(
         // Child process for the file store's crash and multi-process tests (killed with SIGKILL).
         .executableTarget(name: "DAOKitCrashWriter", dependencies: ["DAOKit"]),
         // The `dao` tool's commands, in a library so that the tests can call them directly.
-        .target(name: "DAOCommandLine", dependencies: ["DAOKit"]),
+        .target(name: "DAOCommandLine", dependencies: ["DAOKit", "CSQLite"]),
         // `swift run dao demo`: only forwards the arguments to DAOCommandLine and exits with its status.
         .executableTarget(name: "dao", dependencies: ["DAOCommandLine"]),
         .testTarget(name: "DAOKitTests", dependencies: ["DAOKit", "DAOKitTesting", "DAOCommandLine"]),

@@ -82,8 +82,21 @@ struct SQLiteQueryDifferentialTests {
                                  sort: [StorageSortKey("date", order: .reverse)], limit: 20)
         let translation = SQLiteQueryTranslation(query, kinds: kinds)
         #expect(translation.isExact)
-        #expect(translation.condition == "(\"group\" IS ?) AND (\"flag\" IS ?)")
-        #expect(translation.ordering == "\"date\" DESC")
+        #expect(translation.condition == "(\"group\" COLLATE DAOKIT IS ?) AND (\"flag\" COLLATE DAOKIT IS ?)")
+        #expect(translation.ordering == "\"date\" COLLATE DAOKIT DESC")
+    }
+
+    @Test func aDeclaredIndexServesTheQueryItsLeadingFieldsFix() throws {
+        let context = try SQLiteStorageContext()
+        var data = SeededGenerator(state: 11)
+        try context.save(SQLiteQueryProbe<ProbeIndexed>.samples(50, using: &data))
+        try context.save(SQLiteQueryProbe<ProbeUnindexed>.samples(50, using: &data))
+        let query = StorageQuery(filter: .compare("group", .equal, .string("g1")), sort: [StorageSortKey("date", order: .reverse)], limit: 5)
+        let indexed = try context.queryPlan(of: query, for: SQLiteQueryProbe<ProbeIndexed>.self)
+        #expect(indexed.contains { $0.contains("USING INDEX") && $0.contains("group") }, "\(indexed)")
+        #expect(!indexed.contains { $0.contains("TEMP B-TREE") }, "the index gives the order: \(indexed)")
+        let unindexed = try context.queryPlan(of: query, for: SQLiteQueryProbe<ProbeUnindexed>.self)
+        #expect(unindexed.contains { $0.hasPrefix("SCAN") }, "\(unindexed)")
     }
 
     @Test func aColumnHoldingTwoKindsIsComparedInSwift() throws {

@@ -111,7 +111,7 @@ struct SQLiteQueryTranslation {
             // No row holds a value (or the column does not exist): the field is nil everywhere.
             return Fragment(sql: comparison.holds(.null, value) ? "1" : "0", arguments: [], isExact: true)
         }
-        let column = quoted(name)
+        let column = collated(name)
         if case .null = value {
             // A nested container reads as nil in a query, and is JSON text here.
             guard stored.isDisjoint(with: [.json, .opaque]) else { return nil }
@@ -158,7 +158,7 @@ struct SQLiteQueryTranslation {
         case let .double(number) where stored == .real && !number.isNaN:
             return (.real(number), column, true)
         case let .double(number) where stored == .integer && !number.isNaN:
-            return (.real(number), "CAST(\(column) AS REAL)", true)  // Swift compares Double(int)
+            return (.real(number), "CAST(\(column) AS REAL)", true)  // Swift compares Double(int); no index
         case let .date(date) where stored == .date:
             return (.real(date.timeIntervalSinceReferenceDate), column, true)
         case let .string(string) where stored == .string:
@@ -177,7 +177,7 @@ struct SQLiteQueryTranslation {
         let all = kinds[key.field.keys[0]] ?? []
         let stored = all.subtracting(.null)
         let direction = key.order == .forward ? "ASC" : "DESC"
-        let column = quoted(key.field.keys[0])
+        let column = collated(key.field.keys[0])
         if stored.isEmpty || stored == .json { return "" }  // nil everywhere: all tied
         if stored.isSubset(of: [.bool, .data, .url]) {
             // Swift orders nil first and cannot order these values among themselves.
@@ -188,6 +188,13 @@ struct SQLiteQueryTranslation {
             return "\(column) \(direction)"  // NULL first ascending and last descending, as in Swift
         }
         return nil
+    }
+
+    /// The column `name` under the ``SwiftStringCollation``: what every comparison and ordering
+    /// uses, so that text compares as Swift compares it, and so that the declared indexes (which
+    /// use it on every column) can serve the query. It changes nothing for other values.
+    static func collated(_ name: String) -> String {
+        quoted(name) + " COLLATE " + SwiftStringCollation.name
     }
 
     /// `name` as an SQL identifier.

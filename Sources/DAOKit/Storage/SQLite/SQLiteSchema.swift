@@ -35,7 +35,9 @@ struct SQLiteTable {
 /// Layout (see README, "SQLite layout"): one table per entity type, named after
 /// ``Storable/entityName``; a `daokit_key TEXT PRIMARY KEY` column with the record's storage key
 /// (NFC), then one column per top-level coding key, without a declared type (so each value keeps
-/// the storage class it was bound with) and with the ``SwiftStringCollation``. A column is added
+/// the storage class it was bound with). Indexes use the ``SwiftStringCollation`` on every
+/// column, as the translated queries do; the columns themselves keep SQLite's default, so the
+/// `sqlite3` shell can filter and sort them (by bytes). A column is added
 /// when a field first appears, and never removed; a record without a field has NULL there.
 enum SQLiteSchema {
     /// `application_id` of a DAOKit database: "DAOK".
@@ -129,7 +131,8 @@ enum SQLiteSchema {
                 let fields = index.fields.filter { $0.keys.count == 1 }.map { $0.keys[0] }
                 guard fields.count == index.fields.count else { continue }  // nested paths are not indexed (README)
                 let name = SQLiteQueryTranslation.quoted("daokit_index_\(entityName)_" + fields.joined(separator: "_"))
-                try connection.execute("CREATE INDEX IF NOT EXISTS \(name) ON \(table.quotedName) (\(fields.map(SQLiteQueryTranslation.quoted).joined(separator: ", ")))")
+                let columns = fields.map { SQLiteQueryTranslation.quoted($0) + " COLLATE " + SwiftStringCollation.name }
+                try connection.execute("CREATE INDEX IF NOT EXISTS \(name) ON \(table.quotedName) (\(columns.joined(separator: ", ")))")
             }
             table.indexesEnsured = true
         }
@@ -161,7 +164,8 @@ enum SQLiteSchema {
         }
     }
 
+    /// A field column: no declared type, so each value keeps the storage class it was bound with.
     private static func columnDefinition(_ name: String) -> String {
-        "\(SQLiteQueryTranslation.quoted(name)) COLLATE \(SwiftStringCollation.name)"
+        SQLiteQueryTranslation.quoted(name)
     }
 }

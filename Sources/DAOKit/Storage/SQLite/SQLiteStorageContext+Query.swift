@@ -13,17 +13,7 @@ extension SQLiteStorageContext {
             try connection.transaction(writing: false) {
                 // Kinds and rows from one snapshot: another process may add kinds meanwhile.
                 let translation = SQLiteQueryTranslation(query, kinds: try SQLiteSchema.kinds(of: entityName, connection: connection))
-                var sql = "SELECT * FROM \(table.quotedName)"
-                var arguments = translation.arguments
-                if let condition = translation.condition { sql += " WHERE " + condition }
-                if translation.isExact {
-                    if let ordering = translation.ordering { sql += " ORDER BY " + ordering }
-                    if query.limit != nil || query.offset > 0 {
-                        sql += " LIMIT ? OFFSET ?"
-                        arguments.append(.integer(Int64(query.limit ?? -1)))
-                        arguments.append(.integer(Int64(query.offset)))
-                    }
-                }
+                let (sql, arguments) = Self.select(query, translation, from: table)
                 let entities: [E] = try rows(sql, arguments, entityName: entityName, connection: connection)
                 return translation.isExact ? entities : try QueryEvaluator(query).apply(to: entities)
             }
@@ -84,6 +74,24 @@ extension SQLiteStorageContext {
         }
     }
 
+    /// The `SELECT` for `query`: the translated condition, and when SQL answers the whole query,
+    /// its order and page.
+    static func select(_ query: StorageQuery, _ translation: SQLiteQueryTranslation, from table: SQLiteTable)
+        -> (sql: String, arguments: [SQLiteValue]) {
+        var sql = "SELECT * FROM \(table.quotedName)"
+        var arguments = translation.arguments
+        if let condition = translation.condition { sql += " WHERE " + condition }
+        if translation.isExact {
+            if let ordering = translation.ordering { sql += " ORDER BY " + ordering }
+            if query.limit != nil || query.offset > 0 {
+                sql += " LIMIT ? OFFSET ?"
+                arguments.append(.integer(Int64(query.limit ?? -1)))
+                arguments.append(.integer(Int64(query.offset)))
+            }
+        }
+        return (sql, arguments)
+    }
+
     /// The entities of the rows `sql` returns; any row that does not decode fails the call.
     private func rows<E: Storable>(_ sql: String, _ arguments: [SQLiteValue], entityName: String,
                                    connection: SQLiteConnection) throws -> [E] {
@@ -119,5 +127,21 @@ extension SQLiteStorageContext {
         return try read(entityName: entityName) { _, connection in
             SQLiteQueryTranslation(query, kinds: try SQLiteSchema.kinds(of: entityName, connection: connection))
         }
+    }
+
+    /// SQLite's plan for the `SELECT` that ``fetch(_:matching:)`` runs for `query` (the detail
+    /// lines of `EXPLAIN QUERY PLAN`): shows whether an index serves it. For tests and diagnostics.
+    func queryPlan<E: Storable>(of query: StorageQuery, for type: E.Type) throws -> [String] {
+        let entityName = try Self.checkedName(E.self)
+        return try read(entityName: entityName) { table, connection in
+            let translation = SQLiteQueryTranslation(query, kinds: try SQLiteSchema.kinds(of: entityName, connection: connection))
+            let (sql, arguments) = Self.select(query, translation, from: table)
+            let statement = try connection.statement("EXPLAIN QUERY PLAN " + sql)
+            defer { statement.reset() }
+            try bind(arguments, to: statement)
+            var lines: [String] = []
+            while try statement.step() { lines.append(statement.text(at: 3)) }
+            return lines
+        } ?? []
     }
 }

@@ -4,9 +4,11 @@ import CSQLite
 /// (by Unicode canonical equivalence: `"\u{212A}" == "K"`, NFC `"é"` == NFD `"é"`), so that a
 /// string comparison in SQL gives exactly the answer ``StorageFilter`` defines.
 ///
-/// Every field column is declared with it, so comparisons, `ORDER BY` and indexes on text use it.
-/// The `sqlite3` shell does not have it: there, reading rows works, but a `WHERE` or `ORDER BY`
-/// on a text column needs `COLLATE BINARY` (see README, "SQLite layout").
+/// Every translated comparison and `ORDER BY` term names it, and so does every column of the
+/// declared indexes (an index serves a comparison only under the same collation). The columns
+/// themselves keep SQLite's default, so the `sqlite3` shell, which lacks this collation, reads,
+/// filters and sorts them by bytes; only writing a table with an index needs it (README, "SQLite
+/// layout").
 enum SwiftStringCollation {
     static let name = "DAOKIT"
 
