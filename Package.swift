@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "DAOCommandLine", dependencies: ["DAOKit", "CSQLite"]),
         // `swift run dao demo`: only forwards the arguments to DAOCommandLine and exits with its status.
         .executableTarget(name: "dao", dependencies: ["DAOCommandLine"]),
-        .testTarget(name: "DAOKitTests", dependencies: ["DAOKit", "DAOKitTesting", "DAOCommandLine"]),
+        .testTarget(name: "DAOKitTests", dependencies: ["DAOKit", "DAOKitTesting", "DAOCommandLine", "CSQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -69,12 +69,7 @@ struct SQLiteDamagedFileTests {
     @Test func anotherApplicationsDatabaseIsRefusedAsTheWrongFormat() throws {
         let database = try TemporaryDatabase()
         defer { database.remove() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", database.file.path, "CREATE TABLE people(name TEXT); INSERT INTO people VALUES ('ann');"]
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "the sqlite3 shell is needed for this test")
+        try sqliteShell(database.file, "CREATE TABLE people(name TEXT); INSERT INTO people VALUES ('ann');")
         let error = try #require(throws: StorageError.self) { try database.open() }
         #expect(error.kind == .wrongFormat("an SQLite database that is not a DAOKit store (application_id 0)"))
         // Nothing was changed in it.
