@@ -129,6 +129,28 @@ struct SQLiteRecordTests {
         #expect(error.description.contains("reserved"))
     }
 
+    @Test func entityNamesDifferingOnlyInCaseAreRefusedNotMixed() throws {
+        struct Lower: Storable { static var entityName: String { "note" }; var id: String }
+        struct Upper: Storable { static var entityName: String { "Note" }; var id: String; var text: String }
+        let context = try SQLiteStorageContext()
+        try context.save([Upper(id: "a", text: "alpha")])
+        let error = try #require(throws: StorageError.self) { try context.save([Lower(id: "b")]) }
+        #expect(error.entityName == "note")
+        #expect(error.description.contains("entity names must differ in more than case"), "\(error)")
+        #expect(throws: StorageError.self) { try context.fetchAll(Lower.self) }
+        #expect(try context.count(Upper.self) == 1)
+    }
+
+    @Test func aSortOnAnOptionalBoolPutsMissingValuesFirst() throws {
+        struct Flagged: Storable, Equatable { var id: Int; var flag: Bool?; var rank: Int }
+        let context = try SQLiteStorageContext()
+        let records = [Flagged(id: 1, flag: true, rank: 1), Flagged(id: 2, flag: nil, rank: 2), Flagged(id: 3, flag: false, rank: 0)]
+        try context.save(records)
+        let query = StorageQuery(sort: [StorageSortKey("flag"), StorageSortKey("rank")])
+        #expect(try context.fetch(Flagged.self, matching: query).map(\.id) == (try query.apply(to: records)).map(\.id))
+        #expect(try context.fetch(Flagged.self, matching: query).map(\.id) == [2, 3, 1])
+    }
+
     @Test func aFieldAddedByALaterVersionWidensTheTable() throws {
         struct Before: Storable, Equatable {
             static var entityName: String { "Evolving" }

@@ -174,14 +174,14 @@ struct SQLiteQueryTranslation {
     /// the key leaves every row tied.
     static func orderTerm(_ key: StorageSortKey, kinds: [String: SQLiteFieldKinds]) -> String? {
         guard key.field.keys.count == 1 else { return nil }
-        let all = kinds[key.field.keys[0]] ?? []
-        let stored = all.subtracting(.null)
+        let stored = (kinds[key.field.keys[0]] ?? []).subtracting(.null)
         let direction = key.order == .forward ? "ASC" : "DESC"
         let column = collated(key.field.keys[0])
         if stored.isEmpty || stored == .json { return "" }  // nil everywhere: all tied
         if stored.isSubset(of: [.bool, .data, .url]) {
-            // Swift orders nil first and cannot order these values among themselves.
-            return all.contains(.null) ? "\(column) IS NOT NULL \(direction)" : ""
+            // Swift orders nil first and cannot order these values among themselves. (Whether a
+            // row lacks the field is not recorded as a kind: an omitted optional writes nothing.)
+            return "\(column) IS NOT NULL \(direction)"
         }
         if key.stringComparator != nil { return nil }
         if stored == .integer || stored == .real || stored == .date || stored == .string || stored == .uuid {

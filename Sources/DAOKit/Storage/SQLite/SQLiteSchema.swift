@@ -83,7 +83,18 @@ enum SQLiteSchema {
     }
 
     /// The table of `entityName` as it is in the database, or `nil` when it does not exist yet.
+    /// - Throws: ``SQLiteError`` when the table of another entity type, whose name differs only in
+    ///   case, is in the way: SQLite's table names ignore ASCII case.
     static func load(_ entityName: String, connection: SQLiteConnection) throws -> SQLiteTable? {
+        let existing = try connection.statement("SELECT name FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE")
+        existing.bindText(entityName, at: 1)
+        let found = try existing.step() ? existing.text(at: 0) : nil
+        existing.reset()
+        guard let found else { return nil }
+        guard found == entityName else {
+            throw SQLiteError(extendedResultCode: SQLITE_MISUSE, message:
+                "the table \(found) of another entity type is in the way: SQLite table names ignore case, so entity names must differ in more than case")
+        }
         let statement = try connection.statement("SELECT name FROM pragma_table_info(?) ORDER BY cid")
         statement.bindText(entityName, at: 1)
         var columns: [String] = []
