@@ -166,8 +166,17 @@ final class SQLiteFixture {
         }
     }
 
-    /// Throws unless both sides give the same answers, equal to the answer computed by hand.
+    /// Throws unless both sides give the same answers, equal to the answer computed by hand, and
+    /// both databases run at the stated durability (WAL; GRDB's connection at synchronous FULL).
     func verify() throws {
+        let (mode, synchronous) = try queue.read { db in
+            (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"))
+        }
+        let daoMode = try DatabaseQueue(path: directory.appendingPathComponent("daokit.sqlite").path)
+            .read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        guard mode == "wal", synchronous == 2, daoMode == "wal" else {
+            throw SQLiteRatioMismatch("durability differs: GRDB \(mode ?? "?")/\(synchronous ?? -1), DAOKit \(daoMode ?? "?")")
+        }
         let all = try dao.read().sorted { $0.id < $1.id }
         let grdbAll = try queue.read { db in try GRDBMessage.fetchAll(db) }.map(\.message).sorted { $0.id < $1.id }
         guard all == messages, grdbAll == messages else { throw SQLiteRatioMismatch("readAll differs (\(count))") }
