@@ -20,8 +20,8 @@ let package = Package(
         // Already a dependency of package-benchmark; named here so `ratios` can count allocations
         // with the same interposer that gives package-benchmark its malloc metrics.
         .package(url: "https://github.com/ordo-one/malloc-interposer.git", from: "1.5.0"),
-        // SQLite, the engine Swift apps would query instead: the `query` section of `ratios`
-        // measures DAOKit's queries against it on the same data.
+        // SQLite through GRDB, the library Swift apps would use instead: the yardstick of the `query`
+        // section (DAOKit's queries on the same data) and of the `sqlite` section.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [

@@ -56,11 +56,13 @@ public enum DAOCommand {
         case "help":
             return try help(rest, console: console)
         case "demo", "inspect", "dump", "verify":
-            let parsed = try CommandArguments(rest, command: command)
+            let parsed = try CommandArguments(rest.filter { command != "demo" || $0 != SQLiteDemoCommand.option }, command: command)
             if parsed.wantsHelp {
                 console.line(HelpText.forCommand(command) ?? HelpText.overview)
                 return ExitStatus.success
             }
+            // An SQLite database file rather than a directory store, or the demo on SQLite.
+            if let status = try SQLiteCommands.runIfDatabase(command, rest, console: console) { return status }
             return try runCommand(command, parsed, console: console)
         default:
             if command.hasPrefix("-") {

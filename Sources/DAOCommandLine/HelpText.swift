@@ -13,8 +13,9 @@ enum HelpText {
       dump DIR ENTITY [KEY]   Records as JSON, keyed by their real ids
       verify DIR              Check every record and file name; exit status 1 when anything is wrong
 
-    DIR is the directory of a FileStorageContext. inspect, dump and verify only read it: they do
-    not recover a crashed batch, remove leftovers or create the lock file.
+    DIR is the directory of a FileStorageContext, or the database file of an SQLiteStorageContext
+    (told apart by itself; 'dao demo --sqlite [FILE]' builds the demo in one). inspect, dump and
+    verify only read it: they do not recover a crashed batch, remove leftovers or create the lock file.
 
     Exit status: 0 done, 1 problems found (verify) or a command failed part way, 2 wrong
     arguments, a missing directory or an unknown entity.

@@ -7,6 +7,13 @@
 //       Prints "ready" once the store is open and consistent, and "committed g" after batch g.
 //   DAOKitCrashWriter writer <directory> <prefix> <count>
 //       Saves <prefix>-0 … <prefix>-(count-1), singly and in batches of 5, then prints "done".
+//   DAOKitCrashWriter sqlite-batches <database file>
+//   DAOKitCrashWriter sqlite-writer <database file> <prefix> <count>
+//       The same two, through an SQLiteStorageContext on the database file (its crash and
+//       multi-process tests).
+//   DAOKitCrashWriter sqlite-readonly <database file> <uid>
+//       Gives up root for <uid>, opens a database it may not write to, and prints what happens
+//       (see runSQLiteReadOnly).
 //   DAOKitCrashWriter defaults <suite> <prefix> <count>
 //       Saves <prefix>-0 … <prefix>-(count-1) one by one through a KeyValueStorageContext on the
 //       UserDefaults suite <suite>, then prints "done" (KeyValueStorageContext's multi-process tests).
@@ -46,8 +53,7 @@ struct CrashRecord: Storable, Equatable {
 
 func insertIDs(_ generation: Int) -> [String] { (0..<4).map { "insert-\(generation)-\($0)" } }
 
-func runBatches(directory: URL) throws {
-    let context = try FileStorageContext(directory: directory)
+func runBatches(context: any StorageContext) throws {
     var generation = try context.fetch(CrashRecord.self, id: "base-0")?.generation ?? 0
     // Finish what a killed predecessor may have left out, so the invariants hold for the next kill.
     if generation >= 3 { try context.delete(CrashRecord.self, ids: insertIDs(generation - 2)) }
@@ -66,8 +72,7 @@ func runBatches(directory: URL) throws {
     }
 }
 
-func runWriter(directory: URL, prefix: String, count: Int) throws {
-    let context = try FileStorageContext(directory: directory)
+func runWriter(context: any StorageContext, prefix: String, count: Int) throws {
     var index = 0
     while index < count {
         if index % 10 == 5 && index + 5 <= count {
@@ -130,6 +135,34 @@ func runReadOnly(directory: URL, batchSize: Int, uid: uid_t?) throws {
     say("after " + (try records(context)))
 }
 
+/// Prints, one per line: `open failed <error>`, or `before <records>`; `save failed <error>` (or
+/// `save succeeded`); `after <records>`.
+func runSQLiteReadOnly(file: URL, uid: uid_t) throws {
+    guard setgroups(0, nil) == 0, setgid(gid_t(uid)) == 0, setuid(uid) == 0, geteuid() == uid else {
+        FileHandle.standardError.write(Data("DAOKitCrashWriter: cannot become user \(uid): \(String(cString: strerror(errno)))\n".utf8))
+        exit(3)
+    }
+    func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    func records(_ context: SQLiteStorageContext) throws -> String {
+        try context.fetchAll(CrashRecord.self).sorted { $0.id < $1.id }.map { "\($0.id)=\($0.generation)" }.joined(separator: ",")
+    }
+    let context: SQLiteStorageContext
+    do {
+        context = try SQLiteStorageContext(file: file)
+    } catch {
+        say("open failed \(error)")
+        return
+    }
+    say("before " + (try records(context)))
+    do {
+        try context.save([CrashRecord(id: "new", generation: 99)])
+        say("save succeeded")
+    } catch {
+        say("save failed \(error)")
+    }
+    say("after " + (try records(context)))
+}
+
 /// Prints whether another process holds the store's lock (shared or exclusive) right now.
 func runTryLock(directory: URL) {
     let path = directory.appendingPathComponent(".lock").path
@@ -155,9 +188,15 @@ let arguments = CommandLine.arguments
 do {
     switch (arguments.count, arguments.count > 1 ? arguments[1] : "") {
     case (3, "batches"):
-        try runBatches(directory: URL(fileURLWithPath: arguments[2]))
+        try runBatches(context: try FileStorageContext(directory: URL(fileURLWithPath: arguments[2])))
     case (5, "writer"):
-        try runWriter(directory: URL(fileURLWithPath: arguments[2]), prefix: arguments[3], count: Int(arguments[4]) ?? 0)
+        try runWriter(context: try FileStorageContext(directory: URL(fileURLWithPath: arguments[2])), prefix: arguments[3],
+                      count: Int(arguments[4]) ?? 0)
+    case (3, "sqlite-batches"):
+        try runBatches(context: try SQLiteStorageContext(file: URL(fileURLWithPath: arguments[2])))
+    case (5, "sqlite-writer"):
+        try runWriter(context: try SQLiteStorageContext(file: URL(fileURLWithPath: arguments[2])), prefix: arguments[3],
+                      count: Int(arguments[4]) ?? 0)
     case (5, "defaults"):
         try runDefaultsWriter(suite: arguments[2], prefix: arguments[3], count: Int(arguments[4]) ?? 0)
     case (4, "readonly"), (5, "readonly"):
@@ -168,10 +207,16 @@ do {
             exit(2)
         }
         try runReadOnly(directory: URL(fileURLWithPath: arguments[2]), batchSize: batchSize, uid: uid)
+    case (4, "sqlite-readonly"):
+        guard let uid = uid_t(arguments[3]) else {
+            FileHandle.standardError.write(Data("DAOKitCrashWriter: bad sqlite-readonly arguments\n".utf8))
+            exit(2)
+        }
+        try runSQLiteReadOnly(file: URL(fileURLWithPath: arguments[2]), uid: uid)
     case (3, "trylock"):
         runTryLock(directory: URL(fileURLWithPath: arguments[2]))
     default:
-        FileHandle.standardError.write(Data("usage: DAOKitCrashWriter batches <dir> | writer <dir> <prefix> <count> | defaults <suite> <prefix> <count> | readonly <dir> <batch size> [<uid>] | trylock <dir>\n".utf8))
+        FileHandle.standardError.write(Data("usage: DAOKitCrashWriter batches <dir> | writer <dir> <prefix> <count> | sqlite-batches <file> | sqlite-writer <file> <prefix> <count> | sqlite-readonly <file> <uid> | defaults <suite> <prefix> <count> | readonly <dir> <batch size> [<uid>] | trylock <dir>\n".utf8))
         exit(2)
     }
 } catch {

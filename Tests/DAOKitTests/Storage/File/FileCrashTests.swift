@@ -32,7 +32,7 @@ struct FileCrashTests {
                 usleep(UInt32.random(in: 0...3_000, using: &generator))
                 child.killNow()
                 #expect(child.process.terminationReason == .uncaughtSignal, "round \(round): the child exited on its own")
-                generations.append(try Self.checkWholeHistory(directory, round: round))
+                generations.append(try Self.checkWholeHistory(try FileStorageContext(directory: directory.url), round: round))
             }
             // The kills must have landed at many different points, not all before the first batch
             // (loose, because under a loaded machine the child's fsyncs are slow).
@@ -40,9 +40,9 @@ struct FileCrashTests {
         }
     }
 
-    /// Checks the invariants above and returns G.
-    private static func checkWholeHistory(_ directory: FileTestDirectory, round: Int) throws -> Int {
-        let context = try FileStorageContext(directory: directory.url)
+    /// Checks the invariants above on what `context` holds and returns G. Shared with the
+    /// SQLite context's crash test, whose child runs the same batches.
+    static func checkWholeHistory(_ context: any StorageContext, round: Int) throws -> Int {
         let records = Dictionary(uniqueKeysWithValues: try context.fetchAll(FileCrashRecord.self).map { ($0.id, $0) })
         #expect(try context.count(FileCrashRecord.self) == records.count)
         guard let generation = records["base-0"]?.generation else {

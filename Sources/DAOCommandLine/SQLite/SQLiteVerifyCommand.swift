@@ -1,0 +1,90 @@
+import Foundation
+
+/// `dao verify FILE` for an SQLite store: SQLite's own `PRAGMA integrity_check`, then the record
+/// checks DAOKit's layout calls for — every stored value of a storage class its column's recorded
+/// kinds allow (queries rely on them), nested values that parse as JSON, UUIDs that parse, keys
+/// in NFC. One line per problem, then a summary; exit status 1 when anything is wrong.
+struct SQLiteVerifyCommand {
+    let console: Console
+    /// At most this many lines per kind of problem and column: a damaged table must not bury the rest.
+    static let problemsPerCheck = 20
+
+    func run(_ database: SQLiteStoreFile) throws -> Int32 {
+        var problems: [String] = []
+        var rowCount = 0
+        var tableCount = 0
+        do {
+            for row in try database.rows("PRAGMA integrity_check") {
+                if case let .text(line) = row.first, line != "ok" { problems.append("\(database.path): integrity_check: \(line)") }
+            }
+            if problems.isEmpty {
+                let tables = try database.entityTables()
+                tableCount = tables.count
+                for table in tables {
+                    let (rows, found) = try Self.check(table, in: database)
+                    rowCount += rows
+                    problems += found
+                }
+            }
+        } catch {
+            problems.append("\(database.path): \(error.message)")
+        }
+        for problem in problems { console.line(problem) }
+        let checked = "\(TextLayout.count(tableCount, "entity table")), \(TextLayout.count(rowCount, "row"))"
+        if problems.isEmpty {
+            console.line("OK: \(database.path) is sound (integrity_check ok; \(checked))")
+            return ExitStatus.success
+        }
+        console.line("\(TextLayout.count(problems.count, "problem")) in \(database.path) (\(checked))")
+        return ExitStatus.problems
+    }
+
+    /// The storage classes each recorded kind is stored as.
+    private static let classes: [String: String] = [
+        "bool": "integer", "integer": "integer", "real": "real", "date": "real", "string": "text", "uuid": "text",
+        "url": "text", "decimal": "text", "json": "text", "opaque": "text", "bigUnsigned": "text", "nan": "text",
+        "data": "blob",
+    ]
+
+    /// The row count of `table` and its problems.
+    static func check(_ table: String, in database: SQLiteStoreFile) throws(SQLiteToolError) -> (Int, [String]) {
+        let quotedTable = SQLiteStoreFile.quoted(table)
+        var problems: [String] = []
+        let kinds = try database.kinds(of: table)
+        var rowCount = 0
+        if case let .integer(count)? = try database.rows("SELECT count(*) FROM \(quotedTable)").first?.first { rowCount = Int(count) }
+        for column in try database.fieldColumns(of: table) {
+            let quoted = SQLiteStoreFile.quoted(column)
+            let recorded = kinds[column] ?? []
+            let allowed = Set(recorded.compactMap { classes[$0] })
+            for row in try database.rows("SELECT typeof(\(quoted)), count(*) FROM \(quotedTable) WHERE \(quoted) IS NOT NULL GROUP BY 1") {
+                guard case let .text(storageClass) = row[0], case let .integer(count) = row[1], !allowed.contains(storageClass) else { continue }
+                problems.append("\(database.path): \(table).\(column): \(TextLayout.count(Int(count), "\(storageClass) value")) where "
+                    + "daokit_field_kinds records \(recorded.isEmpty ? "no kind" : recorded.sorted().joined(separator: ", ")); "
+                    + "queries on it may be answered wrongly")
+            }
+            if !recorded.isDisjoint(with: ["json", "opaque", "uuid"]) {
+                var found = 0
+                for row in try database.rows("SELECT daokit_key, \(quoted) FROM \(quotedTable) WHERE typeof(\(quoted)) = 'text'") {
+                    guard case let .text(key) = row[0], case let .text(text) = row[1], found < problemsPerCheck else { continue }
+                    let isUUID = text.count == 36 && UUID(uuidString: text) != nil
+                    let isJSON = (try? JSONParser.parse(Array(text.utf8))) != nil
+                    if recorded == ["uuid"] || recorded == ["uuid", "null"] ? !isUUID : !isJSON && !(recorded.contains("uuid") && isUUID) {
+                        found += 1
+                        problems.append("\(database.path): \(table) \(key.debugDescription).\(column): \(text.prefix(40).debugDescription) is not "
+                            + (recorded.contains("uuid") ? "a UUID" : "JSON"))
+                    }
+                }
+            }
+        }
+        var unnormalized = 0
+        for row in try database.rows("SELECT daokit_key FROM \(quotedTable)") {
+            guard case let .text(key) = row[0], unnormalized < problemsPerCheck else { continue }
+            if key.utf8.contains(where: { $0 >= 0x80 }) && key != key.precomposedStringWithCanonicalMapping {
+                unnormalized += 1
+                problems.append("\(database.path): \(table) \(key.debugDescription): key not in Unicode NFC; the context cannot find it by id")
+            }
+        }
+        return (rowCount, problems)
+    }
+}

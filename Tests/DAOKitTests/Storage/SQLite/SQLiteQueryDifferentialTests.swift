@@ -1,0 +1,108 @@
+@testable import DAOKit
+import Foundation
+import Testing
+
+/// Generated queries on ``SQLiteStorageContext`` against ``StorageQuery/apply(to:)`` on the same
+/// entities (the Swift evaluation that defines every query's answer), with and without indexes.
+@Suite("SQLite query differential")
+struct SQLiteQueryDifferentialTests {
+    static let queriesPerSeed = 400
+
+    @Test("fetch and count agree with the Swift evaluation", arguments: [1, 2, 3])
+    func fetchAndCountAgreeWithTheSwiftEvaluation(seed: UInt64) throws {
+        try check(SQLiteQueryProbe<ProbeIndexed>.self, seed: seed)
+        try check(SQLiteQueryProbe<ProbeUnindexed>.self, seed: seed)
+    }
+
+    private func check<Variant>(_ type: SQLiteQueryProbe<Variant>.Type, seed: UInt64) throws {
+        let context = try SQLiteStorageContext()
+        var data = SeededGenerator(seed: seed)
+        let entities = SQLiteQueryProbe<Variant>.samples(60, using: &data)
+        try context.save(entities)
+        var queries = ProbeQueryGenerator(generator: SeededGenerator(seed: seed &* 7919))
+        var inSQL = (filters: 0, queries: 0)
+        for number in 0..<Self.queriesPerSeed {
+            let query = queries.query()
+            let translation = try #require(try context.translation(of: query, for: type))
+            if translation.conditionIsExact && query.filter != nil { inSQL.filters += 1 }
+            if translation.isExact { inSQL.queries += 1 }
+            let expected = try query.apply(to: entities)
+            let fetched = try context.fetch(type, matching: query)
+            if query.sort.isEmpty {
+                #expect(Set(fetched.map(\.id)) == Set(expected.map(\.id)) && fetched.count == expected.count,
+                        "query \(number) (seed \(seed), \(Variant.self)): \(query)")
+            } else {
+                #expect(fetched.map(\.id) == expected.map(\.id), "query \(number) (seed \(seed), \(Variant.self)): \(query)")
+            }
+            if let filter = query.filter {
+                let expectedCount = try StorageQuery(filter: filter).apply(to: entities).count
+                #expect(try context.count(type, matching: filter) == expectedCount, "count \(number) (seed \(seed)): \(filter)")
+            }
+        }
+        // The comparison means something only if SQL answers a good share of the queries alone.
+        #expect(inSQL.filters > Self.queriesPerSeed / 5 && inSQL.queries > Self.queriesPerSeed / 5, "answered in SQL: \(inSQL)")
+    }
+
+    @Test("delete(matching:) removes exactly what the Swift evaluation selects", arguments: [4, 5, 6, 7])
+    func deleteRemovesExactlyWhatTheSwiftEvaluationSelects(seed: UInt64) throws {
+        var data = SeededGenerator(seed: seed)
+        let entities = SQLiteQueryProbe<ProbeIndexed>.samples(40, using: &data)
+        var queries = ProbeQueryGenerator(generator: SeededGenerator(seed: seed &* 104_729))
+        for number in 0..<25 {
+            let context = try SQLiteStorageContext()
+            try context.save(entities)
+            let filter = queries.filter()
+            let doomed = Set(try StorageQuery(filter: filter).apply(to: entities).map(\.id))
+            try context.delete(SQLiteQueryProbe<ProbeIndexed>.self, matching: filter)
+            let left = Set(try context.fetchAll(SQLiteQueryProbe<ProbeIndexed>.self).map(\.id))
+            #expect(left == Set(entities.map(\.id)).subtracting(doomed), "delete \(number) (seed \(seed)): \(filter)")
+        }
+    }
+
+    @Test func stringsEqualAsSwiftStringsMatchInSQL() throws {
+        let context = try SQLiteStorageContext()
+        var data = SeededGenerator(seed: 9)
+        var entities = SQLiteQueryProbe<ProbeIndexed>.samples(3, using: &data)
+        entities[0].name = "\u{212A}"  // KELVIN SIGN, == "K" in Swift
+        entities[1].name = "e\u{301}"  // NFD é
+        entities[2].name = "K"
+        try context.save(entities)
+        let kelvin = try context.fetch(SQLiteQueryProbe<ProbeIndexed>.self, matching: StorageQuery(filter: .compare("name", .equal, .string("K"))))
+        #expect(Set(kelvin.map(\.id)) == [0, 2])
+        let acute = try context.count(SQLiteQueryProbe<ProbeIndexed>.self, matching: .compare("name", .equal, .string("é")))
+        #expect(acute == 1)
+        // And they come back byte for byte as stored.
+        let stored = try #require(try context.fetch(SQLiteQueryProbe<ProbeIndexed>.self, id: 1))
+        #expect(Array(stored.name.unicodeScalars) == Array("e\u{301}".unicodeScalars))
+    }
+
+    @Test func anIndexedScreenQueryIsAnsweredBySQLAlone() throws {
+        let kinds: [String: SQLiteFieldKinds] = ["group": [.string], "flag": [.bool], "date": [.date]]
+        let query = StorageQuery(filter: .and([.compare("group", .equal, .string("g1")), .compare("flag", .equal, .bool(false))]),
+                                 sort: [StorageSortKey("date", order: .reverse)], limit: 20)
+        let translation = SQLiteQueryTranslation(query, kinds: kinds)
+        #expect(translation.isExact)
+        #expect(translation.condition == "(\"group\" COLLATE DAOKIT IS ?) AND (\"flag\" COLLATE DAOKIT IS ?)")
+        #expect(translation.ordering == "\"date\" COLLATE DAOKIT DESC")
+    }
+
+    @Test func aDeclaredIndexServesTheQueryItsLeadingFieldsFix() throws {
+        let context = try SQLiteStorageContext()
+        var data = SeededGenerator(seed: 11)
+        try context.save(SQLiteQueryProbe<ProbeIndexed>.samples(50, using: &data))
+        try context.save(SQLiteQueryProbe<ProbeUnindexed>.samples(50, using: &data))
+        let query = StorageQuery(filter: .compare("group", .equal, .string("g1")), sort: [StorageSortKey("date", order: .reverse)], limit: 5)
+        let indexed = try context.queryPlan(of: query, for: SQLiteQueryProbe<ProbeIndexed>.self)
+        #expect(indexed.contains { $0.contains("USING INDEX") && $0.contains("group") }, "\(indexed)")
+        #expect(!indexed.contains { $0.contains("TEMP B-TREE") }, "the index gives the order: \(indexed)")
+        let unindexed = try context.queryPlan(of: query, for: SQLiteQueryProbe<ProbeUnindexed>.self)
+        #expect(unindexed.contains { $0.hasPrefix("SCAN") }, "\(unindexed)")
+    }
+
+    @Test func aColumnHoldingTwoKindsIsComparedInSwift() throws {
+        let translation = SQLiteQueryTranslation(StorageQuery(filter: .compare("value", .less, .int(3))),
+                                                 kinds: ["value": [.integer, .real]])
+        #expect(!translation.conditionIsExact)
+        #expect(translation.condition == nil)
+    }
+}
