@@ -101,7 +101,7 @@ struct DamagedRecordQueryTests {
                                   kind: try #require(corruptKind(of: context, key: "e1")), "\(store)")
     }
 
-    @Test(arguments: ContextFactory.everyShipped)
+    @Test(arguments: ContextFactory.evaluatingInSwift)
     func anUndecodableRecordFailsEveryPushedQueryNamingIt(_ factory: ContextFactory) throws {
         let fresh = try factory.make()
         defer { fresh.cleanUp() }

@@ -64,7 +64,7 @@ struct QueryEncodingFailureTests {
                 "\(factory) \(call): \(error)", sourceLocation: sourceLocation)
     }
 
-    @Test(arguments: ContextFactory.everyShipped)
+    @Test(arguments: ContextFactory.evaluatingInSwift)
     func aContextQueryThrowsEncodingFailedNamingTheRecord(_ factory: ContextFactory) throws {
         let (dao, cleanUp) = try armedStore(factory)
         defer { cleanUp() }
@@ -81,7 +81,7 @@ struct QueryEncodingFailureTests {
         #expect(try context.count(FragileEntity.self) == 3, "\(factory): delete(matching:) removed something")
     }
 
-    @Test(arguments: ContextFactory.everyShipped)
+    @Test(arguments: ContextFactory.evaluatingInSwift)
     func aPushedDaoQueryThrowsEncodingFailedNamingTheRecordAndErasesNothing(_ factory: ContextFactory) throws {
         let (dao, cleanUp) = try armedStore(factory)
         defer { cleanUp() }
@@ -96,7 +96,7 @@ struct QueryEncodingFailureTests {
         #expect(eraseError.description.contains("FragileEntity \"bad\""), "\(factory): \(eraseError)")
     }
 
-    @Test(arguments: ContextFactory.everyShipped)
+    @Test(arguments: ContextFactory.evaluatingInSwift)
     func aSortedPageOverThePoisonedRecordThrowsToo(_ factory: ContextFactory) throws {
         let (dao, cleanUp) = try armedStore(factory)
         defer { cleanUp() }
