@@ -50,6 +50,9 @@ struct VerifyCommand {
         if let problem = scan.lockProblem {
             problems.append("\(root)/\(FileStoreLayout.lockFileName): \(problem)")
         }
+        if let problem = scan.changeLogProblem {
+            problems.append("\(root)/\(FileStoreLayout.changeLogFileName): \(problem)")
+        }
         for name in scan.refused {
             problems.append("\(root)/\(name): a symbolic link, FIFO or device, which the store never follows or opens; "
                 + "if it stands for an entity folder, that entity cannot be read or written until it is replaced by a real folder")

@@ -25,6 +25,9 @@ struct StoreScan {
     let refused: [String]
     /// Why `.lock` cannot be used, when it is there but is not a regular file.
     let lockProblem: String?
+    /// What is wrong with `.changes`, the change log query caches read (see `ChangeLog`), if
+    /// anything.
+    let changeLogProblem: String?
     /// The store's directory, confined (see ``FileSystem/confined(to:)``): every read of the scan
     /// goes through it, so none follows a link inside the store.
     let files: any FileSystem
@@ -107,12 +110,15 @@ struct StoreScan {
         var foreign: [String] = []
         var refused: [String] = []
         var lockProblem: String?
+        var changeLogProblem: String?
         for name in names {
             let path = root + "/" + name
             let kind = (try? files.entry(at: path)) ?? .other
             if name == FileStoreLayout.lockFileName {
                 if case .file = kind { continue }
                 lockProblem = "not a regular file; the store refuses to open until it is removed"
+            } else if name == FileStoreLayout.changeLogFileName {
+                changeLogProblem = Self.changeLogProblem(at: path, kind: kind, files: files)
             } else if name.hasPrefix(FileStoreLayout.trashDirectoryPrefix) && kind == .directory {
                 trash.append(name)
             } else if name.hasPrefix(".") {
@@ -129,11 +135,31 @@ struct StoreScan {
             root: root, hasLockFile: names.contains(FileStoreLayout.lockFileName),
             journal: JournalState.read(at: root + "/" + FileStoreLayout.journalFileName, files: files),
             entities: entities.sorted { $0.displayName.utf8.lexicographicallyPrecedes($1.displayName.utf8) },
-            trash: trash, foreign: foreign, refused: refused, lockProblem: lockProblem, files: files)
+            trash: trash, foreign: foreign, refused: refused, lockProblem: lockProblem,
+            changeLogProblem: changeLogProblem, files: files)
         if let reason = notAStore(scan, hasJournal: names.contains(FileStoreLayout.journalFileName)) {
             throw UsageError("dao \(command): \(directory) is not a DAOKit file store (\(reason))")
         }
         return scan
+    }
+
+    /// What is wrong with the change log at `path`: not a regular file (every write, which logs
+    /// first, fails until it is removed), or lines that do not name an entity directory and a
+    /// record file (query caches skip them, so a change they stood for may go unseen by a process
+    /// that has the type cached). `nil` when it is sound.
+    static func changeLogProblem(at path: String, kind: StoreEntry, files: any FileSystem) -> String? {
+        guard case .file = kind else {
+            return "not a regular file; every write to the store fails until it is removed"
+        }
+        guard case let .bytes(data)? = try? files.readContents(of: path) else { return "cannot be read" }
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let malformed = lines.dropLast().filter { line in
+            let parts = line.split(separator: "/", omittingEmptySubsequences: false)
+            return parts.count != 2 || parts[0].isEmpty || parts[1].isEmpty
+        }.count + (lines.last?.isEmpty == false ? 1 : 0)
+        guard malformed > 0 else { return nil }
+        return "\(TextLayout.count(malformed, "line")) that name no record; processes with a query cache may miss the change "
+            + "they stood for until they reopen the store"
     }
 
     /// Why the scanned directory is not a file store; `nil` when it is one.

@@ -175,6 +175,31 @@ struct CLIVerifyTests {
         }
     }
 
+    @Test func verifyPassesTheChangeLogWritesLeaveAndReportsADamagedOne() throws {
+        try CLIStore.with { store in
+            try store.withNotes(3)  // every write logs its records in .changes
+            #expect(FileManager.default.fileExists(atPath: store.path + "/.changes"))
+            #expect(dao("verify", store.path).status == 0)
+            try store.write("^c^l^i^note/n1.json\ngarbage\n", to: ".changes")
+            let run = dao("verify", store.path)
+            #expect(run.status == 1)
+            #expect(run.outputLines.contains("\(store.path)/.changes: 1 line that name no record; processes with a query cache may miss "
+                + "the change they stood for until they reopen the store"), "\(run.outputLines)")
+        }
+    }
+
+    @Test func verifyReportsAChangeLogThatIsNotARegularFile() throws {
+        try CLIStore.with { store in
+            try store.withNotes(1)
+            try FileManager.default.removeItem(atPath: store.path + "/.changes")
+            try FileManager.default.createDirectory(atPath: store.path + "/.changes", withIntermediateDirectories: false)
+            let run = dao("verify", store.path)
+            #expect(run.status == 1)
+            #expect(run.outputLines.contains("\(store.path)/.changes: not a regular file; every write to the store fails until it is removed"),
+                    "\(run.outputLines)")
+        }
+    }
+
     @Test func verifyReportsFilesThatAreNotPartOfTheStore() throws {
         try CLIStore.with { store in
             try store.withNotes()

@@ -156,4 +156,20 @@ struct FileQueryCacheTests {
             #expect(!left.contains { $0.group == 2 && $0.rank > 50 })
         }
     }
+
+    @Test func aChangeLogThatIsALinkMakesWritesFailNamingItAndChangesNothing() throws {
+        try FileTestDirectory.with { directory in
+            let context = try FileStorageContext(directory: directory.url)
+            try context.save(Self.records(3))
+            let outside = FileManager.default.temporaryDirectory.appendingPathComponent("changes-target-\(UUID().uuidString)")
+            try Data().write(to: outside)
+            defer { try? FileManager.default.removeItem(at: outside) }
+            try FileManager.default.removeItem(atPath: directory.path + "/.changes")
+            try FileManager.default.createSymbolicLink(atPath: directory.path + "/.changes", withDestinationPath: outside.path)
+            let error = try #require(throws: StorageError.self) { try context.save([Counted(id: "new", group: 1, rank: 1)]) }
+            #expect(error.location?.hasSuffix("/.changes") == true, "\(error)")
+            #expect(try context.fetch(Counted.self, id: "new") == nil)
+            #expect(try Data(contentsOf: outside).isEmpty)
+        }
+    }
 }
