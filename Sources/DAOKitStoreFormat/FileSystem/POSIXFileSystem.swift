@@ -187,8 +187,11 @@ package struct POSIXFileSystem: FileSystem {
                 if errno != 0 { throw FileSystemError(operation: "readdir", path: path, code: errno) }
                 return names
             }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            // Read the name in place, up to its NUL: the kernel's record is only as long as the
+            // name needs (`d_reclen`), so copying the whole 256-byte `d_name` field out would read
+            // past the end of it (AddressSanitizer reports a heap-buffer-overflow).
+            let name = withUnsafePointer(to: &entry.pointee.d_name) { field in
+                field.withMemoryRebound(to: CChar.self, capacity: 1) { String(cString: $0) }
             }
             if name != "." && name != ".." { names.append(name) }
         }

@@ -87,6 +87,10 @@ final class ChangeLogReader {
     private let log: ChangeLog
     private var fd: Int32?
     private var position = 0
+    /// Whether the last look found no log: a store no write has logged to yet. A log that appears
+    /// later holds only changes made since (a writer logs before it changes a record), so it is
+    /// then read from its start.
+    private var sawNoLog = false
 
     init(_ log: ChangeLog) {
         self.log = log
@@ -101,17 +105,28 @@ final class ChangeLogReader {
         if let fd { try? log.fileSystem.close(fd, path: log.path) }
         fd = nil
         position = 0
+        sawNoLog = false
     }
 
     /// What the log says changed since the last call. Call under the store's lock.
     func changes() -> Changes {
         do {
             guard let fd else {
+                guard let opened = try openIfPresent() else {
+                    // No log yet: nothing was written since the last look, if there was one.
+                    defer { sawNoLog = true }
+                    return sawNoLog ? .none : .everything
+                }
+                fd = opened
+                let logged = try readAll(opened)
+                position = logged.count
+                if sawNoLog {
+                    // The log appeared since the last look: every line in it is news.
+                    sawNoLog = false
+                    return .records(Self.parse(logged))
+                }
                 // First look, or after a reset: whatever is logged so far is already reflected in
                 // the records the caller is about to read.
-                guard let opened = try openIfPresent() else { return .everything }
-                fd = opened
-                position = try readAll(opened).count
                 return .everything
             }
             let status = try log.fileSystem.status(fd, path: log.path)

@@ -6,7 +6,7 @@ import Testing
 /// The file store's query cache: warm queries answer from decoded entities and indexes, stay
 /// coherent with this context's writes, other contexts' writes and other processes' writes (the
 /// change log), and fall back to scanning whenever keeping the type is not possible.
-@Suite("File query cache")
+@Suite("File query cache", .serialized)
 struct FileQueryCacheTests {
     /// Counts `init(from:)` calls, to see how many records a query decodes.
     struct Counted: Storable, Equatable {
@@ -170,6 +170,21 @@ struct FileQueryCacheTests {
             #expect(error.location?.hasSuffix("/.changes") == true, "\(error)")
             #expect(try context.fetch(Counted.self, id: "new") == nil)
             #expect(try Data(contentsOf: outside).isEmpty)
+        }
+    }
+
+    @Test func aStoreWithoutAChangeLogIsLoadedOnceAndALogThatAppearsLaterIsRead() throws {
+        try FileTestDirectory.with { directory in
+            try FileStorageContext(directory: directory.url).save(Self.records(200))
+            // As a store written before the change log existed.
+            try FileManager.default.removeItem(atPath: directory.path + "/.changes")
+            let reader = try FileStorageContext(directory: directory.url)
+            _ = try reader.fetch(Counted.self, matching: Self.screen)
+            let before = Counted.decodes.load(ordering: .relaxed)
+            let page = try reader.fetch(Counted.self, matching: Self.screen)
+            #expect(Counted.decodes.load(ordering: .relaxed) - before <= page.count + 40, "a warm query reloaded the store")
+            try FileStorageContext(directory: directory.url).save([Counted(id: "late", group: 3, rank: 9_999)])
+            #expect(try reader.fetch(Counted.self, matching: Self.screen).first?.id == "late")
         }
     }
 }
