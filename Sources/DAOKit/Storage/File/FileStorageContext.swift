@@ -52,6 +52,10 @@ public final class FileStorageContext: StorageContext {
     let changeLog: ChangeLog
     /// Decoded entities and their indexes, for queries (see ``QueryCache``).
     let queryCache: FileQueryCache
+    /// Tails the change log for other processes' commits while anyone observes.
+    let changeMonitor: FileChangeMonitor
+    /// Announces this context's commits, and the monitor's findings (see `FileStorageContext+Changes.swift`).
+    let notifier: StorageChangeNotifier
 
     /// Opens the store in `directory`, creating the directory (and its parents) when missing, and
     /// recovers from any crash of an earlier writer before returning.
@@ -89,6 +93,8 @@ public final class FileStorageContext: StorageContext {
         journalProbe = JournalProbe(path: path + "/" + FileStoreLayout.journalFileName, fileSystem: fileSystem)
         changeLog = ChangeLog(rootPath: path, fileSystem: fileSystem)
         self.queryCache = FileQueryCache(policy: queryCache, changeLog: changeLog)
+        changeMonitor = FileChangeMonitor(log: changeLog, format: format)
+        notifier = StorageChangeNotifier(monitor: changeMonitor, pollInterval: Self.changePollInterval)
         do {
             try Self.createDirectory(path, fileSystem: fileSystem)
             lock = try StoreLock(path: path + "/" + FileStoreLayout.lockFileName, fileSystem: fileSystem)

@@ -93,7 +93,7 @@ extension FileStorageContext {
         try mapErrors(entityName: entityName, key: nil) {
             try withWriteLock {
                 // Query caches (this one's too) reread the whole type when they see this line.
-                try changeLog.append(directoryName: entityDirectoryName(entityName), fileNames: nil)
+                changeMonitor.noteOwnLines(try changeLog.append(directoryName: entityDirectoryName(entityName), fileNames: nil))
                 let trash = rootPath + "/" + FileStoreLayout.trashDirectoryPrefix + Self.uniqueSuffix()
                 guard try fileSystem.renameIfPresent(directoryPath, trash) else { return }
                 do {
@@ -108,6 +108,7 @@ extension FileStorageContext {
                 fileSystem.removeTreeIgnoringErrors(trash)
             }
         }
+        notifier.post(.entity(entityName))
     }
 
     // MARK: Single writes and batches
@@ -124,6 +125,7 @@ extension FileStorageContext {
             try withWriteLock {
                 try check()
                 let logged = try changeLog.append(directoryName: entityDirectoryName(entityName), fileNames: changes.map(\.fileName))
+                changeMonitor.noteOwnLines(logged)
                 if changes.count == 1 {
                     try writeSingle(changes[0], directoryPath: directoryPath, entityName: entityName)
                 } else {
@@ -132,6 +134,7 @@ extension FileStorageContext {
                 queryCache.apply(cacheUpdate, logged: logged)
             }
         }
+        notifier.post(entityName: entityName, storageKeys: changes.lazy.map(\.key))
     }
 
     /// One record: temporary file → write → `fsync` → `rename` → `fsync` of the directory. The
