@@ -52,8 +52,9 @@ extension FileStorageContext {
             } catch {}
             throw error
         }
-        // Committed: the intent only tells recovery to finish what is already done.
-        try clearJournal()
+        // Committed: every directory is gone, durably. An intent that cannot be cleared now only
+        // makes the next access roll forward a reset with nothing left to do, so it is no failure.
+        try? clearJournal()
         for (_, trash) in moved { fileSystem.removeTreeIgnoringErrors(trash) }
     }
 
@@ -106,7 +107,14 @@ extension FileStorageContext {
             try? clearJournal()
             throw error
         }
-        try fileSystem.close(fd, path: path)
-        if created { try fileSystem.syncDirectory(rootPath) }
+        // The intent may be durable already; a failure now must not leave it behind for recovery
+        // to act on, since the call reports that nothing happened.
+        do throws(FileSystemError) {
+            try fileSystem.close(fd, path: path)
+            if created { try fileSystem.syncDirectory(rootPath) }
+        } catch {
+            try? clearJournal()
+            throw error
+        }
     }
 }
