@@ -45,6 +45,23 @@ struct CrossProcessObservationTests {
         #expect(recorder.elements == [[], [note("a", 1)], [], [note("b", 2)]])
     }
 
+    @Test("every commit of another context arrives, one after another")
+    func everyCommitOfAnotherContextArrivesOneAfterAnother() async throws {
+        let directory = FileTestDirectory()
+        defer { directory.remove() }
+        let other = LiveNoteDao(context: try FileStorageContext(directory: directory.url))
+        try await other.persist(note("p", 0))  // the log holds lines before the observation starts
+        let observed = LiveNoteDao(context: try FileStorageContext(directory: directory.url))
+        let recorder = StreamRecorder(observed.observe(id: "p"))
+        defer { recorder.cancel() }
+        #expect(await recorder.waitUntil { $0 == [note("p", 0)] })
+        for generation in 1...8 {
+            try await other.persist(note("p", generation))
+            #expect(await recorder.waitUntil { $0.last??.number == generation }, "generation \(generation)")
+        }
+        #expect(recorder.elements.map { $0?.number } == Array(0...8))
+    }
+
     @Test("the monitor polls only while someone observes")
     func theMonitorPollsOnlyWhileSomeoneObserves() async throws {
         let directory = FileTestDirectory()

@@ -64,7 +64,9 @@ final class FileChangeMonitor: ExternalChangeMonitor, @unchecked Sendable {
             closeLog(&state)
             state.active = true
             state.fd = openLog()
-            state.position = state.fd.flatMap { try? log.fileSystem.status($0, path: log.path).size } ?? 0
+            // Read to the end rather than `fstat` the size: reads continue from the descriptor's
+            // offset, so it must stand where `position` says. The lines so far are not changes.
+            if let fd = state.fd { _ = read(&state, from: fd) }
         }
     }
 
