@@ -275,7 +275,8 @@ extension Readme {
             let source = try String(contentsOf: root.appendingPathComponent("Sources/DAOKit/DAO/BaseDao.swift"), encoding: .utf8)
             let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
             var names: [String] = []
-            for declaration in source.components(separatedBy: "public ").dropFirst() {
+            // Members are `public` or, where subclasses may override them, `open`.
+            for declaration in source.replacingOccurrences(of: "open ", with: "public ").components(separatedBy: "public ").dropFirst() {
                 let head = declaration.prefix { $0 != "{" }
                 if head.hasPrefix("let ") {
                     names.append(String(head.dropFirst(4).prefix { $0.isLetter }))
