@@ -48,20 +48,23 @@ struct ChangeLog {
             text = directoryName + "/*\n"
         }
         let fd = try fileSystem.openRegularFileForWriting(path, O_WRONLY | O_APPEND | O_CREAT)
+        let length: Int
         do throws(FileSystemError) {
-            let length = try fileSystem.status(fd, path: path).size
+            length = try fileSystem.status(fd, path: path).size
             if length + text.utf8.count > Self.maximumLength {
                 try? fileSystem.close(fd, path: path)
                 try restart()
                 return nil
             }
             try fileSystem.writeAll(fd, Data(text.utf8), path: path)
-            try fileSystem.close(fd, path: path)
-            return length..<(length + text.utf8.count)
         } catch {
             try? fileSystem.close(fd, path: path)
             throw error
         }
+        // Outside the `do`: a failed `close` has released the descriptor all the same, and closing
+        // its number again could close a file another thread has just opened under it.
+        try fileSystem.close(fd, path: path)
+        return length..<(length + text.utf8.count)
     }
 
     /// Replaces the log with an empty file, by renaming one over it: readers find their open file
