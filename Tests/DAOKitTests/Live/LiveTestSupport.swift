@@ -71,27 +71,29 @@ final class StreamRecorder<Element: Sendable>: Sendable {
         task.withLock { $0?.cancel() }
     }
 
-    /// Waits until `condition` holds for the elements so far; `false` when `timeout` passes first
-    /// (a generous bound against a hang, not a measure of speed).
+    /// Waits until `condition` holds for the elements so far; `false` when `timeout` passes first.
+    /// A generous bound against a hang, not a measure of speed: in a full parallel test run, other
+    /// suites' synchronous tests can hold the cooperative pool (where this wait and the consuming
+    /// task run) for many seconds.
     @discardableResult
-    func waitUntil(timeout: Duration = .seconds(20), _ condition: ([Element]) -> Bool) async -> Bool {
+    func waitUntil(timeout: Duration = .seconds(90), _ condition: ([Element]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if state.withLock({ condition($0.elements) }) { return true }
             try? await Task.sleep(for: .milliseconds(2))
         }
-        return false
+        return state.withLock { condition($0.elements) }
     }
 
     /// Waits until the stream has ended; `false` when `timeout` passes first.
     @discardableResult
-    func waitUntilFinished(timeout: Duration = .seconds(20)) async -> Bool {
+    func waitUntilFinished(timeout: Duration = .seconds(90)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if isFinished { return true }
             try? await Task.sleep(for: .milliseconds(2))
         }
-        return false
+        return isFinished
     }
 }
 

@@ -106,7 +106,7 @@ final class LiveObservation<Value: Encodable & SendableMetatype>: @unchecked Sen
             state.running = true
             return true
         }
-        if mustStart { BlockingExecutor.shared.submit { self.runLoop() } }
+        if mustStart { BlockingExecutor.shared.submit(.observation) { self.runLoop() } }
     }
 
     private func runLoop() {
