@@ -10,14 +10,21 @@ import Foundation
 /// thousand queued closures, not a thousand threads. Observations have their own lane because they
 /// are few (one run in flight per observation) and latency is their point: a burst of slow `async`
 /// writes (each `fsync`ing a file) would otherwise keep a screen's update waiting behind all of them.
+/// But observation re-runs never occupy more than ``threadCount`` − 1 threads at once: they are
+/// background work, and on a 2-core machine two threads re-running a hundred observers' queries
+/// would take both cores from the app's own threads, its writers included.
 final class BlockingExecutor: @unchecked Sendable {
     static let shared = BlockingExecutor(threadCount: min(8, max(2, ProcessInfo.processInfo.activeProcessorCount)))
 
     let threadCount: Int
+    /// How many threads may run observation jobs at once (``Lane/observation``).
+    let observationThreadLimit: Int
     // Sound as `Sendable`: `lanes` and `started` are touched only with `condition` locked.
     private let condition = NSCondition()
     private var lanes = [JobQueue(), JobQueue()]
     private var started = false
+    /// How many threads run an observation job now.
+    private var runningObservations = 0
 
     /// Which queue a job joins; lower lanes are served first.
     enum Lane: Int {
@@ -59,6 +66,7 @@ final class BlockingExecutor: @unchecked Sendable {
 
     init(threadCount: Int) {
         self.threadCount = threadCount
+        observationThreadLimit = max(1, threadCount - 1)
     }
 
     /// Runs `body` on one of the executor's threads, after the jobs queued before it in its lane
@@ -84,11 +92,27 @@ final class BlockingExecutor: @unchecked Sendable {
     private func work() {
         while true {
             condition.lock()
-            while lanes.allSatisfy(\.isEmpty) { condition.wait() }
-            let lane = lanes.firstIndex { !$0.isEmpty }!
-            let job = lanes[lane].removeFirst()
+            var lane: Lane?
+            while true {
+                if !lanes[Lane.observation.rawValue].isEmpty && runningObservations < observationThreadLimit {
+                    lane = .observation
+                } else if !lanes[Lane.call.rawValue].isEmpty {
+                    lane = .call
+                }
+                if lane != nil { break }
+                condition.wait()
+            }
+            let job = lanes[lane!.rawValue].removeFirst()
+            if lane == .observation { runningObservations += 1 }
             condition.unlock()
             job.body()
+            if lane == .observation {
+                condition.lock()
+                runningObservations -= 1
+                // A queued observation job may have been waiting for this thread's slot.
+                if !lanes[Lane.observation.rawValue].isEmpty { condition.signal() }
+                condition.unlock()
+            }
         }
     }
 }
