@@ -2,6 +2,6 @@
 enum RatioSections {
     static func all() -> [any RatioSection.Type] {
         [MappingRatioSection.self, CodableFloorRatioSection.self, DaoRatioSection.self, FileRatioSection.self,
-         KeyValueRatioSection.self, QueryRatioSection.self, SQLiteRatioSection.self]
+         KeyValueRatioSection.self, QueryRatioSection.self, SQLiteRatioSection.self, ObserveRatioSection.self]
     }
 }

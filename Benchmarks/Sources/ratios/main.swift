@@ -3,5 +3,9 @@ import Foundation
 // Interleaved ratio measurements for DAOKit; see `RatioCommand` for what happens, in order.
 //
 //     swift run -c release --package-path Benchmarks ratios
+// The cross-process writer of the `observe` section's latency measurement, run as a child.
+if CommandLine.arguments.dropFirst().first == ObserveWriterChild.flag {
+    exit(ObserveWriterChild.main(Array(CommandLine.arguments.dropFirst(2))))
+}
 let status = RatioCommand(arguments: Array(CommandLine.arguments.dropFirst())).run()
 exit(status.rawValue)

@@ -108,8 +108,13 @@ struct DemoCommand {
 
         console.line()
         console.line("3. Updates and erases")
+        let observer = DemoCountObserver(messages.observeCount(where: #Predicate { $0.dialogID == "family" && !$0.isRead }))
+        let unreadBefore = observer.next()
         let marked = try messages.markAllRead(in: "family")
         console.line("   marked \(marked) messages of Family read in one batch; unread there now: \(try messages.unread(in: "family").count)")
+        if let unreadBefore, let unreadAfter = observer.next() {
+            console.line("   an observer of that count (observeCount) received the change: \(unreadBefore) → \(unreadAfter)")
+        }
         if var bookClub = try dialogs.read(id: "book-club") {
             bookClub.isPinned = true
             try dialogs.update(bookClub)

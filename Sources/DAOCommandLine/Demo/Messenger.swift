@@ -74,7 +74,7 @@ enum Messenger {
     // MARK: DAOs
 
     /// The app's message DAO: everything `BaseDao` does, plus the queries the screens need.
-    final class MessagesDao: BaseDao<Message, MessageEntity> {
+    final class MessagesDao: BaseDao<Message, MessageEntity>, @unchecked Sendable {
         /// The unread messages of a dialog, oldest first, as a chat screen shows them.
         func unread(in dialogID: String) throws -> [Message] {
             try read(where: #Predicate { $0.dialogID == dialogID && !$0.isRead }, sortedBy: [SortDescriptor(\.date)])

@@ -35,12 +35,19 @@ import Foundation
 /// **Subclassing.** Apps subclass it to add their own queries built on the public methods, and
 /// may override any of them (they are `open`), for example `persist` to validate values first.
 ///
-/// **Concurrency.** `BaseDao` is not `Sendable`. Its own state is immutable and `Sendable`, but
-/// it is an open class, and a conformance here would be inherited unchecked by every subclass,
-/// whatever state the subclass adds. A DAO is cheap (a reference to the context and two
-/// mappers): create one where it is used, share the context, which is `Sendable`. A subclass
-/// that adds no mutable state may declare itself `@unchecked Sendable`.
-open class BaseDao<Domain: Codable & Identifiable, Entity: Storable> where Domain.ID == Entity.ID {
+/// **Concurrency.** `BaseDao` is `Sendable`: tasks of a `TaskGroup` and `Task {}` closures may
+/// capture one DAO and call it at once. Its own state is immutable (`let`) and `Sendable` — the
+/// context, which is thread-safe, and two mappers — and every method can run on any thread. The
+/// conformance is `@unchecked` because an open class's conformance is inherited by subclasses
+/// the compiler cannot check, so **subclasses must keep the rule**: add only `let` properties of
+/// `Sendable` types, or guard mutable state with a lock (`Mutex`, `NSLock`) so that every method
+/// stays safe to call from many threads at once. Each method has an `async` overload with the same
+/// name and labels that runs the blocking work on DAOKit's own threads (see `BaseDao+Async.swift`).
+///
+/// **Live results.** ``observe(where:sortedBy:limit:offset:)``, ``observe(id:)`` and
+/// ``observeCount(where:)`` deliver a result again whenever a committed change alters it (see
+/// `BaseDao+Observe.swift`).
+open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked Sendable where Domain.ID == Entity.ID {
     /// Where the entities are stored.
     public let context: any StorageContext
     /// Converts entities to domain values (Entity → Domain): the mapper passed to `init`, lenient

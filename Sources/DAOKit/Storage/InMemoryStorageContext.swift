@@ -35,6 +35,11 @@ public final class InMemoryStorageContext: StorageContext {
     private let state = ContextLock(State())
     /// Lenient, so a stored entity always copies back into its own type.
     private let copier = EntityMapper()
+    /// Announces every committed write, after its lock is dropped.
+    private let notifier = StorageChangeNotifier()
+
+    /// Announces every write after it is applied (see ``StorageChangeNotifier``).
+    public var changeNotifier: StorageChangeNotifier? { notifier }
 
     /// Creates an empty context.
     public init() {}
@@ -80,6 +85,7 @@ public final class InMemoryStorageContext: StorageContext {
             return replaced
         }
         withExtendedLifetime(replaced) {}  // released here, after the lock (see the type's description)
+        notifier.post(entityName: entityName, storageKeys: keys)
     }
 
     /// A copy of the entity stored under `id`, or `nil`.
@@ -117,6 +123,19 @@ public final class InMemoryStorageContext: StorageContext {
         let entityName = E.entityName
         let removed = try state.withLock(entityName: entityName) { state in state.tables.removeValue(forKey: entityName) }
         withExtendedLifetime(removed) {}  // released here, after the lock
+        if removed != nil { notifier.post(.entity(entityName)) }
+    }
+
+    /// Removes every entity of every type in one step under the lock, and announces
+    /// ``StorageChange/everything``.
+    /// - Throws: only ``StorageError/Kind/reentrantCall``; nothing is removed then.
+    public func reset() throws {
+        let removed = try state.withLock { state in
+            defer { state.tables = [:] }
+            return state.tables
+        }
+        withExtendedLifetime(removed) {}  // released here, after the lock
+        notifier.post(.everything)
     }
 
     /// How many entities of the type are stored.
@@ -168,6 +187,7 @@ public final class InMemoryStorageContext: StorageContext {
             return removed
         }
         withExtendedLifetime(removed) {}  // released here, after the lock (see the type's description)
+        if !removed.isEmpty { notifier.post(entityName: entityName, storageKeys: storageKeys) }
     }
 
     // MARK: - Queries
@@ -213,7 +233,12 @@ public final class InMemoryStorageContext: StorageContext {
             return (.answer(doomed), [])
         }
         try requireReadable(foreign, as: E.self)
-        guard case let .candidates(candidates)? = selection else { return }
+        guard case let .candidates(candidates)? = selection else {
+            if case let .answer(doomed)? = selection, !doomed.isEmpty {
+                notifier.post(entityName: entityName, storageKeys: doomed.map(\.key))
+            }
+            return
+        }
         let doomed = try InMemoryTable.evaluate(candidates, E.self, query: query)
         let removed = try state.withLock(entityName: entityName) { state in
             var removed: [any Storable] = []
@@ -225,6 +250,7 @@ public final class InMemoryStorageContext: StorageContext {
             return removed
         }
         withExtendedLifetime(removed) {}  // released here, after the lock
+        if !removed.isEmpty { notifier.post(entityName: entityName, storageKeys: doomed.map(\.key)) }
     }
 
     /// Throws the error ``fetchAll(_:)`` would for an entity that cannot be read as `E`: one saved

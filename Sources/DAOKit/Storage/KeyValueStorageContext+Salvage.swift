@@ -29,5 +29,6 @@ extension KeyValueStorageContext {
             targets.append((key, KeyValueKeyScheme.recordKey(namespace: namespace, entityName: entityName, storageKey: key)))
         }
         try lockedStore.withLock { store in try remove(targets, of: entityName, from: store) }
+        notifier.post(entityName: entityName, storageKeys: seen)
     }
 }

@@ -49,6 +49,13 @@ public final class KeyValueStorageContext: StorageContext {
     /// notify, such as one of `UserDefaults.didChangeNotification`) call this context again, that
     /// call throws ``StorageError/Kind/reentrantCall`` instead of deadlocking.
     let lockedStore: ContextLock<any KeyValueStore>
+    /// Announces this context's committed writes (not other contexts' on the same store).
+    let notifier = StorageChangeNotifier()
+
+    /// Announces every write made through this context once it is applied. Writes made through
+    /// other contexts or processes on the same store are not announced: a key-value store has no
+    /// change counter to poll.
+    public var changeNotifier: StorageChangeNotifier? { notifier }
 
     /// Creates a context over `store`, keeping its keys under `namespace`.
     ///
@@ -121,6 +128,7 @@ public final class KeyValueStorageContext: StorageContext {
             }
             try flush(store, entityName)
         }
+        notifier.post(entityName: entityName, storageKeys: keys)
     }
 
     /// The entity stored under `id`, or `nil` when the store holds nothing under its key.
@@ -168,6 +176,7 @@ public final class KeyValueStorageContext: StorageContext {
             targets.append((nil, KeyValueKeyScheme.legacyIndexKey(namespace: namespace, entityName: entityName)))
             try remove(targets, of: entityName, from: store)
         }
+        notifier.post(.entity(entityName))
     }
 
     /// How many records of the type the store holds under the type's prefix.

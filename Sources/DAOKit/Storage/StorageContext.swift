@@ -82,4 +82,19 @@ public protocol StorageContext: Sendable {
     /// - Throws: ``StorageError`` when a record cannot be read or the store cannot be written;
     ///   nothing is removed then.
     func delete<E: Storable>(_ type: E.Type, matching filter: StorageFilter) throws
+
+    /// Where this context announces its committed writes (see ``StorageChangeNotifier``), which
+    /// ``BaseDao``'s `observe` methods follow; `nil` for a context that does not announce them, whose
+    /// observations deliver their first result only. The default is `nil`; the contexts shipped
+    /// with DAOKit announce every write, and the file store also other processes' writes.
+    var changeNotifier: StorageChangeNotifier? { get }
+
+    /// Removes every entity of every type the store holds, all or nothing: when it throws, the
+    /// store holds what it held before (a file store also across a crash: see its documentation).
+    /// Announces ``StorageChange/everything``.
+    ///
+    /// The default throws ``StorageError`` of kind `.io` saying the context cannot reset: a
+    /// context knows which types it holds, a protocol extension does not.
+    /// - Throws: ``StorageError`` when the store cannot be written; nothing is removed then.
+    func reset() throws
 }

@@ -204,7 +204,26 @@ package struct POSIXFileSystem: FileSystem {
         case .exclusive: operation = LOCK_EX
         case .unlock: operation = LOCK_UN
         }
+        // Work an `async` DAO call runs on DAOKit's threads may be cancelled while it waits for
+        // another process: it polls instead of blocking (see ``LockWaitCancellation``).
+        if request != .unlock, let cancellation = LockWaitCancellation.current {
+            return try lockPolling(fd, operation, path: path, cancellation: cancellation)
+        }
         _ = try systemCall("flock", path) { flock(fd, operation) }
+    }
+
+    /// Takes the lock without blocking, retrying every 1–16 ms until it is free or `cancellation`
+    /// is set, which throws `ECANCELED` before anything was locked.
+    private func lockPolling(_ fd: Int32, _ operation: Int32, path: String, cancellation: CancellationFlag) throws(FileSystemError) {
+        var pause: UInt32 = 1_000
+        while flock(fd, operation | LOCK_NB) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            if code != EWOULDBLOCK { throw FileSystemError(operation: "flock", path: path, code: code) }
+            if cancellation.isCancelled { throw FileSystemError(operation: "flock", path: path, code: ECANCELED) }
+            usleep(pause)
+            pause = min(pause * 2, 16_000)
+        }
     }
 }
 

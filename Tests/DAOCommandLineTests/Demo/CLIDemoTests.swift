@@ -35,6 +35,7 @@ struct CLIDemoTests {
             #expect(lines[work + 2].hasPrefix("     09:10  Cleo  It touches"))
             #expect(lines.contains("   pinned dialogs: Family, Work"))
             #expect(lines.contains("   counts: 3 users, 4 dialogs, 12 messages (6 unread)"))
+            #expect(lines.contains { $0.hasPrefix("   an observer of that count (observeCount) received the change: ") && $0.hasSuffix(" → 0") })
             #expect(lines.contains("   pinned dialogs: Book club, Family, Work"))
             #expect(lines.contains("   counts: 3 users, 3 dialogs, 10 messages (3 unread)"))
             #expect(lines.contains("   create(message 3) again → StorageError: Message \"3\": an entity with this id already exists"))

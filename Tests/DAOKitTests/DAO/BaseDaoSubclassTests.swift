@@ -21,7 +21,7 @@ struct BaseDaoSubclassTests {
     struct EmptyText: Error {}
 
     /// Refuses empty notes, whichever write method is used.
-    final class ValidatingDao: BaseDao<Note, NoteEntity> {
+    final class ValidatingDao: BaseDao<Note, NoteEntity>, @unchecked Sendable {
         override func persist(_ domain: Note) throws {
             guard !domain.text.isEmpty else { throw EmptyText() }
             try super.persist(domain)
@@ -34,7 +34,7 @@ struct BaseDaoSubclassTests {
     }
 
     /// Adds a query of its own.
-    final class PinnedDao: BaseDao<Note, NoteEntity> {
+    final class PinnedDao: BaseDao<Note, NoteEntity>, @unchecked Sendable {
         func pinned() throws -> [Note] {
             try read(where: #Predicate { $0.pinned }, sortedBy: [SortDescriptor(\.id)])
         }

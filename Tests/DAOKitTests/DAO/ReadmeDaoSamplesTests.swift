@@ -46,7 +46,7 @@ enum Readme {
     // README: Subclassing BaseDao
 
     /// An app's message DAO: BaseDao's methods plus the queries the app needs.
-    final class MessagesDao: BaseDao<Message, MessageEntity> {
+    final class MessagesDao: BaseDao<Message, MessageEntity>, @unchecked Sendable {
         func unread(in dialogID: String, limit: Int = 50) throws -> [Message] {
             try read(where: #Predicate { $0.dialogID == dialogID && !$0.isRead },
                      sortedBy: [SortDescriptor(\.date, order: .reverse)],

@@ -151,6 +151,8 @@ extension FileStorageContext {
                     location: journalPath)
             }
             try rollBack(journal)
+        } else if ResetIntent.matches(data) {
+            try rollResetForward()
         }
         try clearJournal()
     }

@@ -100,7 +100,7 @@ extension FileStorageContext {
                     throw FileSystemError.notADirectory(operation: "rename", path: directoryPath)
                 }
                 // Query caches (this one's too) reread the whole type when they see this line.
-                try changeLog.append(directoryName: entityDirectoryName(entityName), fileNames: nil)
+                changeMonitor.noteOwnLines(try changeLog.append(directoryName: entityDirectoryName(entityName), fileNames: nil))
                 let trash = rootPath + "/" + FileStoreLayout.trashDirectoryPrefix + Self.uniqueSuffix()
                 guard try fileSystem.renameIfPresent(directoryPath, trash) else { return }
                 do {
@@ -115,6 +115,7 @@ extension FileStorageContext {
                 fileSystem.removeTreeIgnoringErrors(trash)
             }
         }
+        notifier.post(.entity(entityName))
     }
 
     // MARK: Single writes and batches
@@ -131,6 +132,7 @@ extension FileStorageContext {
             try withWriteLock {
                 try check()
                 let logged = try changeLog.append(directoryName: entityDirectoryName(entityName), fileNames: changes.map(\.fileName))
+                changeMonitor.noteOwnLines(logged)
                 if changes.count == 1 {
                     try writeSingle(changes[0], directoryPath: directoryPath, entityName: entityName)
                 } else {
@@ -139,6 +141,7 @@ extension FileStorageContext {
                 queryCache.apply(cacheUpdate, logged: logged)
             }
         }
+        notifier.post(entityName: entityName, storageKeys: changes.lazy.map(\.key))
     }
 
     /// One record: temporary file → write → `fsync` → `rename` → `fsync` of the directory. The

@@ -53,6 +53,10 @@ public final class FileStorageContext: StorageContext {
     let changeLog: ChangeLog
     /// Decoded entities and their indexes, for queries (see ``QueryCache``).
     let queryCache: FileQueryCache
+    /// Tails the change log for other processes' commits while anyone observes.
+    let changeMonitor: FileChangeMonitor
+    /// Announces this context's commits, and the monitor's findings (see `FileStorageContext+Changes.swift`).
+    let notifier: StorageChangeNotifier
 
     /// Opens the store in `directory`, creating the directory (and its parents) when missing, and
     /// recovers from any crash of an earlier writer before returning.
@@ -100,6 +104,8 @@ public final class FileStorageContext: StorageContext {
         // Through the confined file system, like every other file of the store.
         changeLog = ChangeLog(rootPath: path, fileSystem: fileSystem)
         self.queryCache = FileQueryCache(policy: queryCache, changeLog: changeLog)
+        changeMonitor = FileChangeMonitor(log: changeLog, format: format)
+        notifier = StorageChangeNotifier(monitor: changeMonitor, pollInterval: Self.changePollInterval)
         try mapErrors(entityName: nil, key: nil) {
             try lock.withExclusiveLock { try recoverOnOpen() }
         }

@@ -178,7 +178,7 @@ struct InMemoryIndexTests {
     @Test func eightConcurrentWritersLeaveIndexesThatAgreeWithAScan() async throws {
         let context = InMemoryStorageContext()
         let dao = BaseDao<Chat, ChatEntity>(context: context)
-        try dao.persist(Self.chats(10))  // a sample for the proof
+        try await dao.persist(Self.chats(10))  // a sample for the proof
         await withTaskGroup(of: Void.self) { group in
             for writer in 0..<8 {
                 group.addTask {
@@ -192,9 +192,9 @@ struct InMemoryIndexTests {
                 }
             }
         }
-        let everything = try dao.read()
+        let everything = try await dao.read()
         for dialog in 0..<5 {
-            let viaIndex = try dao.read(where: #Predicate { $0.dialogID == dialog }, sortedBy: [SortDescriptor(\.id)])
+            let viaIndex = try await dao.read(where: #Predicate { $0.dialogID == dialog }, sortedBy: [SortDescriptor(\.id)])
             #expect(viaIndex == everything.filter { $0.dialogID == dialog }.sorted { $0.id < $1.id })
         }
     }
