@@ -26,6 +26,26 @@ struct CrossProcessObservationTests {
         #expect(await one.waitUntil { $0.last??.generation == 7 })
     }
 
+    @Test("an observer of an SQLite database sees a write by a child process")
+    func anObserverOfAnSQLiteDatabaseSeesAWriteByAChildProcess() async throws {
+        let directory = FileTestDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        let file = directory.url.appendingPathComponent("store.sqlite")
+        let dao = CrashRecordDao(context: try SQLiteStorageContext(file: file))
+        let count = StreamRecorder(dao.observeCount())
+        let one = StreamRecorder(dao.observe(id: "child-7"))
+        defer { count.cancel(); one.cancel() }
+        #expect(await count.waitUntil { $0 == [0] })
+        #expect(await one.waitUntil { $0.count == 1 })
+        let child = try FileChildProcess(arguments: ["sqlite-writer", file.path, "child", "20"])
+        let (status, output, errors) = child.finish()
+        #expect(status == 0, "\(errors)")
+        #expect(output.last == "done")
+        #expect(await count.waitUntil { $0.last == 20 })
+        #expect(await one.waitUntil { $0.last??.generation == 7 })
+    }
+
     @Test("an observer sees a write through another context on the same directory, and not its own twice")
     func anObserverSeesAWriteThroughAnotherContextOnTheSameDirectory() async throws {
         let directory = FileTestDirectory()

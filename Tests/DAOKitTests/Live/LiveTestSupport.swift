@@ -116,7 +116,7 @@ final class SilentContext: StorageContext {
 
 /// The shipped contexts every live-results promise is checked on.
 enum LiveContextKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case memory, keyValue, file
+    case memory, keyValue, file, sqlite
     var testDescription: String { rawValue }
 
     /// A fresh, empty context of this kind, and what to call when the test is done.
@@ -127,6 +127,11 @@ enum LiveContextKind: String, CaseIterable, CustomTestStringConvertible, Sendabl
         case .file:
             let directory = FileTestDirectory()
             let context = try FileStorageContext(directory: directory.url)
+            return (context, { directory.remove() })
+        case .sqlite:
+            let directory = FileTestDirectory()
+            try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+            let context = try SQLiteStorageContext(file: directory.url.appendingPathComponent("store.sqlite"))
             return (context, { directory.remove() })
         }
     }

@@ -72,6 +72,7 @@ extension SQLiteStorageContext {
                 try statement.run()
             }
         }
+        notifier.post(.entity(entityName))
     }
 
     /// The `SELECT` for `query`: the translated condition, and when SQL answers the whole query,

@@ -53,5 +53,6 @@ extension SQLiteStorageContext {
                 try statement.run()
             }
         }
+        notifier.post(entityName: entityName, storageKeys: keys)
     }
 }

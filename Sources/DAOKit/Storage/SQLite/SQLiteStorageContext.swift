@@ -25,6 +25,9 @@ import Foundation
 public final class SQLiteStorageContext: StorageContext {
     /// Sound as `Sendable`: the connection and the table cache are only touched inside the lock.
     private let state: ContextLock<State>
+    /// Where committed writes are announced; for a database file, other connections' commits too
+    /// (``SQLiteDataVersionMonitor``).
+    let notifier: StorageChangeNotifier
     /// The database file's path, or `:memory:`, for errors.
     public let location: String
 
@@ -52,6 +55,7 @@ public final class SQLiteStorageContext: StorageContext {
 
     private init(path: String, inMemory: Bool) throws {
         location = path
+        notifier = inMemory ? StorageChangeNotifier() : StorageChangeNotifier(monitor: SQLiteDataVersionMonitor(path: path))
         do {
             let connection = try SQLiteConnection(path: path)
             if !inMemory && !connection.isReadOnly {
@@ -121,6 +125,7 @@ public final class SQLiteStorageContext: StorageContext {
                 throw StorageError(sqlite: failure, entityName: entityName, key: currentKey, location: location)
             }
         }
+        notifier.post(entityName: entityName, storageKeys: keys)
     }
 
     /// Binds a row's key and values to the upsert statement of a table with `columns`.
@@ -162,7 +167,38 @@ public final class SQLiteStorageContext: StorageContext {
         try write(entityName: entityName) { table, connection in
             try connection.statement("DELETE FROM \(table.quotedName)").run()
         }
+        notifier.post(.entity(entityName))
     }
+
+    /// Removes every entity of every type in one transaction (the rows of every entity table; the
+    /// tables, their indexes and DAOKit's own tables stay), and announces
+    /// ``StorageChange/everything``.
+    /// - Throws: ``StorageError`` with the SQLite failure; nothing is removed then.
+    public func reset() throws {
+        try state.withLock(entityName: nil) { state in
+            let connection = state.connection
+            do {
+                try connection.transaction(writing: true) {
+                    let list = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'table'")
+                    var names: [String] = []
+                    while try list.step() { names.append(list.text(at: 0)) }
+                    list.reset()
+                    for name in names {
+                        let lowered = name.lowercased()
+                        if lowered.hasPrefix(SQLiteSchema.reservedPrefix) || lowered.hasPrefix("sqlite_") { continue }
+                        try connection.execute("DELETE FROM \(SQLiteQueryTranslation.quoted(name))")
+                    }
+                }
+            } catch let failure as SQLiteError {
+                throw StorageError(sqlite: failure, entityName: nil, location: location)
+            }
+        }
+        notifier.post(.everything)
+    }
+
+    /// Where this context announces its committed writes, and, for a database file, other
+    /// connections' commits noticed within about 100 ms (``SQLiteDataVersionMonitor``).
+    public var changeNotifier: StorageChangeNotifier? { notifier }
 
     // MARK: Reading
 
