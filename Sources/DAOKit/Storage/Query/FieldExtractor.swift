@@ -24,7 +24,6 @@ struct FieldExtractor: Sendable {
             for key in field.keys { node = node.child(creating: key) }
             node.slot = slot
         }
-        root.freeze()
         self.root = root
         self.fieldCount = fields.count
     }
@@ -45,7 +44,6 @@ struct FieldExtractor: Sendable {
         if let primitive = StorageValue(primitive: value) { return primitive }
         let node = FieldTrie()
         node.slot = 0
-        node.freeze()
         let sink = CaptureSink(count: 1)
         sink.values[0] = .null
         do {
@@ -58,8 +56,9 @@ struct FieldExtractor: Sendable {
 }
 
 /// A node of the tree of requested paths: the field the path to it names (``slot``) and the
-/// nodes below it. Mutated only while ``FieldExtractor/init(fields:)`` builds it, then frozen;
-/// so shared between threads read-only.
+/// nodes below it. Mutated only while ``FieldExtractor/init(fields:)`` (or
+/// ``FieldExtractor/scalar(of:)``, for a tree of its own) builds it, before anyone else can see
+/// it; after that only read, so shared between threads read-only.
 private final class FieldTrie: @unchecked Sendable {
     /// The index of the requested field this node is, if any.
     var slot: Int?
@@ -79,9 +78,6 @@ private final class FieldTrie: @unchecked Sendable {
         for entry in children where entry.key == key { return entry.node }
         return nil
     }
-
-    /// Marks the end of building (documentation only: nothing mutates a frozen tree).
-    func freeze() {}
 }
 
 /// Where one extraction writes the values it finds.
