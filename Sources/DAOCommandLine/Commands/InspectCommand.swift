@@ -81,6 +81,7 @@ struct InspectCommand {
         case let .unfinished(directory, fileNames, _):
             let entity = FileNameCodec.decode(directory) ?? directory
             return "UNFINISHED batch of \(TextLayout.count(fileNames.count, "change")) to \(entity) (the next open rolls it back)"
+        case .unfinishedReset: return "a reset that did not finish (the next open completes it: every record is removed)"
         case let .torn(size): return "torn, \(TextLayout.count(size, "byte")) (the next open discards it)"
         case let .unreadable(message): return "cannot be read: \(message)"
         }

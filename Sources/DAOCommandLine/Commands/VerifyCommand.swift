@@ -41,6 +41,9 @@ struct VerifyCommand {
             let entity = FileNameCodec.decode(entityDirectory) ?? entityDirectory
             problems.append("\(journalPath): a batch of \(TextLayout.count(fileNames.count, "change")) to \(entity) did not finish; "
                 + "the next open of the store rolls it back")
+        case .unfinishedReset:
+            problems.append("\(journalPath): a reset of every entity type did not finish; the next open of the store completes it, "
+                + "removing every record")
         case let .torn(size):
             problems.append("\(journalPath): a torn journal (\(TextLayout.count(size, "byte")), its checksum does not match); "
                 + "the next open of the store discards it")

@@ -16,6 +16,8 @@ enum JournalState: Equatable {
     case idle
     /// A complete journal of a batch that did not commit.
     case unfinished(entityDirectory: String, fileNames: [String], size: Int)
+    /// The intent of a reset (every entity type removed) that did not finish.
+    case unfinishedReset
     /// A journal that does not parse or whose checksum does not match.
     case torn(size: Int)
     /// The journal could not be read.
@@ -25,7 +27,7 @@ enum JournalState: Equatable {
     var needsRecovery: Bool {
         switch self {
         case .absent, .idle: return false
-        case .unfinished, .torn, .unreadable: return true
+        case .unfinished, .unfinishedReset, .torn, .unreadable: return true
         }
     }
 
@@ -48,6 +50,7 @@ enum JournalState: Equatable {
     /// neither rolling it back (which could change files outside the store) nor discarding it.
     static func parse(_ data: Data) -> JournalState {
         if data.isEmpty { return .idle }
+        if ResetIntent.matches(data) { return .unfinishedReset }
         guard let journal = Journal(serialized: data) else { return .torn(size: data.count) }
         if let problem = journal.nameProblem() {
             return .unreadable("the journal is whole but \(problem); the store will not open until it is removed by hand")

@@ -175,6 +175,19 @@ struct CLIVerifyTests {
         }
     }
 
+    @Test func verifyReportsAnUnfinishedResetAsOneTheNextOpenCompletes() throws {
+        try CLIStore.with { store in
+            try store.withNotes(2)
+            // What a reset that crashed after recording its intent leaves in the journal.
+            try ResetIntent.bytes.write(to: store.url.appendingPathComponent(".journal"))
+            let run = dao("verify", store.path)
+            #expect(run.status == 1)
+            #expect(run.outputLines.contains("\(store.path)/.journal: a reset of every entity type did not finish; the next open of the "
+                + "store completes it, removing every record"), "\(run.outputLines)")
+            #expect(!run.output.contains("torn"), "\(run.output)")
+        }
+    }
+
     @Test func verifyPassesTheChangeLogWritesLeaveAndReportsADamagedOne() throws {
         try CLIStore.with { store in
             try store.withNotes(3)  // every write logs its records in .changes

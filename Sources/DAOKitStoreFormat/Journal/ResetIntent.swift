@@ -1,6 +1,6 @@
 import Foundation
 
-/// The durable record that a ``FileStorageContext/reset()`` has begun, kept in `.journal` in place
+/// The durable record that a `FileStorageContext.reset()` has begun, kept in `.journal` in place
 /// of a batch's undo journal.
 ///
 /// A reset renames every entity directory away, one `rename` each, which is not atomic as a
@@ -10,12 +10,14 @@ import Foundation
 /// every remaining entity directory away — before reading. A crash before the intent is whole
 /// leaves a torn journal, which is discarded: no directory had been touched yet.
 ///
+/// Here, in the store format, so that `dao` recognizes it too.
+///
 /// The intent is 16 fixed bytes; a torn write cannot produce them, and a batch journal starts
 /// with another magic (`DAOKJRN1`), so the two are never confused.
-enum ResetIntent {
-    static let bytes = Data("DAOKRST1RESETALL".utf8)
+package enum ResetIntent {
+    package static let bytes = Data("DAOKRST1RESETALL".utf8)
 
-    static func matches(_ data: Data) -> Bool {
+    package static func matches(_ data: Data) -> Bool {
         data == bytes
     }
 }
