@@ -33,9 +33,12 @@ enum ObserveLatency {
         return [memory, file, crossProcess]
     }
 
-    /// Writes the probe message `writes` times, each time waiting for the observer to receive it.
-    static func inProcess(name: String, context: any StorageContext, writes: Int) throws -> Run {
-        let dao = BaseDao<Message, MessageEntity>(context: context)
+    /// Stores the probe message (its text is its generation, 0) and observes it by id, logging the
+    /// generation of each delivered value; returns once the first element (generation 0) arrived.
+    /// The caller cancels the consumer.
+    static func observedProbe(
+        _ dao: BaseDao<Message, MessageEntity>, name: String
+    ) throws -> (probe: Message, arrivals: ArrivalLog, consumer: Task<Void, Never>) {
         var probe = SampleData.makeMessage(index: 1)
         probe.text = "0"
         try dao.persist(probe)
@@ -48,8 +51,19 @@ enum ObserveLatency {
                 }
             } catch {}
         }
+        guard arrivals.wait(for: 0, timeout: 10) else {
+            consumer.cancel()
+            throw ObserveBenchmarkFailure("\(name): no first element")
+        }
+        return (probe, arrivals, consumer)
+    }
+
+    /// Writes the probe message `writes` times, each time waiting for the observer to receive it.
+    static func inProcess(name: String, context: any StorageContext, writes: Int) throws -> Run {
+        let dao = BaseDao<Message, MessageEntity>(context: context)
+        let (stored, arrivals, consumer) = try observedProbe(dao, name: name)
         defer { consumer.cancel() }
-        guard arrivals.wait(for: 0, timeout: 10) else { throw ObserveBenchmarkFailure("\(name): no first element") }
+        var probe = stored
         var samples: [Double] = []
         var fromCall: [Double] = []
         for generation in 1...writes {
@@ -72,20 +86,8 @@ enum ObserveLatency {
         let directory = try BenchmarkDirectory(prefix: "daokit-latency-x")
         let context = try FileStorageContext(directory: URL(fileURLWithPath: directory.path))
         let dao = BaseDao<Message, MessageEntity>(context: context)
-        var probe = SampleData.makeMessage(index: 1)
-        probe.text = "0"
-        try dao.persist(probe)
-        let arrivals = ArrivalLog()
-        let probeID = probe.id
-        let consumer = Task {
-            do {
-                for try await message in dao.observe(id: probeID) {
-                    if let message, let generation = Int(message.text) { arrivals.record(generation) }
-                }
-            } catch {}
-        }
+        let (_, arrivals, consumer) = try observedProbe(dao, name: "cross-process")
         defer { consumer.cancel() }
-        guard arrivals.wait(for: 0, timeout: 10) else { throw ObserveBenchmarkFailure("cross-process: no first element") }
         let commits = try ObserveWriterChild.run(directory: directory.path, writes: writes)
         var samples: [Double] = []
         for (generation, committed) in commits {
