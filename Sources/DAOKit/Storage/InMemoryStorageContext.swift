@@ -270,11 +270,7 @@ public final class InMemoryStorageContext: StorageContext {
             (state.tables[entityName]?.select(query), state.tables[entityName]?.snapshots(notOf: E.self) ?? [])
         }
         try requireReadable(foreign, as: E.self)
-        switch selection {
-        case nil: return []
-        case let .answer(records)?: return records
-        case let .candidates(candidates)?: return try InMemoryTable.evaluate(candidates, E.self, query: query)
-        }
+        return try selection?.records(E.self, query: query) ?? []
     }
 
     // MARK: - Copies

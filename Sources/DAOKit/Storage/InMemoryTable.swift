@@ -140,20 +140,13 @@ struct InMemoryTable {
     ///   whose fields cannot be read.
     static func evaluate<E: Storable>(_ candidates: [Selected], _ type: E.Type, query: StorageQuery) throws -> [Selected] {
         let evaluator = QueryEvaluator(query)
-        var kept: [(record: Selected, values: [StorageValue])] = []
-        for record in candidates {
-            let values: [StorageValue]
+        return try evaluator.select(candidates) { record in
             do {
-                values = try evaluator.extractor.values(of: record.snapshot)
+                return try evaluator.extractor.values(of: record.snapshot)
             } catch {
                 throw StorageError(.encodingFailed, entityName: E.entityName, key: record.key, underlyingError: error)
             }
-            if evaluator.matches(values) { kept.append((record, values)) }
         }
-        if !query.sort.isEmpty {
-            kept.sort { evaluator.precedes($0.values, $1.values) }
-        }
-        return kept[evaluator.page(ofCount: kept.count)].map(\.record)
     }
 
     /// A copy of a stored snapshot as `E`, made with `copier`, so that the caller can change it
@@ -279,4 +272,16 @@ struct IndexLayout: Sendable, Equatable {
 
     /// The position in ``fields`` of field `position` of index `index`.
     func fieldPosition(index: Int, field position: Int) -> Int { positions[index][position] }
+}
+
+extension InMemoryTable.Selection {
+    /// The records `query` selects: the answer as it is, or the candidates evaluated outside the
+    /// lock (``InMemoryTable/evaluate(_:_:query:)``).
+    /// - Throws: as ``InMemoryTable/evaluate(_:_:query:)``.
+    func records<E: Storable>(_ type: E.Type, query: StorageQuery) throws -> [Selected] {
+        switch self {
+        case let .answer(records): return records
+        case let .candidates(candidates): return try InMemoryTable.evaluate(candidates, E.self, query: query)
+        }
+    }
 }

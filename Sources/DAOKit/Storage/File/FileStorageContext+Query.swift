@@ -15,7 +15,7 @@ extension FileStorageContext {
             return try query.apply(to: try fetchAll(type))
         }
         let copier = EntityMapper()
-        return try records(of: selection, E.self, query: query).map { selected in
+        return try selection.records(E.self, query: query).map { selected in
             try InMemoryTable.copy(selected.snapshot, as: E.self, key: selected.key, with: copier)
         }
     }
@@ -27,7 +27,7 @@ extension FileStorageContext {
         guard let selection = try cachedSelection(E.self, query) else {
             return try QueryEvaluator(query).count(in: try fetchAll(type))
         }
-        return try records(of: selection, E.self, query: query).count
+        return try selection.records(E.self, query: query).count
     }
 
     /// Removes the entities `filter` holds for, in one all-or-nothing write of their ids. The
@@ -38,7 +38,7 @@ extension FileStorageContext {
         let query = StorageQuery(filter: filter)
         let keys: [String]
         if let selection = try cachedSelection(E.self, query) {
-            keys = try records(of: selection, E.self, query: query).map(\.key)
+            keys = try selection.records(E.self, query: query).map(\.key)
         } else {
             keys = try query.apply(to: try fetchAll(type)).map(\.id.storageKey)
         }
@@ -55,13 +55,6 @@ extension FileStorageContext {
             try withReadLock(entityName: entityName) {
                 try queryCache.withTable(E.self, in: self) { table in table.select(query) }
             }
-        }
-    }
-
-    private func records<E: Storable>(of selection: InMemoryTable.Selection, _ type: E.Type, query: StorageQuery) throws -> [Selected] {
-        switch selection {
-        case let .answer(records): return records
-        case let .candidates(candidates): return try InMemoryTable.evaluate(candidates, E.self, query: query)
         }
     }
 }

@@ -64,10 +64,18 @@ struct QueryEvaluator: Sendable {
     /// The entities that match, sorted (stably: ties keep their order in `entities`) and paged.
     /// - Throws: as ``fieldValues(of:)``.
     func apply<E: Storable>(to entities: [E]) throws -> [E] {
-        var kept: [(entity: E, values: [StorageValue])] = []
-        for entity in entities {
-            let values = try fieldValues(of: entity)
-            if matches(values) { kept.append((entity, values)) }
+        try select(entities, values: fieldValues(of:))
+    }
+
+    /// The items whose field values (read by `values`) match, sorted (stably: ties keep their
+    /// order in `items`) and paged: ``apply(to:)`` on anything that yields field values, such as
+    /// the stored snapshots of the in-memory table.
+    /// - Throws: what `values` throws.
+    func select<Item>(_ items: [Item], values: (Item) throws -> [StorageValue]) throws -> [Item] {
+        var kept: [(item: Item, values: [StorageValue])] = []
+        for item in items {
+            let itemValues = try values(item)
+            if matches(itemValues) { kept.append((item, itemValues)) }
         }
         if !sortKeys.isEmpty {
             // `sort` is not documented as stable; the position breaks ties so that this is.
@@ -79,7 +87,7 @@ struct QueryEvaluator: Sendable {
             }
             kept = indexed.map(\.1)
         }
-        return kept[page(ofCount: kept.count)].map(\.entity)
+        return kept[page(ofCount: kept.count)].map(\.item)
     }
 
     /// How many of `entities` match.
