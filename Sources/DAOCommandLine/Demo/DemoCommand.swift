@@ -74,13 +74,8 @@ struct DemoCommand {
     }
 
     private func runSteps(in store: FileStorageContext) throws {
-        let users = Messenger.UsersDao(context: store)
-        let dialogs = Messenger.DialogsDao(context: store)
-        let messages = Messenger.MessagesDao(context: store)
-        try users.erase()
-        try dialogs.erase()
-        try messages.erase()
-        let names = Dictionary(uniqueKeysWithValues: MessengerSampleData.users.map { ($0.id, $0.name) })
+        let steps = try MessengerDemoSteps(emptying: store)
+        let (users, dialogs, messages) = (steps.users, steps.dialogs, steps.messages)
 
         console.line()
         console.line("1. Saving through BaseDao into a FileStorageContext (one file per record)")
@@ -95,14 +90,7 @@ struct DemoCommand {
 
         console.line()
         console.line("2. Queries")
-        for dialog in ["family", "work"] {
-            let title = try dialogs.read(id: dialog)?.title ?? dialog
-            console.line("   unread in \(title), oldest first (read(where:sortedBy:)):")
-            for message in try messages.unread(in: dialog) {
-                let author = names[message.authorID] ?? message.authorID
-                console.line("     \(MessengerSampleData.clockTime(message.date))  \(author.padding(toLength: 6, withPad: " ", startingAt: 0))\(message.text)")
-            }
-        }
+        try steps.printUnread(on: console)
         try printPinned(dialogs)
         try printCounts(users: users, dialogs: dialogs, messages: messages)
 

@@ -45,13 +45,8 @@ struct SQLiteDemoCommand {
     }
 
     private func runSteps(in store: SQLiteStorageContext, path: String) throws {
-        let users = Messenger.UsersDao(context: store)
-        let dialogs = Messenger.DialogsDao(context: store)
-        let messages = Messenger.MessagesDao(context: store)
-        try users.erase()
-        try dialogs.erase()
-        try messages.erase()
-        let names = Dictionary(uniqueKeysWithValues: MessengerSampleData.users.map { ($0.id, $0.name) })
+        let steps = try MessengerDemoSteps(emptying: store)
+        let (users, dialogs, messages) = (steps.users, steps.dialogs, steps.messages)
 
         console.line()
         console.line("1. Saving through BaseDao into an SQLiteStorageContext (a table per entity, a column per field)")
@@ -72,14 +67,7 @@ struct SQLiteDemoCommand {
 
         console.line()
         console.line("2. Queries, in SQL where SQL answers exactly as Swift would")
-        for dialog in ["family", "work"] {
-            let title = try dialogs.read(id: dialog)?.title ?? dialog
-            console.line("   unread in \(title), oldest first (read(where:sortedBy:)):")
-            for message in try messages.unread(in: dialog) {
-                let author = names[message.authorID] ?? message.authorID
-                console.line("     \(MessengerSampleData.clockTime(message.date))  \(author.padding(toLength: 6, withPad: " ", startingAt: 0))\(message.text)")
-            }
-        }
+        try steps.printUnread(on: console)
         let pinned = try dialogs.read(where: #Predicate { $0.isPinned }, sortedBy: [SortDescriptor(\.title)])
         console.line("   pinned dialogs: " + pinned.map(\.title).joined(separator: ", "))
 
