@@ -43,10 +43,12 @@ struct AsyncDaoTests {
     func aThousandConcurrentTasksFinishWhileTheCooperativePoolStaysResponsive(_ kind: LiveContextKind) async throws {
         let (base, cleanUp) = try kind.make()
         defer { cleanUp() }
-        // Every save blocks its thread for 3 ms, as a disk would: 1,000 of them blocking the
-        // cooperative pool's two threads would stall every other task until they were done.
-        let context = SlowContext(base: base)
-        let dao = LiveNoteDao(context: context)
+        // Every save blocks its thread at a gate, as a slow disk would, until a probe task has made
+        // its way through the cooperative pool. Were the async overloads to block the pool's threads,
+        // the probe could never run and the gate would open only at its deadline: the test then
+        // fails, after a minute, instead of hanging. No timing decides the outcome otherwise.
+        let gate = SaveGate(deadline: Date(timeIntervalSinceNow: 60))
+        let dao = LiveNoteDao(context: GatedContext(base: base, gate: gate))
         let finished = Locked(0)
         let workload = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -63,17 +65,17 @@ struct AsyncDaoTests {
                 try await group.waitForAll()
             }
         }
-        // A task on the pool: 10 short steps, each a hop through the pool's queue (few enough that a
-        // pool shared with other suites running at the same time still gets through them in time).
+        // A task on the pool: 10 short steps, each a hop through the pool's queue.
         let probe = Task {
             for _ in 0..<10 { await Task.yield() }
             return finished.withLock { $0 }
         }
         let finishedWhenTheProbeWasDone = await probe.value
+        let openedBeforeTheDeadline = gate.open()
         try await workload.value
         #expect(finished.withLock { $0 } == 1_000)
         #expect(try await dao.count() == 50)  // the even indexes write n0, n2, … n98
-        // The probe got through while most of the work was still waiting for DAOKit's threads.
+        #expect(openedBeforeTheDeadline, "the probe ran only once the blocked saves had given up waiting")
         #expect(finishedWhenTheProbeWasDone < 1_000, "the probe finished only after \(finishedWhenTheProbeWasDone) calls")
     }
 
@@ -122,17 +124,47 @@ struct AsyncDaoTests {
     }
 }
 
-/// A context whose writes block their thread for 3 ms.
-final class SlowContext: StorageContext {
+/// A gate every save of a ``GatedContext`` waits at until the test opens it or its deadline passes.
+final class SaveGate: @unchecked Sendable {
+    // Sound as `Sendable`: `isOpen` is touched only with `condition` locked.
+    private let condition = NSCondition()
+    private var isOpen = false
+    private let deadline: Date
+
+    init(deadline: Date) { self.deadline = deadline }
+
+    /// Blocks the calling thread until the gate is open or the deadline has passed.
+    func pass() {
+        condition.lock()
+        defer { condition.unlock() }
+        while !isOpen && condition.wait(until: deadline) {}
+    }
+
+    /// Opens the gate; returns whether that happened before its deadline.
+    func open() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        isOpen = true
+        condition.broadcast()
+        return Date() < deadline
+    }
+}
+
+/// A context whose writes block their thread at a ``SaveGate`` first.
+final class GatedContext: StorageContext {
     let base: any StorageContext
-    init(base: any StorageContext) { self.base = base }
+    let gate: SaveGate
+    init(base: any StorageContext, gate: SaveGate) {
+        self.base = base
+        self.gate = gate
+    }
     var changeNotifier: StorageChangeNotifier? { base.changeNotifier }
     func save<E: Storable>(_ entities: [E]) throws {
-        usleep(3_000)
+        gate.pass()
         try base.save(entities)
     }
     func save<E: Storable>(_ entities: [E], mode: SaveMode) throws {
-        usleep(3_000)
+        gate.pass()
         try base.save(entities, mode: mode)
     }
     func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E? { try base.fetch(type, id: id) }
