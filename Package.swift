@@ -29,6 +29,9 @@ let package = Package(
             exclude: ["Mapping/Unsafe/README.md"]
         ),
         .target(name: "DAOKitTesting", dependencies: ["DAOKit", "DAOKitStoreFormat"]),
+        // What more than one test target needs (a throwaway SQLite database, plain SQLite to damage
+        // it with), kept once; no product exports it, and its API is `package`.
+        .target(name: "DAOKitTestSupport", dependencies: ["DAOKit", "CSQLite"]),
         // Child process for the file store's crash and multi-process tests (killed with SIGKILL).
         .executableTarget(name: "DAOKitCrashWriter", dependencies: ["DAOKit"]),
         // The `dao` tool's commands, in a library so that the tests can call them directly.
@@ -37,8 +40,8 @@ let package = Package(
         .executableTarget(name: "dao", dependencies: ["DAOCommandLine"]),
         // One test target per module, each with folders mirroring its module's.
         .testTarget(name: "DAOKitStoreFormatTests", dependencies: ["DAOKitStoreFormat"]),
-        .testTarget(name: "DAOKitTests", dependencies: ["DAOKit", "DAOKitStoreFormat", "DAOKitTesting", "CSQLite"]),
-        .testTarget(name: "DAOCommandLineTests", dependencies: ["DAOCommandLine", "DAOKit", "DAOKitStoreFormat", "CSQLite"]),
+        .testTarget(name: "DAOKitTests", dependencies: ["DAOKit", "DAOKitStoreFormat", "DAOKitTesting", "DAOKitTestSupport", "CSQLite"]),
+        .testTarget(name: "DAOCommandLineTests", dependencies: ["DAOCommandLine", "DAOKit", "DAOKitStoreFormat", "DAOKitTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,5 @@
-import CSQLite
 import DAOKit
+import DAOKitTestSupport
 import Foundation
 import Testing
 

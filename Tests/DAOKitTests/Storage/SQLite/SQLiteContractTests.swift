@@ -1,4 +1,5 @@
 import DAOKit
+import DAOKitTestSupport
 import DAOKitTesting
 import Foundation
 import Testing
