@@ -1,10 +1,11 @@
 // What DAOKit needs from C that Swift cannot express on every platform DAOKit supports: a cheap
-// identity for the calling thread, the calling thread's stack bounds, the current frame address, and
-// an `openat2` that refuses symbolic links (Swift cannot call the variadic `syscall`).
+// identity for the calling thread, the calling thread's stack bounds and name, the current frame
+// address, and an `openat2` that refuses symbolic links (Swift cannot call the variadic `syscall`).
 // The first and last are `static inline`, so they cost an instruction or two.
 #ifndef CDAOKITSUPPORT_H
 #define CDAOKITSUPPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /// A byte each thread has its own copy of (see `daokit_current_thread_identity`).
@@ -25,6 +26,14 @@ static inline __attribute__((always_inline)) uintptr_t daokit_frame_address(void
 /// The lowest usable address of the calling thread's stack (stacks grow down on every platform DAOKit
 /// supports), or 0 when the system cannot tell.
 uintptr_t daokit_current_thread_stack_low(void);
+
+/// Names the calling thread `name` (Linux keeps at most 15 bytes and refuses a longer name).
+/// Returns 0, or an error number.
+int daokit_set_current_thread_name(const char *name);
+
+/// Copies the calling thread's name into `buffer` (of `size` bytes, NUL-terminated). Returns 0, or
+/// an error number.
+int daokit_current_thread_name(char *buffer, size_t size);
 
 /// Linux's `openat2(2)` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS`: opens
 /// `path`, relative to the open directory `directory`, only if no component of it is a symbolic link

@@ -56,9 +56,7 @@ final class DemoThreadExecutor: TaskExecutor, @unchecked Sendable {
     private var jobs: [UnownedJob] = []
 
     private init() {
-        let thread = Thread { [unowned self] in self.run() }
-        thread.name = "dao demo observer"
-        thread.start()
+        Thread.start(named: "dao observer") { [unowned self] in self.run() }
     }
 
     func enqueue(_ job: consuming ExecutorJob) {

@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import Foundation
 
 /// DAOKit's own threads for blocking work: the `async` methods of ``BaseDao`` and the re-runs of
@@ -78,11 +79,8 @@ final class BlockingExecutor: @unchecked Sendable {
         if !started {
             started = true
             for index in 0..<threadCount {
-                let thread = Thread { [unowned self] in self.work() }
-                thread.name = "DAOKit blocking \(index)"
                 // Mapping deep values recurses; give the threads the stack a main thread has.
-                thread.stackSize = 8 << 20
-                thread.start()
+                Thread.start(named: "DAOKit work \(index)", stackSize: 8 << 20) { [unowned self] in self.work() }
             }
         }
         condition.signal()

@@ -39,44 +39,37 @@ struct AsyncDaoTests {
         #expect(try await dao.count() == 0)
     }
 
-    @Test("a thousand concurrent tasks finish while the cooperative pool stays responsive", arguments: LiveContextKind.allCases)
-    func aThousandConcurrentTasksFinishWhileTheCooperativePoolStaysResponsive(_ kind: LiveContextKind) async throws {
+    @Test("a thousand concurrent calls run on DAOKit's few threads, never on the cooperative pool", arguments: LiveContextKind.allCases)
+    func aThousandConcurrentCallsRunOnDAOKitsFewThreadsNeverOnTheCooperativePool(_ kind: LiveContextKind) async throws {
         let (base, cleanUp) = try kind.make()
         defer { cleanUp() }
-        // Every save blocks its thread at a gate, as a slow disk would, until a probe task has made
-        // its way through the cooperative pool. Were the async overloads to block the pool's threads,
-        // the probe could never run and the gate would open only at its deadline: the test then
-        // fails, after a minute, instead of hanging. No timing decides the outcome otherwise.
-        let gate = SaveGate(deadline: Date(timeIntervalSinceNow: 60))
-        let dao = LiveNoteDao(context: GatedContext(base: base, gate: gate))
+        // Every save blocks its thread for a millisecond, as a disk would, and every call records the
+        // thread it ran on. Blocking work on one of DAOKit's threads cannot stall other tasks; on a
+        // thread of the cooperative pool it would. (Why not time a probe task on the pool instead:
+        // other suites' synchronous tests hold the pool's threads for seconds at a time, so such a
+        // probe measures them, not DAOKit.)
+        let context = ThreadRecordingContext(base: base)
+        let dao = LiveNoteDao(context: context)
         let finished = Locked(0)
-        let workload = Task {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for index in 0..<1_000 {
-                    group.addTask {
-                        if index % 2 == 0 {
-                            try await dao.persist(note("n\(index % 100)", index))
-                        } else {
-                            _ = try await dao.read(id: "n\(index % 100)")
-                        }
-                        finished.withLock { $0 += 1 }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<1_000 {
+                group.addTask {
+                    if index % 2 == 0 {
+                        try await dao.persist(note("n\(index % 100)", index))
+                    } else {
+                        _ = try await dao.read(id: "n\(index % 100)")
                     }
+                    finished.withLock { $0 += 1 }
                 }
-                try await group.waitForAll()
             }
+            try await group.waitForAll()
         }
-        // A task on the pool: 10 short steps, each a hop through the pool's queue.
-        let probe = Task {
-            for _ in 0..<10 { await Task.yield() }
-            return finished.withLock { $0 }
-        }
-        let finishedWhenTheProbeWasDone = await probe.value
-        let openedBeforeTheDeadline = gate.open()
-        try await workload.value
         #expect(finished.withLock { $0 } == 1_000)
         #expect(try await dao.count() == 50)  // the even indexes write n0, n2, … n98
-        #expect(openedBeforeTheDeadline, "the probe ran only once the blocked saves had given up waiting")
-        #expect(finishedWhenTheProbeWasDone < 1_000, "the probe finished only after \(finishedWhenTheProbeWasDone) calls")
+        let threads = context.threadNames
+        #expect(!threads.isEmpty && threads.allSatisfy { $0.hasPrefix("DAOKit work ") }, "calls ran on \(threads.sorted())")
+        // A thousand callers wait in a queue; they never make a thread each.
+        #expect(threads.count <= BlockingExecutor.shared.threadCount, "calls ran on \(threads.count) threads")
     }
 
     @Test("a task cancelled before its call starts skips the work")
@@ -124,50 +117,36 @@ struct AsyncDaoTests {
     }
 }
 
-/// A gate every save of a ``GatedContext`` waits at until the test opens it or its deadline passes.
-final class SaveGate: @unchecked Sendable {
-    // Sound as `Sendable`: `isOpen` is touched only with `condition` locked.
-    private let condition = NSCondition()
-    private var isOpen = false
-    private let deadline: Date
-
-    init(deadline: Date) { self.deadline = deadline }
-
-    /// Blocks the calling thread until the gate is open or the deadline has passed.
-    func pass() {
-        condition.lock()
-        defer { condition.unlock() }
-        while !isOpen && condition.wait(until: deadline) {}
-    }
-
-    /// Opens the gate; returns whether that happened before its deadline.
-    func open() -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        isOpen = true
-        condition.broadcast()
-        return Date() < deadline
-    }
-}
-
-/// A context whose writes block their thread at a ``SaveGate`` first.
-final class GatedContext: StorageContext {
+/// A context that records the name of every thread it is called on, and whose writes block that
+/// thread for a millisecond first.
+final class ThreadRecordingContext: StorageContext {
     let base: any StorageContext
-    let gate: SaveGate
-    init(base: any StorageContext, gate: SaveGate) {
-        self.base = base
-        self.gate = gate
+    private let names = Locked<Set<String>>([])
+    init(base: any StorageContext) { self.base = base }
+
+    /// The system's names of the threads the context has been called on.
+    var threadNames: Set<String> { names.withLock { $0 } }
+
+    private func record() {
+        let name = Thread.currentSystemName
+        names.withLock { _ = $0.insert(name) }
     }
+
     var changeNotifier: StorageChangeNotifier? { base.changeNotifier }
     func save<E: Storable>(_ entities: [E]) throws {
-        gate.pass()
+        record()
+        usleep(1_000)
         try base.save(entities)
     }
     func save<E: Storable>(_ entities: [E], mode: SaveMode) throws {
-        gate.pass()
+        record()
+        usleep(1_000)
         try base.save(entities, mode: mode)
     }
-    func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E? { try base.fetch(type, id: id) }
+    func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E? {
+        record()
+        return try base.fetch(type, id: id)
+    }
     func fetchAll<E: Storable>(_ type: E.Type) throws -> [E] { try base.fetchAll(type) }
     func delete<E: Storable>(_ type: E.Type, ids: [E.ID]) throws { try base.delete(type, ids: ids) }
     func deleteAll<E: Storable>(_ type: E.Type) throws { try base.deleteAll(type) }

@@ -1,3 +1,4 @@
+import DAOKitStoreFormat
 import Foundation
 
 /// DAOKit's change thread: delivers every notifier's posted changes to its subscribers, and polls
@@ -15,7 +16,7 @@ final class ChangeDispatcher: @unchecked Sendable {
     private var ready: [StorageChangeNotifier] = []
     /// Notifiers whose monitors are polled, with when each is due next.
     private var polled: [ObjectIdentifier: (notifier: StorageChangeNotifier, due: ContinuousClock.Instant)] = [:]
-    private var thread: Thread?
+    private var isStarted = false
 
     private init() {}
 
@@ -46,12 +47,9 @@ final class ChangeDispatcher: @unchecked Sendable {
 
     /// Call with `condition` locked.
     private func startIfNeeded() {
-        guard thread == nil else { return }
-        let thread = Thread { [unowned self] in self.run() }
-        thread.name = "DAOKit changes"
-        thread.stackSize = 1 << 20
-        self.thread = thread
-        thread.start()
+        guard !isStarted else { return }
+        isStarted = true
+        Thread.start(named: "DAOKit changes", stackSize: 1 << 20) { [unowned self] in self.run() }
     }
 
     private func run() {
