@@ -33,6 +33,16 @@ struct PublicAPIContractTests {
         let error: any Error & CustomStringConvertible = MappingError(
             sourceType: "A", targetType: "B", kind: .keyNotFound, codingPath: [])
         #expect(error.description == "Cannot map A to B: key not found at <root>")
+        // Codes can grow: a switch over them needs a `default:`, and this one must keep compiling.
+        let mismatch = MappingError(sourceType: "A", targetType: "B",
+                                    kind: .typeMismatch(expected: "Int", found: "String"), codingPath: [])
+        switch mismatch.code {
+        case .keyNotFound, .valueNotFound, .unmappedKey, .userError: Issue.record("wrong code")
+        case .typeMismatch: #expect(mismatch.kind.expectedType == "Int" && mismatch.kind.found == "String")
+        case .numberNotRepresentable, .dataCorrupted: Issue.record("wrong code")
+        default: Issue.record("an unknown code")
+        }
+        #expect(mismatch.kind == .typeMismatch(expected: "Int", found: "String"))
     }
 
     @Test func theStorageAPIIsAsDesigned() throws {

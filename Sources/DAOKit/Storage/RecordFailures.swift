@@ -94,14 +94,3 @@ extension StorageError {
         }
     }
 }
-
-extension MappingError {
-    /// The description without `Cannot map <source> to <target>: ` and the path.
-    var reasonText: String {
-        let text = description
-        guard let colon = text.range(of: ": ") else { return text }
-        let reason = text[colon.upperBound...]
-        let suffix = " at \(path)"
-        return reason.hasSuffix(suffix) ? String(reason.dropLast(suffix.count)) : String(reason)
-    }
-}

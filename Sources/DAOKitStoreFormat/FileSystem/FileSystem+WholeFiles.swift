@@ -174,24 +174,30 @@ extension FileSystem {
     /// see ``openRegularFileForWriting(_:_:)`` for why each flag is there.
     /// - Throws: ``FileSystemError/notRegularFile(operation:path:)`` for anything else.
     package func openRegularFile(_ path: String, _ flags: Int32) throws(FileSystemError) -> Int32 {
+        try openRegularFileWithStatus(path, flags).fd
+    }
+
+    /// ``openRegularFile(_:_:)``, also returning the `fstat` it checked the file with, so that a
+    /// caller that needs the length (the change log's append) does not ask the system twice.
+    package func openRegularFileWithStatus(_ path: String, _ flags: Int32) throws(FileSystemError) -> (fd: Int32, status: FileStatus) {
         let fd: Int32
         do throws(FileSystemError) {
             fd = try open(path, flags | O_NOFOLLOW | O_NONBLOCK, 0o644)
         } catch where error.code == ELOOP || error.code == ENXIO {
             throw .notRegularFile(operation: "open", path: path)
         }
-        let regular: Bool
+        let status: FileStatus
         do throws(FileSystemError) {
-            regular = try status(fd, path: path).isRegularFile
+            status = try self.status(fd, path: path)
         } catch {
             try? close(fd, path: path)
             throw error
         }
-        guard regular else {
+        guard status.isRegularFile else {
             try? close(fd, path: path)
             throw .notRegularFile(operation: "open", path: path)
         }
-        return fd
+        return (fd, status)
     }
 
     /// `fsync`s a directory, which makes the creation, renaming and removal of its entries durable.

@@ -133,6 +133,14 @@ package struct POSIXFileSystem: FileSystem {
 
     package func rename(_ source: String, _ destination: String) throws(FileSystemError) {
         if let root, let from = relative(source), let to = relative(destination), !from.isEmpty, !to.isEmpty {
+            if let name = ConfinementRoot.name(of: to, inParentOf: from) {
+                // The common case (a temporary file renamed over its record): one descriptor of
+                // the folder serves both names.
+                try root.withParent(of: from, reportedPath: source) { (directory, sourceName) throws(FileSystemError) in
+                    _ = try systemCall("rename", destination, retrying: false) { renameat(directory, sourceName, directory, name) }
+                }
+                return
+            }
             try root.withParent(of: from, reportedPath: source) { (sourceDirectory, sourceName) throws(FileSystemError) in
                 try root.withParent(of: to, reportedPath: destination) { (directory, name) throws(FileSystemError) in
                     _ = try systemCall("rename", destination, retrying: false) { renameat(sourceDirectory, sourceName, directory, name) }
@@ -338,6 +346,23 @@ private final class ConfinementRoot: Sendable {
             walked += "/"
         }
         throw FileSystemError(operation: operation, path: reportedPath, code: ENOENT)
+    }
+
+    /// The last component of `path` when it lies in the same directory as `sibling` (both
+    /// relative to the root); `nil` when their parents differ.
+    static func name(of path: Substring, inParentOf sibling: Substring) -> String? {
+        let pathSlash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
+        let siblingSlash = sibling.utf8.lastIndex(of: UInt8(ascii: "/"))
+        switch (pathSlash, siblingSlash) {
+        case (nil, nil):
+            return String(path)
+        // Bytes, not `==` on strings: names that are canonically equivalent but spelled with
+        // different bytes are different folders to the system.
+        case let (pathSlash?, siblingSlash?) where path.utf8[..<pathSlash].elementsEqual(sibling.utf8[..<siblingSlash]):
+            return String(path[path.index(after: pathSlash)...])
+        default:
+            return nil
+        }
     }
 
     /// Runs `body` with a descriptor of the directory holding the last component of `relative`,

@@ -115,6 +115,46 @@ struct ConfinedFileSystemTests {
         }
     }
 
+    @Test func aRenameWithinALinkedFolderIsRefusedNamingItAndMovesNothingOutside() throws {
+        try with { tree in
+            tree.link("linked", to: tree.outside)
+            let error = try #require(throws: FileSystemError.self) {
+                try tree.files.rename(tree.root + "/linked/file", tree.root + "/linked/moved")
+            }
+            #expect(error.refusal == .notADirectory)
+            #expect(error.path == tree.root + "/linked")
+            #expect(tree.outsideText == "outside")
+            #expect(!FileManager.default.fileExists(atPath: tree.outside + "/moved"))
+        }
+    }
+
+    @Test func renamesMoveWithinAFolderAcrossFoldersAndAtTheRoot() throws {
+        try with { tree in
+            try FileManager.default.createDirectory(atPath: tree.root + "/other", withIntermediateDirectories: false)
+            try tree.files.rename(tree.root + "/folder/file", tree.root + "/folder/renamed")
+            try tree.files.rename(tree.root + "/folder/renamed", tree.root + "/other/file")
+            try tree.files.rename(tree.root + "/other/file", tree.root + "/top")
+            try tree.files.rename(tree.root + "/top", tree.root + "/top2")
+            #expect(try tree.files.contentsOfDirectory(tree.root + "/folder").isEmpty)
+            #expect(try tree.files.contentsOfDirectory(tree.root + "/other").isEmpty)
+            #expect(try tree.files.contentsOfDirectory(tree.root).sorted() == ["folder", "other", "top2"])
+        }
+    }
+
+    @Test func foldersWhoseNamesDifferOnlyInUnicodeNormalizationAreDifferentFolders() throws {
+        try with { tree in
+            // "é" precomposed and decomposed: equal as Swift strings, two folders to the system.
+            let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+            for name in [composed, decomposed] {
+                try FileManager.default.createDirectory(atPath: tree.root + "/" + name, withIntermediateDirectories: false)
+            }
+            try Data("x".utf8).write(to: URL(fileURLWithPath: tree.root + "/" + composed + "/file"))
+            try tree.files.rename(tree.root + "/" + composed + "/file", tree.root + "/" + decomposed + "/file")
+            #expect(try tree.files.contentsOfDirectory(tree.root + "/" + composed).isEmpty)
+            #expect(try tree.files.contentsOfDirectory(tree.root + "/" + decomposed) == ["file"])
+        }
+    }
+
     @Test func aFIFOOnTheWayIsRefusedWithoutBlocking() throws {
         try with { tree in
             #expect(mkfifo(tree.root + "/pipe", 0o644) == 0)

@@ -47,7 +47,7 @@ struct EmptyEncodingTests {
         #expect(try mapper.map(LeavesUnkeyedEmpty(), to: [Int].self) == [])
         #expect(try JSONDecoder().decode([Int].self, from: JSONEncoder().encode(LeavesUnkeyedEmpty())) == [])
         let error = try #require(throws: MappingError.self) { try mapper.map(LeavesUnkeyedEmpty(), to: [String: Int].self) }
-        guard case let .typeMismatch(_, found) = error.kind else {
+        guard let found = error.kind.found else {
             Issue.record("expected a type mismatch, got \(error.kind)")
             return
         }
@@ -62,7 +62,7 @@ struct EmptyEncodingTests {
     @Test func readingAnArrayFromAValueThatEncodesNothingIsATypeMismatchAsInJSON() throws {
         let error = try #require(throws: MappingError.self) { try mapper.map(Nothing(), to: [Int].self) }
         #expect(error.path == "<root>")
-        guard case let .typeMismatch(_, found) = error.kind else {
+        guard let found = error.kind.found else {
             Issue.record("expected a type mismatch, got \(error.kind)")
             return
         }
@@ -94,7 +94,7 @@ struct EmptyTarget: Sendable, CustomTestStringConvertible {
         check = { mapper in
             let outcome = Result { try mapper.map(Nothing(), to: T.self) }
             guard case let .failure(failure) = outcome, let error = failure as? MappingError,
-                  case let .typeMismatch(_, found) = error.kind else {
+                  let found = error.kind.found else {
                 Issue.record("expected a type mismatch, got \(outcome)")
                 return
             }

@@ -72,7 +72,9 @@ extension ReadmeMapping {
             struct Line: Codable { let id: Int; let date: Date }
             struct ChatDraft: Codable { let messages: [Line] }
             let draft = ChatDraft(messages: [Line(id: 1, date: Date())])
+            struct Setting: Codable { let level: Int8 }
             var description = ""
+            var outcome = ""
             // README: Errors
             do {
                 _ = try EntityMapper().map(draft, to: Chat.self)
@@ -80,8 +82,20 @@ extension ReadmeMapping {
                 description = error.description  // Cannot map ChatDraft to Chat: key not found at messages[0].text
                 _ = (error.kind, error.path, error.underlyingError)       // .keyNotFound, "messages[0].text", the DecodingError
             }
+
+            do {
+                _ = try EntityMapper().map(["level": 300], to: Setting.self)   // Setting.level is an Int8
+            } catch MappingError.Code.numberNotRepresentable {
+                outcome = "out of range"          // a code matches in `catch`, in a `switch`, or with `==`
+            } catch let error as MappingError {
+                switch error.code {               // codes can be added in any release: a switch needs `default:`
+                case .typeMismatch: outcome = "expected \(error.kind.expectedType ?? "?"), found \(error.kind.found ?? "?")"
+                default: outcome = error.description
+                }
+            }
             // end of README sample
             #expect(description == "Cannot map ChatDraft to Chat: key not found at messages[0].text")
+            #expect(outcome == "out of range")
         }
 
         @Test func errorsNameAnUnknownEnumCase() throws {

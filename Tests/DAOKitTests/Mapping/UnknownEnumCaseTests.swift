@@ -46,7 +46,7 @@ struct UnknownEnumCaseTests {
     @Test func aCaseContainerWithSeveralKeysNamesThem() throws {
         let stored = TaskRecord(title: "ship", priority: ["todo": [String: Int](), "done": [:]])
         let error = try #require(throws: MappingError.self) { try mapper.map(stored, to: TaskWithStage.self) }
-        guard case let .typeMismatch(expected, found) = error.kind else {
+        guard let expected = error.kind.expectedType, let found = error.kind.found else {
             Issue.record("expected a type mismatch, got \(error.kind)")
             return
         }
@@ -59,7 +59,7 @@ struct UnknownEnumCaseTests {
         let keys = (0..<40).map { "k\($0)" }
         let stored = TaskRecord(title: "ship", priority: Dictionary(uniqueKeysWithValues: keys.map { ($0, [String: Int]()) }))
         let error = try #require(throws: MappingError.self) { try mapper.map(stored, to: TaskWithStage.self) }
-        guard case let .typeMismatch(_, found) = error.kind else {
+        guard let found = error.kind.found else {
             Issue.record("expected a type mismatch, got \(error.kind)")
             return
         }
@@ -69,7 +69,7 @@ struct UnknownEnumCaseTests {
 
     @Test func anUnknownStringRawValueIsNamedWithItsPath() throws {
         let error = try #require(throws: MappingError.self) { try mapper.map(["mood": "grumpy"], to: MoodHolder.self) }
-        guard case let .dataCorrupted(message) = error.kind else {
+        guard let message = error.kind.message else {
             Issue.record("expected dataCorrupted, got \(error.kind)")
             return
         }
@@ -79,7 +79,7 @@ struct UnknownEnumCaseTests {
 
     @Test func anUnknownIntRawValueIsNamedWithItsPath() throws {
         let error = try #require(throws: MappingError.self) { try mapper.map(["rank": 7], to: RankHolder.self) }
-        guard case let .dataCorrupted(message) = error.kind else {
+        guard let message = error.kind.message else {
             Issue.record("expected dataCorrupted, got \(error.kind)")
             return
         }
@@ -90,7 +90,7 @@ struct UnknownEnumCaseTests {
     @Test func aMismatchATypeThrowsOnAStringNamesTheStringQuotedAndCut() throws {
         let long = String(repeating: "x", count: 200)
         let error = try #require(throws: MappingError.self) { try mapper.map(["code": long], to: RefusesEveryCode.self) }
-        guard case let .typeMismatch(_, found) = error.kind else {
+        guard let found = error.kind.found else {
             Issue.record("expected a type mismatch, got \(error.kind)")
             return
         }

@@ -42,18 +42,28 @@ struct ChangeLog {
     /// - Returns: where the lines are in the file, or `nil` when the log was restarted instead.
     @discardableResult
     func append(directoryName: String, fileNames: [String]?) throws(FileSystemError) -> Range<Int>? {
+        // Appended piece by piece into one buffer: `directoryName + "/" + name` would build two
+        // throwaway strings per record, thousands in a batch.
         var text = ""
         if let fileNames {
-            for name in fileNames { text += directoryName + "/" + name + "\n" }
+            text.reserveCapacity(fileNames.reduce(0) { $0 + directoryName.utf8.count + $1.utf8.count + 2 })
+            for name in fileNames {
+                text += directoryName
+                text += "/"
+                text += name
+                text += "\n"
+            }
         } else {
             text = directoryName + "/*\n"
         }
         let bytes = Data(text.utf8)
-        let fd = try fileSystem.openRegularFileForWriting(path, O_WRONLY | O_APPEND | O_CREAT)
+        // The length comes from the `fstat` that checks the file is a regular one: no other
+        // writer appends while this one holds the exclusive lock.
+        let (fd, status) = try fileSystem.openRegularFileWithStatus(path, O_WRONLY | O_APPEND | O_CREAT)
         // `closing` closes the descriptor exactly once, whatever fails: closing it again after a
         // failed close could close a descriptor another thread has opened since.
         let appended = try fileSystem.closing(fd, path: path) { fd throws(FileSystemError) -> Range<Int>? in
-            let length = try fileSystem.status(fd, path: path).size
+            let length = status.size
             if length + bytes.count > Self.maximumLength { return nil }
             try fileSystem.writeAll(fd, bytes, path: path)
             return length..<(length + bytes.count)

@@ -46,10 +46,15 @@ extension FileStorageContext {
         var keys: [String] = []
         keys.reserveCapacity(entities.count)
         var positions: [String: Int] = [:]
+        // What this context's query cache is given once the write commits; names and keys are
+        // computed once, here, not again for the cache.
+        var cacheRecords: [(fileName: String, key: String, entity: E?)] = []
+        cacheRecords.reserveCapacity(entities.count)
         for entity in entities {
             let key = entity.id.storageKey
             keys.append(key)
             let name = fileName(forKey: key)
+            cacheRecords.append((name, key, entity))
             let data: Data
             do {
                 data = try codec.encode(entity, key: key)
@@ -65,10 +70,7 @@ extension FileStorageContext {
             }
         }
         let directoryPath = entityDirectoryPath(entityName)
-        let cacheUpdate = queryCache.prepare(E.self, directoryName: entityDirectoryName(entityName), records: entities.map { entity in
-            let key = entity.id.storageKey
-            return (fileName(forKey: key), key, entity)
-        })
+        let cacheUpdate = queryCache.prepare(E.self, directoryName: entityDirectoryName(entityName), records: cacheRecords)
         try write(changes, entityName: entityName, cacheUpdate: cacheUpdate) {
             guard mode != .upsert else { return }
             try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
@@ -161,7 +163,9 @@ extension FileStorageContext {
             }
             return
         }
-        try ensureDirectory(directoryPath)
+        // A record was just read from the folder, under the lock: it exists, and was made durable
+        // when it was created (``ensureDirectory(_:)``). Only a first record needs the call.
+        if previous == nil { try ensureDirectory(directoryPath) }
         let temporary = directoryPath + "/" + Self.temporaryName()
         do {
             try fileSystem.writeFile(temporary, contents, flags: O_WRONLY | O_CREAT | O_EXCL, sync: true)

@@ -2,7 +2,7 @@ extension MappingError {
     /// What went wrong, as a code a program can switch on. New codes may be added in any release,
     /// so a `switch` over codes needs a `default:`; match one with `==`, in a `switch`, or in a
     /// `catch` (`catch MappingError.Code.typeMismatch`, see ``~=(_:_:)``). The details of each
-    /// (the expected and found types, the number, the message) stay in ``MappingError/kind``.
+    /// (the expected and found types, the number, the message) are in ``MappingError/kind``.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The code's name, as the static member is spelled, such as `typeMismatch`.
         public let name: String
@@ -26,24 +26,21 @@ extension MappingError {
         /// A type's own `init(from:)` or `encode(to:)` threw.
         public static let userError = Code("userError")
 
+        /// The code's name, as ``name``.
         public var description: String { name }
 
         /// Whether `error` is a ``MappingError`` with this code: `catch MappingError.Code.keyNotFound { … }`.
         public static func ~= (pattern: Code, error: any Error) -> Bool {
             (error as? MappingError)?.code == pattern
         }
-    }
 
-    /// What went wrong, as a code a program can switch on without listing every case.
-    public var code: Code {
-        switch kind {
-        case .keyNotFound: return .keyNotFound
-        case .valueNotFound: return .valueNotFound
-        case .typeMismatch: return .typeMismatch
-        case .numberNotRepresentable: return .numberNotRepresentable
-        case .dataCorrupted: return .dataCorrupted
-        case .unmappedKey: return .unmappedKey
-        case .userError: return .userError
+        /// Whether `kind` has this code, whatever its details:
+        /// `case MappingError.Code.typeMismatch:` in a `switch error.kind`.
+        public static func ~= (pattern: Code, kind: Kind) -> Bool {
+            kind.code == pattern
         }
     }
+
+    /// What went wrong, as a code a program can switch on (the same as `kind.code`).
+    public var code: Code { kind.code }
 }
