@@ -11,10 +11,15 @@ enum AllocationCountingChild {
     static let linePrefix = "ALLOCATIONS\t"
 
     /// Child side: counts every variant of `sections` and prints the result lines.
-    static func printCounts(for sections: [any RatioSection]) throws {
-        for section in sections {
+    ///
+    /// Each section is created just before its variants are counted and let go right after, so
+    /// that no other section's fixtures (observers, database queues, stores being built) run in
+    /// the background while it is counted.
+    static func printCounts(for sections: [any RatioSection.Type]) throws {
+        for sectionType in sections {
+            let section = sectionType.init()
             for variant in section.variants {
-                let count = try AllocationCounter.allocationsPerOperation(of: variant)
+                let count = try AllocationCounter.allocationsPerOperation(of: variant, scope: section.allocationScope)
                 print("\(linePrefix)\(variant.name)\t\(count)")
             }
         }

@@ -21,10 +21,10 @@ struct RatioCommand {
         let timedWithInterposer = ensureTimingWithoutInterposer()
 
         let options: RatioOptions
-        let sections: [any RatioSection]
+        let sectionTypes: [any RatioSection.Type]
         do {
             options = try RatioOptions(arguments: arguments)
-            sections = try options.selectedSections()
+            sectionTypes = try options.selectedSections()
         } catch {
             printError("\(error)\n\(RatioOptions.usage)")
             return .usage
@@ -34,9 +34,9 @@ struct RatioCommand {
             return .success
         }
         if options.countAllocationsOnly {
-            return countAllocations(sections)
+            return countAllocations(sectionTypes)
         }
-        return measure(sections, options: options, timedWithInterposer: timedWithInterposer)
+        return measure(sectionTypes.map { $0.init() }, options: options, timedWithInterposer: timedWithInterposer)
     }
 
     /// Relaunches without the interposer when it is active and that is possible (Linux). Returns
@@ -53,7 +53,7 @@ struct RatioCommand {
         return true
     }
 
-    private func countAllocations(_ sections: [any RatioSection]) -> ExitStatus {
+    private func countAllocations(_ sections: [any RatioSection.Type]) -> ExitStatus {
         guard AllocationCounter.isCountingThisProcess else {
             printError("error: the malloc interposer does not see this process's allocations, so they cannot be counted")
             return .measurementFailed
@@ -86,8 +86,11 @@ struct RatioCommand {
         var measurements = VariantMeasurements()
         do {
             if timedWithInterposer {
-                for variant in sections.flatMap(\.variants) {
-                    measurements.allocations[variant.name] = try AllocationCounter.allocationsPerOperation(of: variant)
+                for section in sections {
+                    for variant in section.variants {
+                        measurements.allocations[variant.name] =
+                            try AllocationCounter.allocationsPerOperation(of: variant, scope: section.allocationScope)
+                    }
                 }
             } else {
                 measurements.allocations = try AllocationCountingChild.run(sectionIDs: sections.map(\.id))

@@ -47,15 +47,14 @@ struct RatioOptions {
         return plan
     }
 
-    /// The sections to run, in report order, created; throws for an unknown section name.
-    func selectedSections() throws -> [any RatioSection] {
+    /// The sections to run, in report order, not yet created (creating one may set up stores and
+    /// start background work); throws for an unknown section name.
+    func selectedSections() throws -> [any RatioSection.Type] {
         let all = RatioSections.all()
         for id in sectionIDs where !all.contains(where: { $0.id == id }) {
             throw UsageError(message: "unknown section \(id)")
         }
-        return all
-            .filter { sectionIDs.isEmpty || sectionIDs.contains($0.id) }
-            .map { $0.init() }
+        return all.filter { sectionIDs.isEmpty || sectionIDs.contains($0.id) }
     }
 
     private static func positiveInteger(after option: String, from arguments: inout ArraySlice<String>) throws -> Int {

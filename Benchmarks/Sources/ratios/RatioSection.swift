@@ -27,4 +27,14 @@ protocol RatioSection {
 
 extension RatioSection {
     var id: String { Self.id }
+
+    /// Whose allocations count as a variant's: a section timed in thread CPU time says its work runs
+    /// on the calling thread, so only that thread's allocations are its own; one timed on the wall
+    /// clock may hand work to other threads, so all of the process's count.
+    var allocationScope: AllocationCounter.Scope {
+        switch defaultTimingPlan.clock {
+        case .threadCPUTime: .measuringThread
+        case .wallClock: .process
+        }
+    }
 }

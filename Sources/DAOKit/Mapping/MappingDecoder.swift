@@ -56,7 +56,11 @@ final class MappingDecoder {
     /// The value being decoded at the current level.
     var value: MappedValue { node.values[index] }
 
-    var position: CodingPosition { CodingPosition(node: node, index: index) }
+    /// Where the value being decoded lies; made without a retain of the node (see `CodingPosition`).
+    var position: CodingPosition {
+        let index = index
+        return unmanagedNode._withUnsafeGuaranteedRef { CodingPosition(node: $0, index: index) }
+    }
     var codingPath: [any CodingKey] { node.codingPath(appending: index) }
 
     /// Decodes a call's top-level value from `root`, as `type` — which may be a subclass of `T`.
@@ -65,7 +69,7 @@ final class MappingDecoder {
         index = 0
         level = arena.nextLevel()
         if let kind = PrimitiveKind(T.self), !root.values[0].isDataAsBytes(kind) {
-            return try root.values[0].primitive(kind, as: T.self, at: position)
+            return try position.primitive(kind, as: T.self)
         }
         // An array's type is never a subclass, so `T.self` is the type decoded.
         if case let .unkeyed(elements) = root.values[0], let arrayType = Self.reservingArrayType(T.self) {
@@ -107,13 +111,13 @@ final class MappingDecoder {
     @inline(__always)
     func decode<T: Decodable>(_ type: T.Type, entry: Int, of parent: ContainerNode) throws -> T {
         if let kind = PrimitiveKind(T.self), !parent.values[entry].isDataAsBytes(kind) {
-            return try parent.values[entry].primitive(kind, as: T.self, at: CodingPosition(node: parent, index: entry))
+            return try CodingPosition(node: parent, index: entry).primitive(kind, as: T.self)
         }
         return try decodeNested(T.self, in: parent, at: entry)
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard case let .keyed(keyed) = node.values[index] else {
+        guard case let .keyed(keyed) = position.value else {
             throw value.mismatch(KeyedDecodingContainer<Key>.self, codingPath: codingPath)
         }
         return keyedContainer(for: keyed, keyedBy: Key.self)

@@ -393,40 +393,44 @@ struct MappingSingleValueDecodingContainer: SingleValueDecodingContainer {
 
     var codingPath: [any CodingKey] { decoder.accepts(level: level) ? decoder.codingPath : [] }
 
+    /// Runs `convert` on the current value where it lies in its node, once the container is known
+    /// to be live: no copy of the value (a retain and release for a string) just to look at it.
     @inline(__always)
-    private func current() throws -> MappedValue {
+    private func read<R>(_ convert: (MappedValue, CodingPosition) throws -> R) throws -> R {
         guard decoder.accepts(level: level) else { throw staleDecodingContainerError([]) }
-        return decoder.value
+        let position = decoder.position
+        return try convert(position.value, position)
     }
 
-    func decodeNil() -> Bool { decoder.accepts(level: level) && decoder.value.isNull }
-    func decode(_ type: Bool.Type) throws -> Bool { try current().bool(at: decoder.position) }
-    func decode(_ type: String.Type) throws -> String { try current().string(at: decoder.position) }
-    func decode(_ type: Double.Type) throws -> Double { try current().double(at: decoder.position) }
-    func decode(_ type: Float.Type) throws -> Float { try current().float(at: decoder.position) }
-    func decode(_ type: Int.Type) throws -> Int { try current().integer(Int.self, at: decoder.position) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try current().integer(Int8.self, at: decoder.position) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try current().integer(Int16.self, at: decoder.position) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try current().integer(Int32.self, at: decoder.position) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try current().integer(Int64.self, at: decoder.position) }
-    func decode(_ type: UInt.Type) throws -> UInt { try current().integer(UInt.self, at: decoder.position) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try current().integer(UInt8.self, at: decoder.position) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try current().integer(UInt16.self, at: decoder.position) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try current().integer(UInt32.self, at: decoder.position) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try current().integer(UInt64.self, at: decoder.position) }
+    func decodeNil() -> Bool { decoder.accepts(level: level) && decoder.position.value.isNull }
+    func decode(_ type: Bool.Type) throws -> Bool { try read { try $0.bool(at: $1) } }
+    func decode(_ type: String.Type) throws -> String { try read { try $0.string(at: $1) } }
+    func decode(_ type: Double.Type) throws -> Double { try read { try $0.double(at: $1) } }
+    func decode(_ type: Float.Type) throws -> Float { try read { try $0.float(at: $1) } }
+    func decode(_ type: Int.Type) throws -> Int { try read { try $0.integer(Int.self, at: $1) } }
+    func decode(_ type: Int8.Type) throws -> Int8 { try read { try $0.integer(Int8.self, at: $1) } }
+    func decode(_ type: Int16.Type) throws -> Int16 { try read { try $0.integer(Int16.self, at: $1) } }
+    func decode(_ type: Int32.Type) throws -> Int32 { try read { try $0.integer(Int32.self, at: $1) } }
+    func decode(_ type: Int64.Type) throws -> Int64 { try read { try $0.integer(Int64.self, at: $1) } }
+    func decode(_ type: UInt.Type) throws -> UInt { try read { try $0.integer(UInt.self, at: $1) } }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try read { try $0.integer(UInt8.self, at: $1) } }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try read { try $0.integer(UInt16.self, at: $1) } }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try read { try $0.integer(UInt32.self, at: $1) } }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try read { try $0.integer(UInt64.self, at: $1) } }
 
     /// Reads an `Int128`/`UInt128` (see `WideIntegers.swift`).
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     func decodeWide<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
-        try current().wideInteger(I.self, at: decoder.position)
+        try read { try $0.wideInteger(I.self, at: $1) }
     }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        let value = try current()
-        if let kind = PrimitiveKind(T.self), !value.isDataAsBytes(kind) {
-            return try value.primitive(kind, as: T.self, at: decoder.position)
+        guard decoder.accepts(level: level) else { throw staleDecodingContainerError([]) }
+        let position = decoder.position
+        if let kind = PrimitiveKind(T.self), !position.value.isDataAsBytes(kind) {
+            return try position.primitive(kind, as: T.self)
         }
         // The wrapped value is read from this same position, one level deeper.
-        return try decoder.decodeNested(T.self, in: decoder.node, at: decoder.index)
+        return try decoder.decodeNested(T.self, in: position.node, at: position.index)
     }
 }

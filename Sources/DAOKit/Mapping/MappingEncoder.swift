@@ -126,7 +126,7 @@ final class MappingEncoder {
             }
             deferMisuse("encode(to:) asked for a keyed container after storing another kind of value")
         }
-        let node = arena.makeNode(unkeyed: false, parent: target, index: slot)
+        let node = unmanagedTarget._withUnsafeGuaranteedRef { arena.makeNode(unkeyed: false, parent: $0, index: slot) }
         store(.keyed(node))
         return keyedContainers.encodingContainer(for: node, keyedBy: Key.self, encoder: self)
     }

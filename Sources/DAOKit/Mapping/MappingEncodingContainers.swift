@@ -90,8 +90,18 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
     mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
     mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
+    /// Without copying the optional, which would cost a look-up of `Optional<T>`'s metadata
+    /// (see `withValue(in:_:)`).
     mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) }
+        try Self.encodeValue(in: value, into: &self, forKey: key)
+    }
+
+    /// The body of `encodeIfPresent<T>`, static with the container passed `inout`: a closure that
+    /// captured `self` made the optimizer look up `Self`'s metadata again (another ~300
+    /// instructions) instead of reusing the caller's.
+    @inline(__always)
+    private static func encodeValue<T: Encodable>(in value: borrowing T?, into container: inout Self, forKey key: Key) throws {
+        try withValue(in: value) { try container.encode($0, forKey: key) }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(

@@ -11,6 +11,11 @@ struct CodingPosition {
     let index: Int
 
     var codingPath: [any CodingKey] { node.codingPath(appending: index) }
+
+    /// The value at this position, read where it lies (an address, so reading it copies nothing).
+    var value: MappedValue {
+        unsafeAddress { UnsafePointer(node.values.pointer(at: index)) }
+    }
 }
 
 /// Attached to a `DecodingError.typeMismatch` the mapper throws, to say what it found instead.
@@ -33,13 +38,32 @@ struct NumberNotRepresentable: Error, CustomStringConvertible {
 // conversions between kinds mirror what a `JSONEncoder`/`JSONDecoder` round trip with default
 // strategies does where that round trip is lossless: `Date` ↔ seconds since the reference date,
 // `URL` ↔ its absolute string, `UUID` ↔ its `uuidString`.
+//
+// Each conversion is split in two: an inlined check for the value that needs no conversion (what a
+// mapping of matching types nearly always reads), and the full conversion behind it, never
+// inlined. Inlined whole, a conversion's calls made every read copy the value out of its node (a
+// retain and release, through an outlined copy) before looking at it.
 extension MappedValue {
+    @inline(__always)
     func bool(at position: CodingPosition) throws -> Bool {
+        if case let .bool(value) = self { return value }
+        return try convertedBool(at: position)
+    }
+
+    @inline(never)
+    private func convertedBool(at position: CodingPosition) throws -> Bool {
         if case let .bool(value) = self { return value }
         throw mismatch(Bool.self, at: position)
     }
 
+    @inline(__always)
     func string(at position: CodingPosition) throws -> String {
+        if case let .string(value) = self { return value }
+        return try convertedString(at: position)
+    }
+
+    @inline(never)
+    private func convertedString(at position: CodingPosition) throws -> String {
         switch self {
         case let .string(value): return value
         case let .url(value): return value.absoluteString
@@ -48,7 +72,14 @@ extension MappedValue {
         }
     }
 
+    @inline(__always)
     func integer<I: FixedWidthInteger>(_ type: I.Type, at position: CodingPosition) throws -> I {
+        if case let .int(value) = self, let exact = I(exactly: value) { return exact }
+        return try convertedInteger(I.self, at: position)
+    }
+
+    @inline(never)
+    private func convertedInteger<I: FixedWidthInteger>(_ type: I.Type, at position: CodingPosition) throws -> I {
         switch self {
         case let .int(value):
             if let exact = I(exactly: value) { return exact }
@@ -75,7 +106,14 @@ extension MappedValue {
         }
     }
 
+    @inline(__always)
     func double(at position: CodingPosition) throws -> Double {
+        if case let .double(value) = self { return value }
+        return try convertedDouble(at: position)
+    }
+
+    @inline(never)
+    private func convertedDouble(at position: CodingPosition) throws -> Double {
         switch self {
         case let .double(value): return value
         case let .float(value): return Double(value)
@@ -99,7 +137,14 @@ extension MappedValue {
         }
     }
 
+    @inline(__always)
     func float(at position: CodingPosition) throws -> Float {
+        if case let .float(value) = self { return value }
+        return try convertedFloat(at: position)
+    }
+
+    @inline(never)
+    private func convertedFloat(at position: CodingPosition) throws -> Float {
         switch self {
         case let .float(value): return value
         case let .double(value):
@@ -123,7 +168,14 @@ extension MappedValue {
         }
     }
 
+    @inline(__always)
     func date(at position: CodingPosition) throws -> Date {
+        if case let .date(value) = self { return value }
+        return try convertedDate(at: position)
+    }
+
+    @inline(never)
+    private func convertedDate(at position: CodingPosition) throws -> Date {
         switch self {
         case let .date(value): return value
         case .double, .float, .int, .uint:
@@ -133,7 +185,14 @@ extension MappedValue {
         }
     }
 
+    @inline(__always)
     func url(at position: CodingPosition) throws -> URL {
+        if case let .url(value) = self { return value }
+        return try convertedURL(at: position)
+    }
+
+    @inline(never)
+    private func convertedURL(at position: CodingPosition) throws -> URL {
         switch self {
         case let .url(value): return value
         case let .string(text):
@@ -144,7 +203,14 @@ extension MappedValue {
         }
     }
 
+    @inline(__always)
     func uuid(at position: CodingPosition) throws -> UUID {
+        if case let .uuid(value) = self { return value }
+        return try convertedUUID(at: position)
+    }
+
+    @inline(never)
+    private func convertedUUID(at position: CodingPosition) throws -> UUID {
         switch self {
         case let .uuid(value): return value
         case let .string(text):
@@ -155,12 +221,26 @@ extension MappedValue {
         }
     }
 
+    @inline(__always)
     func data(at position: CodingPosition) throws -> Data {
+        if case let .data(value) = self { return value }
+        return try convertedData(at: position)
+    }
+
+    @inline(never)
+    private func convertedData(at position: CodingPosition) throws -> Data {
         if case let .data(value) = self { return value }
         throw mismatch(Data.self, at: position)
     }
 
+    @inline(__always)
     func decimal(at position: CodingPosition) throws -> Decimal {
+        if case let .decimal(value) = self { return value }
+        return try convertedDecimal(at: position)
+    }
+
+    @inline(never)
+    private func convertedDecimal(at position: CodingPosition) throws -> Decimal {
         switch self {
         case let .decimal(value): return value
         case let .int(value): return Decimal(value)

@@ -42,6 +42,21 @@ struct OptionalTests {
         #expect(try mapper.map(AllOptionals(), to: AllOptionals.self) == AllOptionals())
     }
 
+    @Test func aPresentOptionalOfATypeWithItsOwnEncodingMapsAndANilOneIsOmitted() throws {
+        let present = OptionalHolder(inner: OptionalInner(name: String(repeating: "n", count: 40), tags: ["a", "b"]))
+        #expect(try mapper.map(present, to: OptionalHolder.self) == present)
+        let absent = try EntityMapper(strict: true).map(OptionalHolder(inner: nil), to: [String: Int].self)
+        #expect(absent.isEmpty)
+    }
+
+    @Test func anErrorThrownByAPresentOptionalsOwnEncodingIsReportedAtItsField() throws {
+        let error = try #require(throws: MappingError.self) {
+            try mapper.map(RefusingOptionalHolder(refusing: RefusingValue()), to: [String: Int].self)
+        }
+        #expect(error.path == "refusing")
+        #expect(error.underlyingError is RefusingValue.Refused)
+    }
+
     @Test func aNullForANonOptionalIsValueNotFound() throws {
         let error = try #require(throws: MappingError.self) {
             try mapper.map(["id": nil] as [String: Int?], to: OnlyID.self)
@@ -95,4 +110,24 @@ struct AllOptionals: Codable, Equatable, Sendable {
 
 struct OnlyID: Codable, Equatable {
     let id: Int
+}
+
+/// A struct with an optional field of a type that is not a primitive: `encodeIfPresent<T>`'s path.
+struct OptionalHolder: Codable, Equatable {
+    var inner: OptionalInner?
+}
+
+struct OptionalInner: Codable, Equatable {
+    var name: String
+    var tags: [String]
+}
+
+/// An optional field whose value's own `encode(to:)` throws.
+struct RefusingOptionalHolder: Encodable {
+    var refusing: RefusingValue?
+}
+
+struct RefusingValue: Encodable {
+    struct Refused: Error {}
+    func encode(to encoder: any Encoder) throws { throw Refused() }
 }

@@ -78,7 +78,7 @@ struct ContainerCache: ~Copyable {
             return KeyedEncodingContainer(MappingKeyedEncodingContainer<Key>(encoder: encoder, cursor: ContainerCursor(node: node)))
         }
         if let slot = freeSlot(for: Key.self) {
-            entries[slot].cursor.retarget(to: node)
+            retargetCursor(at: slot, to: node)
             return unsafeBitCast(entries[slot].box, to: KeyedEncodingContainer<Key>.self)
         }
         let cursor = ContainerCursor(node: node)
@@ -95,7 +95,7 @@ struct ContainerCache: ~Copyable {
             return KeyedDecodingContainer(CursorOwningKeyedDecodingContainer<Key>(decoder: decoder, cursor: ContainerCursor(node: node)))
         }
         if let slot = freeSlot(for: Key.self) {
-            entries[slot].cursor.retarget(to: node)
+            retargetCursor(at: slot, to: node)
             return unsafeBitCast(entries[slot].box, to: KeyedDecodingContainer<Key>.self)
         }
         let cursor = ContainerCursor(node: node)
@@ -103,6 +103,13 @@ struct ContainerCache: ~Copyable {
         // Before the container is handed out: from here on the cache owns the cursor.
         keep(unsafeBitCast(container, to: ErasedBox.self), cursor: cursor, for: Key.self)
         return container
+    }
+
+    /// Points the cursor of entry `slot` at `node`, using the cursor at +0: the entry holds it, and
+    /// nothing here can drop the entry.
+    @inline(__always)
+    private func retargetCursor(at slot: Int, to node: ContainerNode) {
+        Unmanaged.passUnretained(entries[slot].cursor)._withUnsafeGuaranteedRef { $0.retarget(to: node) }
     }
 
     /// Drops the overflow boxes nobody holds any more. Called when a `map` call ends.

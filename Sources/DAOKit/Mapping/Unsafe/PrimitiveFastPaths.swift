@@ -43,35 +43,39 @@ extension MappedValue {
         case .uint64: self = .uint(unsafeBitCast(value, to: UInt64.self))
         }
     }
+}
 
-    /// Decodes `value` as `T`, a type the mapper carries as a value (`kind` says which).
+extension CodingPosition {
+    /// Decodes the value at this position as `T`, a type the mapper carries as a value (`kind`
+    /// says which).
     ///
     /// Returns `T` itself, not `T?`: a generic optional would make the runtime look up
-    /// `Optional<T>`'s metadata on every call, which used to cost more than the decoding.
+    /// `Optional<T>`'s metadata on every call, which used to cost more than the decoding. A method
+    /// of the position rather than of the value: this is not inlined, and calling it on a value
+    /// that lies in a node would copy the value first (a retain and release for a string or URL).
     ///
-    /// - Throws: `DecodingError` when `value` cannot become a `T` (see `ValueConversion.swift`).
-    @inline(__always)
-    func primitive<T>(_ kind: PrimitiveKind, as type: T.Type, at position: CodingPosition) throws -> T {
+    /// - Throws: `DecodingError` when the value cannot become a `T` (see `ValueConversion.swift`).
+    func primitive<T>(_ kind: PrimitiveKind, as type: T.Type) throws -> T {
         switch kind {
-        case .string: return unsafeBitCast(try string(at: position), to: T.self)
-        case .int: return unsafeBitCast(try integer(Int.self, at: position), to: T.self)
-        case .bool: return unsafeBitCast(try bool(at: position), to: T.self)
-        case .double: return unsafeBitCast(try double(at: position), to: T.self)
-        case .date: return unsafeBitCast(try date(at: position), to: T.self)
-        case .url: return unsafeBitCast(try url(at: position), to: T.self)
-        case .uuid: return unsafeBitCast(try uuid(at: position), to: T.self)
-        case .data: return unsafeBitCast(try data(at: position), to: T.self)
-        case .decimal: return unsafeBitCast(try decimal(at: position), to: T.self)
-        case .float: return unsafeBitCast(try float(at: position), to: T.self)
-        case .int8: return unsafeBitCast(try integer(Int8.self, at: position), to: T.self)
-        case .int16: return unsafeBitCast(try integer(Int16.self, at: position), to: T.self)
-        case .int32: return unsafeBitCast(try integer(Int32.self, at: position), to: T.self)
-        case .int64: return unsafeBitCast(try integer(Int64.self, at: position), to: T.self)
-        case .uint: return unsafeBitCast(try integer(UInt.self, at: position), to: T.self)
-        case .uint8: return unsafeBitCast(try integer(UInt8.self, at: position), to: T.self)
-        case .uint16: return unsafeBitCast(try integer(UInt16.self, at: position), to: T.self)
-        case .uint32: return unsafeBitCast(try integer(UInt32.self, at: position), to: T.self)
-        case .uint64: return unsafeBitCast(try integer(UInt64.self, at: position), to: T.self)
+        case .string: return unsafeBitCast(try value.string(at: self), to: T.self)
+        case .int: return unsafeBitCast(try value.integer(Int.self, at: self), to: T.self)
+        case .bool: return unsafeBitCast(try value.bool(at: self), to: T.self)
+        case .double: return unsafeBitCast(try value.double(at: self), to: T.self)
+        case .date: return unsafeBitCast(try value.date(at: self), to: T.self)
+        case .url: return unsafeBitCast(try value.url(at: self), to: T.self)
+        case .uuid: return unsafeBitCast(try value.uuid(at: self), to: T.self)
+        case .data: return unsafeBitCast(try value.data(at: self), to: T.self)
+        case .decimal: return unsafeBitCast(try value.decimal(at: self), to: T.self)
+        case .float: return unsafeBitCast(try value.float(at: self), to: T.self)
+        case .int8: return unsafeBitCast(try value.integer(Int8.self, at: self), to: T.self)
+        case .int16: return unsafeBitCast(try value.integer(Int16.self, at: self), to: T.self)
+        case .int32: return unsafeBitCast(try value.integer(Int32.self, at: self), to: T.self)
+        case .int64: return unsafeBitCast(try value.integer(Int64.self, at: self), to: T.self)
+        case .uint: return unsafeBitCast(try value.integer(UInt.self, at: self), to: T.self)
+        case .uint8: return unsafeBitCast(try value.integer(UInt8.self, at: self), to: T.self)
+        case .uint16: return unsafeBitCast(try value.integer(UInt16.self, at: self), to: T.self)
+        case .uint32: return unsafeBitCast(try value.integer(UInt32.self, at: self), to: T.self)
+        case .uint64: return unsafeBitCast(try value.integer(UInt64.self, at: self), to: T.self)
         }
     }
 }
