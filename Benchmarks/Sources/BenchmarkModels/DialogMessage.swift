@@ -18,6 +18,10 @@ public struct DialogMessage: Codable, Equatable, Identifiable, Sendable {
     public var attachment: URL?
     public var note: String?
 
+    /// Whether the message is still unread: a computed property, so a query on it cannot be
+    /// handed to a context and shows what a predicate DAOKit cannot translate costs.
+    public var isUnread: Bool { !isRead }
+
     /// `message` placed in dialog `dialogID`.
     public init(_ message: Message, dialogID: Int) {
         id = message.id

@@ -50,10 +50,11 @@ struct InterleavedTimer {
         }
     }
 
-    /// Nanoseconds one batch takes on the plan's clock.
+    /// Nanoseconds one batch takes on the variant's clock (the plan's, unless it has its own).
     private func time(_ variant: MeasuredVariant, iterations: Int) throws -> Double {
-        let start = plan.clock.nanosecondsNow()
+        let clock = variant.clock ?? plan.clock
+        let start = clock.nanosecondsNow()
         try variant.run(iterations)
-        return Double(plan.clock.nanosecondsNow() - start)
+        return Double(clock.nanosecondsNow() - start)
     }
 }

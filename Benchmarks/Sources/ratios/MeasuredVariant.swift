@@ -7,4 +7,8 @@ struct MeasuredVariant {
     /// Performs the operation `iterations` times. Must consume every result (an opaque sink), so
     /// that the optimizer cannot skip the work being measured.
     let run: (_ iterations: Int) throws -> Void
+
+    /// The clock this variant is timed with, when not its section's (``TimingPlan/clock``): for a
+    /// section whose variants need different ones.
+    var clock: TimingClock? = nil
 }

@@ -4,7 +4,8 @@ import Foundation
 import GRDB
 
 /// Every engine the query section measures, each holding the same `size` messages in 100 dialogs:
-/// the three shipped DAOKit contexts with and without indexes, and GRDB in memory and on disk.
+/// the three shipped DAOKit contexts with and without indexes, and GRDB in memory and on disk;
+/// and the targets measured against DAOKit itself (``QueryTarget``).
 ///
 /// The memory and key-value contexts and GRDB's in-memory database are filled in this process;
 /// the file store and GRDB's database file come from ``QueryStoreCache``.
@@ -20,6 +21,9 @@ final class QueryStores {
     /// In report order: memory, memory.indexed, keyValue, keyValue.indexed, files, files.indexed,
     /// grdb.memory, grdb.disk.
     let engines: [QueryEngine]
+    /// The targets measured against DAOKit itself: the file context's cold query, a query that
+    /// cannot be translated on the memory and file contexts, and a persist with indexes.
+    let targets: [QueryTarget]
 
     init(size: Int, cache: QueryStoreCache) throws {
         self.size = size
@@ -53,6 +57,12 @@ final class QueryStores {
             .dao("files.indexed", files, indexing: DialogIndexed.self),
             .grdb("grdb.memory", grdbMemory),
             .grdb("grdb.disk", grdbDisk),
+        ]
+        targets = [
+            .coldFileQuery(at: filesLocation, messages: messages),
+            .untranslatedQuery("memory", on: memory, messages: messages),
+            .untranslatedQuery("files", on: files, messages: messages),
+            try .indexedPersist(messages: messages),
         ]
     }
 

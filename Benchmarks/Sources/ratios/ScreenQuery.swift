@@ -1,4 +1,5 @@
 import BenchmarkModels
+import DAOKit
 import Foundation
 
 /// The query every chat screen runs — one dialog's unread messages, newest first, 20 of them —
@@ -13,6 +14,18 @@ enum ScreenQuery {
 
     static var sortOrder: [SortDescriptor<DialogMessage>] {
         [SortDescriptor(\DialogMessage.date, order: .reverse)]
+    }
+
+    /// The screen query as `BaseDao` hands it to a context: what the scan every query was before
+    /// indexes and the file context's cache evaluates on every entity.
+    static func storageQuery(dialog: Int) -> StorageQuery {
+        StorageQuery(filter: .and([.compare("dialogID", .equal, .int(Int64(dialog))), .compare("isRead", .equal, .bool(false))]),
+                     sort: [StorageSortKey("date", order: .reverse)], limit: pageSize)
+    }
+
+    /// Every unread message, through a computed property: a predicate no context is handed.
+    static var computedPredicate: Predicate<DialogMessage> {
+        #Predicate<DialogMessage> { $0.isUnread }
     }
 
     static let tableName = "dialogMessage"

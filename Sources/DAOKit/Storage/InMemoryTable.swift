@@ -79,59 +79,101 @@ struct InMemoryTable {
 
     // MARK: - Queries
 
-    /// What a query selects here, under the lock: records as they are now (a ``Selected`` copies
-    /// what it needs, since a record changes in place when its entity is replaced).
-    enum Selection {
-        /// The answer: these records, filtered, ordered and paged.
-        case answer([Selected])
+    /// What a query gets from the table under the lock.
+    enum Selection<Answer> {
+        /// The answer: the records filtered, ordered and paged, or their number.
+        case answer(Answer)
         /// A superset to evaluate outside the lock (the query reads fields the records do not
-        /// carry, so evaluating means running the entities' `encode(to:)`).
+        /// carry, so evaluating means running the entities' `encode(to:)`), in no order.
         case candidates([Selected])
     }
 
     /// Selects what `query` asks for, through an index where one applies.
-    func select(_ query: StorageQuery) -> Selection {
-        let conjuncts = Self.conjuncts(of: query.filter)
-        let plan = layout.indexes.isEmpty ? nil : IndexPlan.best(for: query, conjuncts: conjuncts, layout: layout)
-        guard layout.carries(query.fields) else {
-            // Only a superset can be had here; its order does not matter.
-            guard let plan else { return .candidates(records.values.map(Selected.init)) }
-            var found: [Selected] = []
-            walk(plan, reversed: false) { record in found.append(Selected(record)); return true }
-            return .candidates(found)
-        }
-        let evaluator = QueryEvaluator(query, fields: layout.fields)
-        let matches: (InMemoryRecord) -> Bool = { evaluator.matches($0.indexValues) }
-        if let plan, plan.yieldsSortOrder {
+    func select(_ query: StorageQuery) -> Selection<[Selected]> {
+        let access = access(for: query)
+        guard let evaluator = access.evaluator else { return .candidates(candidates(access.plan)) }
+        if let plan = access.plan, plan.yieldsSortOrder {
             // The walk is in the query's order: skip the offset, stop at the limit.
             var result: [Selected] = []
             var skipped = 0
             let limit = query.limit ?? .max
             if limit == 0 { return .answer([]) }
-            walk(plan, reversed: plan.reversed) { record in
-                guard matches(record) else { return true }
+            walk(plan, reversed: plan.reversed) { entry in
+                guard evaluator.matches(entry.values) else { return true }
                 if skipped < query.offset {
                     skipped += 1
                     return true
                 }
-                result.append(Selected(record))
+                result.append(Selected(entry.record))
                 return result.count < limit
             }
             return .answer(result)
         }
-        var result: [InMemoryRecord] = []
-        if let plan {
-            walk(plan, reversed: false) { record in
-                if matches(record) { result.append(record) }
-                return true
-            }
-        } else {
-            for record in records.values where matches(record) { result.append(record) }
+        var result: [IndexEntry] = []
+        forEachInRange(access.plan) { entry in
+            if evaluator.matches(entry.values) { result.append(entry) }
         }
         if !query.sort.isEmpty {
-            result.sort { evaluator.precedes($0.indexValues, $1.indexValues) }
+            result.sort { evaluator.precedes($0.values, $1.values) }
         }
-        return .answer(result[evaluator.page(ofCount: result.count)].map(Selected.init))
+        return .answer(result[evaluator.page(ofCount: result.count)].map { Selected($0.record) })
+    }
+
+    /// How many records `filter` holds for, counted through an index where one applies, without
+    /// collecting them.
+    func count(matching filter: StorageFilter) -> Selection<Int> {
+        let access = access(for: StorageQuery(filter: filter))
+        guard let evaluator = access.evaluator else { return .candidates(candidates(access.plan)) }
+        var count = 0
+        forEachInRange(access.plan) { entry in
+            if evaluator.matches(entry.values) { count += 1 }
+        }
+        return .answer(count)
+    }
+
+    /// How a query reads the table: the index range to walk, if one narrows or orders it, and,
+    /// when the records carry every field the query reads, the evaluator of the query on their
+    /// indexed values.
+    private struct Access {
+        let plan: IndexPlan?
+        /// Evaluates the query without the conditions every record in the plan's range meets: on
+        /// the screen query's range of one dialog, `dialogID == x` is not checked again.
+        let evaluator: QueryEvaluator?
+    }
+
+    private func access(for query: StorageQuery) -> Access {
+        let conjuncts = Self.conjuncts(of: query.filter)
+        let plan = layout.indexes.isEmpty ? nil : IndexPlan.best(for: query, conjuncts: conjuncts, layout: layout)
+        guard layout.carries(query.fields) else { return Access(plan: plan, evaluator: nil) }
+        var residual = query
+        if let plan {
+            let unmet = conjuncts.filter { !plan.guarantees($0, in: layout) }
+            if unmet.count < conjuncts.count { residual.filter = Self.conjunction(of: unmet) }
+        }
+        // The values it sees are those of the walked index's entries, or the records' own.
+        let fields = plan.map { layout.entryFields[$0.index] } ?? layout.fields
+        return Access(plan: plan, evaluator: QueryEvaluator(residual, fields: fields))
+    }
+
+    /// Every record in `plan`'s range (every record without a plan), in no particular order: a
+    /// superset of what the query selects, for evaluating outside the lock.
+    private func candidates(_ plan: IndexPlan?) -> [Selected] {
+        var found: [Selected] = []
+        forEachInRange(plan) { found.append(Selected($0.record)) }
+        return found
+    }
+
+    /// Calls `body` with the entry of every record in `plan`'s range, or, without a plan, with
+    /// every record and its values (in ``IndexLayout/fields`` order).
+    private func forEachInRange(_ plan: IndexPlan?, _ body: (IndexEntry) -> Void) {
+        guard let plan else {
+            for record in records.values { body(IndexEntry(values: record.indexValues, record: record)) }
+            return
+        }
+        walk(plan, reversed: false) { entry in
+            body(entry)
+            return true
+        }
     }
 
     /// Evaluates `query` on `candidates` outside the lock, reading the fields it needs from the
@@ -165,13 +207,21 @@ struct InMemoryTable {
         }
     }
 
-    /// Calls `body` with the records in `plan`'s range, in index order (or reversed), until it
+    /// Calls `body` with the entries in `plan`'s range, in index order (or reversed), until it
     /// returns `false`.
-    private func walk(_ plan: IndexPlan, reversed: Bool, _ body: (InMemoryRecord) -> Bool) {
-        let tree = trees[plan.index]
-        let start = tree.position { plan.isBelowRange($0) }
-        let end = tree.position { !plan.isAboveRange($0) }
-        tree.forEach(from: start, to: end, reversed: reversed) { entry in body(entry.record) }
+    private func walk(_ plan: IndexPlan, reversed: Bool, _ body: (IndexEntry) -> Bool) {
+        let start = trees[plan.index].position { plan.isBelowRange($0) }
+        let end = trees[plan.index].position { !plan.isAboveRange($0) }
+        trees[plan.index].forEach(from: start, to: end, reversed: reversed, body)
+    }
+
+    /// The filter that holds when all of `filters` do; `nil` (no filter) for none.
+    private static func conjunction(of filters: [StorageFilter]) -> StorageFilter? {
+        switch filters.count {
+        case 0: return nil
+        case 1: return filters[0]
+        default: return .and(filters)
+        }
     }
 
     /// The top-level `&&` operands of a filter.
@@ -228,8 +278,15 @@ struct IndexLayout: Sendable, Equatable {
     let indexes: [StorageIndex]
     /// Every indexed field, each once.
     let fields: [FieldPath]
-    /// For each index, the positions of its fields in ``fields``.
+    /// For each index, the fields its entries hold, in their order: the index's own, then every
+    /// other field of ``fields``. Entries are ordered by all of them (the index's fields decide,
+    /// the others only break ties), and carry every field so that a walk evaluates a query on the
+    /// entries alone, without reaching for the records.
+    let entryFields: [[FieldPath]]
+    /// For each index, the positions of ``entryFields`` in ``fields``.
     private let positions: [[Int]]
+    /// For each index, whether ``entryFields`` is ``fields``.
+    private let sharesRecordValues: [Bool]
     /// Reads ``fields`` from an entity.
     let extractor: FieldExtractor
 
@@ -242,7 +299,9 @@ struct IndexLayout: Sendable, Equatable {
             for field in index.fields where !fields.contains(field) { fields.append(field) }
         }
         self.fields = fields
-        positions = indexes.map { index in index.fields.map { fields.firstIndex(of: $0)! } }
+        entryFields = indexes.map { index in index.fields + fields.filter { !index.fields.contains($0) } }
+        positions = entryFields.map { entry in entry.map { fields.firstIndex(of: $0)! } }
+        sharesRecordValues = entryFields.map { $0 == fields }
         extractor = FieldExtractor(fields: fields)
     }
 
@@ -265,16 +324,15 @@ struct IndexLayout: Sendable, Equatable {
         queryFields.allSatisfy(fields.contains)
     }
 
-    /// The entry `record` has in index `index`.
+    /// The entry `record` has in index `index`: its values in ``entryFields`` order, which for an
+    /// index listing the fields in ``fields`` order are the record's own (shared, not copied).
     func entry(of record: InMemoryRecord, in index: Int) -> IndexEntry {
-        IndexEntry(values: positions[index].map { record.indexValues[$0] }, record: record)
+        if sharesRecordValues[index] { return IndexEntry(values: record.indexValues, record: record) }
+        return IndexEntry(values: positions[index].map { record.indexValues[$0] }, record: record)
     }
-
-    /// The position in ``fields`` of field `position` of index `index`.
-    func fieldPosition(index: Int, field position: Int) -> Int { positions[index][position] }
 }
 
-extension InMemoryTable.Selection {
+extension InMemoryTable.Selection<[Selected]> {
     /// The records `query` selects: the answer as it is, or the candidates evaluated outside the
     /// lock (``InMemoryTable/evaluate(_:_:query:)``).
     /// - Throws: as ``InMemoryTable/evaluate(_:_:query:)``.
@@ -282,6 +340,18 @@ extension InMemoryTable.Selection {
         switch self {
         case let .answer(records): return records
         case let .candidates(candidates): return try InMemoryTable.evaluate(candidates, E.self, query: query)
+        }
+    }
+}
+
+extension InMemoryTable.Selection<Int> {
+    /// How many records `filter` holds for: the answer as it is, or the candidates evaluated
+    /// outside the lock.
+    /// - Throws: as ``InMemoryTable/evaluate(_:_:query:)``.
+    func count<E: Storable>(_ type: E.Type, filter: StorageFilter) throws -> Int {
+        switch self {
+        case let .answer(count): return count
+        case let .candidates(candidates): return try InMemoryTable.evaluate(candidates, E.self, query: StorageQuery(filter: filter)).count
         }
     }
 }

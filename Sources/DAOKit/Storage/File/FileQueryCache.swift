@@ -9,7 +9,7 @@ extension FileStorageContext {
     /// queries answer from memory after checking the store's change log (one `fstat`) and
     /// rereading only the records another process changed since. This context's own writes update
     /// what it keeps as they commit. Memory: each kept entity costs its decoded size plus about
-    /// 100 bytes, and 40 bytes per indexed field.
+    /// 100 bytes, and what ``InMemoryStorageContext`` spends on its indexes.
     public struct QueryCache: Sendable, Hashable {
         /// The most entities of one type kept; a type with more is scanned on every query.
         public let maximumRecordsPerType: Int

@@ -23,11 +23,10 @@ extension FileStorageContext {
     /// How many entities `filter` holds for, counted as ``fetch(_:matching:)`` selects them.
     /// - Throws: as ``fetch(_:matching:)``.
     public func count<E: Storable>(_ type: E.Type, matching filter: StorageFilter) throws -> Int {
-        let query = StorageQuery(filter: filter)
-        guard let selection = try cachedSelection(E.self, query) else {
-            return try QueryEvaluator(query).count(in: try fetchAll(type))
+        guard let counted = try withCachedTable(E.self, { table in table.count(matching: filter) }) else {
+            return try QueryEvaluator(StorageQuery(filter: filter)).count(in: try fetchAll(type))
         }
-        return try selection.records(E.self, query: query).count
+        return try counted.count(E.self, filter: filter)
     }
 
     /// Removes the entities `filter` holds for, in one all-or-nothing write of their ids. The
@@ -48,12 +47,18 @@ extension FileStorageContext {
 
     /// What the cache selects for `query` under the shared lock, or `nil` when the type is not
     /// cached and the caller must scan.
-    private func cachedSelection<E: Storable>(_ type: E.Type, _ query: StorageQuery) throws -> InMemoryTable.Selection? {
+    private func cachedSelection<E: Storable>(_ type: E.Type, _ query: StorageQuery) throws -> InMemoryTable.Selection<[Selected]>? {
+        try withCachedTable(E.self) { table in table.select(query) }
+    }
+
+    /// `body` run on the cached table of `E` under the shared lock, or `nil` when the type is not
+    /// cached and the caller must scan.
+    private func withCachedTable<E: Storable, T>(_ type: E.Type, _ body: (inout InMemoryTable) throws -> T) throws -> T? {
         guard queryCache.isEnabled else { return nil }
         let entityName = E.entityName
         return try mapErrors(entityName: entityName, key: nil) {
             try withReadLock(entityName: entityName) {
-                try queryCache.withTable(E.self, in: self) { table in table.select(query) }
+                try queryCache.withTable(E.self, in: self, body)
             }
         }
     }

@@ -1,20 +1,33 @@
 import Foundation
 
-/// One entity in an in-memory index: the values of the index's fields and the record, ordered
-/// field by field (``IndexOrder``) and then by the record's order, which no two records share,
-/// so that no two entries are equal.
+/// One entity in an in-memory index: the values of the index's fields (then of the type's other
+/// indexed fields, ``IndexLayout/entryFields``) and the record, ordered value by value
+/// (``IndexOrder``) and then by the record's order, which no two records share, so that no two
+/// entries are equal.
+///
+/// The record is held `unowned(unsafe)`: copying an entry — which a walk does for every entry it
+/// passes on — then neither retains the record nor touches its memory, and a walk that only reads
+/// values (a count) never reaches the records, which lie all over the heap. Sound because an
+/// ``InMemoryTable`` owns every record in its `records` and keeps an entry in an index exactly
+/// while the record is there (both change together under the context's lock), and entries never
+/// leave the lock: what leaves it is a ``Selected``, which holds the record strongly.
 struct IndexEntry: Comparable {
     let values: [StorageValue]
-    let record: InMemoryRecord
+    unowned(unsafe) let record: InMemoryRecord
 
     static func < (lhs: IndexEntry, rhs: IndexEntry) -> Bool {
-        for position in lhs.values.indices {
-            switch IndexOrder.compare(lhs.values[position], rhs.values[position]) {
-            case .orderedAscending: return true
-            case .orderedDescending: return false
-            case .orderedSame: continue
+        // Every insertion and removal compares about a dozen entries: read the values in place
+        // rather than copying each out of its array.
+        let order = lhs.values.withUnsafeBufferPointer { left in
+            rhs.values.withUnsafeBufferPointer { right in
+                for position in left.indices {
+                    let order = IndexOrder.compare(left[position], right[position])
+                    if order != .orderedSame { return order }
+                }
+                return .orderedSame
             }
         }
+        if order != .orderedSame { return order == .orderedAscending }
         return lhs.record.order < rhs.record.order
     }
 
@@ -30,15 +43,25 @@ struct IndexEntry: Comparable {
 /// other number — because an index needs one. Queries never rely on that part: every entry an
 /// index walk yields is checked against the whole filter.
 enum IndexOrder {
+    /// The kinds indexes hold most — integers, dates, flags — compared in line, without copying
+    /// the values; everything else by ``compareAnyKinds(_:_:)``.
+    @inline(__always)
     static func compare(_ lhs: StorageValue, _ rhs: StorageValue) -> ComparisonResult {
-        // The kinds indexes hold most, first.
-        switch (lhs, rhs) {
-        case let (.int(a), .int(b)): return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
-        case let (.date(a), .date(b)) where a == b: return .orderedSame
-        case let (.date(a), .date(b)): return a < b ? .orderedAscending : .orderedDescending
-        case let (.bool(a), .bool(b)): return a == b ? .orderedSame : (a ? .orderedDescending : .orderedAscending)
-        default: break
+        switch lhs {
+        case let .int(a):
+            if case let .int(b) = rhs { return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending) }
+        case let .date(a):
+            if case let .date(b) = rhs { return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending) }
+        case let .bool(a):
+            if case let .bool(b) = rhs { return a == b ? .orderedSame : (a ? .orderedDescending : .orderedAscending) }
+        default:
+            break
         }
+        return compareAnyKinds(lhs, rhs)
+    }
+
+    @inline(never)
+    private static func compareAnyKinds(_ lhs: StorageValue, _ rhs: StorageValue) -> ComparisonResult {
         if let order = StorageValue.compare(lhs, rhs) { return order }
         switch (lhs, rhs) {
         case let (.url(a), .url(b)): return order(a.absoluteString, b.absoluteString)
@@ -62,5 +85,20 @@ enum IndexOrder {
 
     private static func order<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
         a < b ? .orderedAscending : (b < a ? .orderedDescending : .orderedSame)
+    }
+}
+
+extension StorageValue {
+    /// Whether ``IndexOrder`` finds a value the same as this one exactly when
+    /// ``StorageValue/equal(_:_:)`` does, so that an index range held to this value holds only
+    /// values equal to it. Not for NaN (`==` equals no NaN, the index needs NaNs somewhere),
+    /// `Decimal` (whose NaN is the same) and `URL` (the index orders by text, `==` compares more).
+    var indexEqualityIsExact: Bool {
+        switch self {
+        case .null, .bool, .int, .uint, .string, .uuid, .data: return true
+        case let .double(value): return !value.isNaN
+        case let .date(value): return !value.timeIntervalSinceReferenceDate.isNaN
+        case .url, .decimal: return false
+        }
     }
 }

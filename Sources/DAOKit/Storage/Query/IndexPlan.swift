@@ -73,6 +73,23 @@ struct IndexPlan {
         }
     }
 
+    /// Whether every entry the walk yields satisfies `conjunct`, so that it need not be checked
+    /// again: an equality on a field the range holds to one value (the leading field, or the next
+    /// one when the leading field is held too), with a value for which the index's equality is
+    /// Swift's (``StorageValue/indexEqualityIsExact``).
+    func guarantees(_ conjunct: StorageFilter, in layout: IndexLayout) -> Bool {
+        guard case let .compare(field, .equal, value) = conjunct, value.indexEqualityIsExact else { return false }
+        let fields = layout.indexes[index].fields
+        for position in lower.indices where position < fields.count {
+            // Only a field held to one value, after fields all held to one value, has one value
+            // in every entry of the range.
+            guard let low = lower[position], let high = upper[position],
+                  IndexOrder.compare(low, high) == .orderedSame else { return false }
+            if fields[position] == field { return IndexOrder.compare(value, low) == .orderedSame }
+        }
+        return false
+    }
+
     /// Whether `entry` comes before the range.
     func isBelowRange(_ entry: IndexEntry) -> Bool {
         compareToBounds(entry, lower) == .orderedAscending

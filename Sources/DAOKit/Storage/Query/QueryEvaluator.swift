@@ -100,20 +100,33 @@ struct QueryEvaluator: Sendable {
 }
 
 /// A ``StorageFilter`` whose fields are positions in the values a ``FieldExtractor`` returns.
-indirect enum CompiledFilter: Sendable {
+///
+/// The equalities filters are made of most — a flag, an integer id — have cases of their own that
+/// test the usual kind of value directly, where ``StorageComparison/holds(_:_:)`` goes through
+/// the general comparison of any two kinds: an indexed query tests one on every entry it walks.
+enum CompiledFilter: Sendable {
     case compare(Int, StorageComparison, StorageValue)
+    /// `== .bool(value)`, or `!=` when `negated`. A `Bool` equals only a `Bool`.
+    case isBool(Int, Bool, negated: Bool)
+    /// `== .int(value)`, or `!=` when `negated`: an `int` is compared directly, any other kind as
+    /// ``StorageValue/equal(_:_:)`` compares it.
+    case isInt(Int, Int64, negated: Bool)
     case isIn(Int, [StorageValue])
     case hasPrefix(Int, String)
     case contains(Int, String)
     case and([CompiledFilter])
     case or([CompiledFilter])
-    case not(CompiledFilter)
+    indirect case not(CompiledFilter)
 
     /// `filter` with each field replaced by its position in `fields`.
     /// - Precondition: `fields` holds every field of `filter`.
     init(_ filter: StorageFilter, fields: [FieldPath]) {
         func position(_ field: FieldPath) -> Int { fields.firstIndex(of: field)! }
         switch filter {
+        case let .compare(field, comparison, .bool(value)) where comparison == .equal || comparison == .notEqual:
+            self = .isBool(position(field), value, negated: comparison == .notEqual)
+        case let .compare(field, comparison, .int(value)) where comparison == .equal || comparison == .notEqual:
+            self = .isInt(position(field), value, negated: comparison == .notEqual)
         case let .compare(field, comparison, value): self = .compare(position(field), comparison, value)
         case let .isIn(field, values): self = .isIn(position(field), values)
         case let .hasPrefix(field, prefix): self = .hasPrefix(position(field), prefix)
@@ -129,6 +142,14 @@ indirect enum CompiledFilter: Sendable {
         switch self {
         case let .compare(position, comparison, value):
             return comparison.holds(values[position], value)
+        case let .isBool(position, expected, negated):
+            guard case let .bool(value) = values[position] else { return negated }
+            return (value == expected) != negated
+        case let .isInt(position, expected, negated):
+            guard case let .int(value) = values[position] else {
+                return StorageValue.equal(values[position], .int(expected)) != negated
+            }
+            return (value == expected) != negated
         case let .isIn(position, candidates):
             let value = values[position]
             return candidates.contains { StorageValue.equal(value, $0) }
