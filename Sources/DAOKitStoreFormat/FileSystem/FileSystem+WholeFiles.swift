@@ -31,9 +31,20 @@ extension FileSystem {
     /// (`O_NONBLOCK`: opening a FIFO for reading would otherwise wait for a writer, holding the
     /// store's lock and so stopping every writer). On a regular file `O_NONBLOCK` changes nothing.
     package func readContents(of path: String) throws(FileSystemError) -> FileContents {
+        try readContents(path: path) { flags throws(FileSystemError) in try open(path, flags, 0) }
+    }
+
+    /// ``readContents(of:)`` of the entry `name` of the directory open as `directory`, whose whole
+    /// path is `path` (see ``FileSystem/open(_:in:_:_:path:)``).
+    package func readContents(of name: String, in directory: Int32, path: String) throws(FileSystemError) -> FileContents {
+        try readContents(path: path) { flags throws(FileSystemError) in try open(name, in: directory, flags, 0, path: path) }
+    }
+
+    /// ``readContents(of:)`` with the file opened by `open`, given the flags.
+    private func readContents(path: String, opening open: (Int32) throws(FileSystemError) -> Int32) throws(FileSystemError) -> FileContents {
         let fd: Int32
         do throws(FileSystemError) {
-            fd = try open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW, 0)
+            fd = try open(O_RDONLY | O_NONBLOCK | O_NOFOLLOW)
         } catch where error.code == ENOENT {
             return .absent
         } catch where error.code == ELOOP {
@@ -77,6 +88,15 @@ extension FileSystem {
         }
     }
 
+    /// Removes the entry `name` of the directory open as `directory`, whose whole path is `path`;
+    /// one that is already gone is fine.
+    package func unlinkIfPresent(_ name: String, in directory: Int32, path: String) throws(FileSystemError) {
+        do {
+            try unlink(name, in: directory, path: path)
+        } catch where error.code == ENOENT && error.refusal == nil {
+        }
+    }
+
     /// Renames `source`; returns `false` when it does not exist.
     package func renameIfPresent(_ source: String, _ destination: String) throws(FileSystemError) -> Bool {
         do {
@@ -117,7 +137,18 @@ extension FileSystem {
     /// Creates (or truncates) `path` and writes `bytes`, then `fsync`s it when `sync` is set.
     /// On failure the descriptor is closed; the partly written file is left for the caller.
     package func writeFile(_ path: String, _ bytes: Data, flags: Int32 = O_WRONLY | O_CREAT | O_TRUNC, sync: Bool) throws(FileSystemError) {
-        try closing(try open(path, flags, 0o644), path: path) { fd throws(FileSystemError) in
+        try writeFile(opened: try open(path, flags, 0o644), path: path, bytes, sync: sync)
+    }
+
+    /// ``writeFile(_:_:flags:sync:)`` of the entry `name` of the directory open as `directory`,
+    /// whose whole path is `path` (see ``FileSystem/open(_:in:_:_:path:)``).
+    package func writeFile(_ name: String, in directory: Int32, path: String, _ bytes: Data, flags: Int32, sync: Bool) throws(FileSystemError) {
+        try writeFile(opened: try open(name, in: directory, flags, 0o644, path: path), path: path, bytes, sync: sync)
+    }
+
+    /// Writes `bytes` to the file just opened as `fd`, `fsync`s it when `sync` is set, and closes it.
+    private func writeFile(opened fd: Int32, path: String, _ bytes: Data, sync: Bool) throws(FileSystemError) {
+        try closing(fd, path: path) { fd throws(FileSystemError) in
             try writeAll(fd, bytes, path: path)
             if sync { try fsync(fd, path: path) }
         }
@@ -143,12 +174,17 @@ extension FileSystem {
     /// file to length when it was longer. Unlike `O_TRUNC`, this never truncates to zero, which on
     /// ext4 (`auto_da_alloc`) would force a flush of each file at close and make batches as slow
     /// as single writes. Not atomic: only batches use it, under their undo journal.
+    /// The file is the entry `name` of the directory open as `directory`, whose whole path is
+    /// `path` (see ``FileSystem/open(_:in:_:_:path:)``): a batch opens its folder once.
     /// - Parameter previousLength: the file's length before, when known; `nil` always cuts.
     /// - Throws: ``FileSystemError/notRegularFile(operation:path:)``, writing nothing, when `path`
     ///   is a symbolic link or anything else that is not a regular file (see
     ///   ``openRegularFileForWriting(_:_:)``).
-    package func overwriteFile(_ path: String, _ bytes: Data, previousLength: Int?) throws(FileSystemError) {
-        try closing(try openRegularFileForWriting(path, O_WRONLY | O_CREAT), path: path) { fd throws(FileSystemError) in
+    package func overwriteFile(_ name: String, in directory: Int32, path: String, _ bytes: Data, previousLength: Int?) throws(FileSystemError) {
+        let fd = try openRegularFileWithStatus(path: path, O_WRONLY | O_CREAT) { flags throws(FileSystemError) in
+            try open(name, in: directory, flags, 0o644, path: path)
+        }.fd
+        try closing(fd, path: path) { fd throws(FileSystemError) in
             try writeAll(fd, bytes, path: path)
             if previousLength.map({ $0 > bytes.count }) ?? true {
                 try truncate(fd, length: bytes.count, path: path)
@@ -180,9 +216,16 @@ extension FileSystem {
     /// ``openRegularFile(_:_:)``, also returning the `fstat` it checked the file with, so that a
     /// caller that needs the length (the change log's append) does not ask the system twice.
     package func openRegularFileWithStatus(_ path: String, _ flags: Int32) throws(FileSystemError) -> (fd: Int32, status: FileStatus) {
+        try openRegularFileWithStatus(path: path, flags) { flags throws(FileSystemError) in try open(path, flags, 0o644) }
+    }
+
+    /// ``openRegularFileWithStatus(_:_:)`` with the file opened by `open`, given the flags.
+    private func openRegularFileWithStatus(
+        path: String, _ flags: Int32, opening open: (Int32) throws(FileSystemError) -> Int32
+    ) throws(FileSystemError) -> (fd: Int32, status: FileStatus) {
         let fd: Int32
         do throws(FileSystemError) {
-            fd = try open(path, flags | O_NOFOLLOW | O_NONBLOCK, 0o644)
+            fd = try open(flags | O_NOFOLLOW | O_NONBLOCK)
         } catch where error.code == ELOOP || error.code == ENXIO {
             throw .notRegularFile(operation: "open", path: path)
         }

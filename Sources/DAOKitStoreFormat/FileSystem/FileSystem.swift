@@ -76,6 +76,23 @@ package protocol FileSystem: Sendable {
     func syncFileSystem(_ fd: Int32, path: String) throws(FileSystemError) -> Bool
     func rename(_ source: String, _ destination: String) throws(FileSystemError)
     func unlink(_ path: String) throws(FileSystemError)
+    /// Opens the entry `name` of the directory open as `directory` (`openat`), never following a
+    /// link there (`O_NOFOLLOW` is added); `path` is the entry's whole path, which errors name.
+    /// The directory was itself opened through ``open(_:_:_:)``, confined like any other path, so
+    /// one name inside it stays confined too; a writer that works on several entries of one folder
+    /// opens it once and resolves none of their paths again.
+    /// - Throws: `EXDEV`, opening nothing, when `name` is not a single component (it holds a `/`,
+    ///   or is empty, `.` or `..`); otherwise as ``open(_:_:_:)``.
+    func open(_ name: String, in directory: Int32, _ flags: Int32, _ mode: mode_t, path: String) throws(FileSystemError) -> Int32
+    /// Renames the entry `source` of `directory` to `destination` in the same directory
+    /// (`renameat`), replacing what `destination` named, itself and not what a link there points
+    /// to; `path` is the destination's whole path, which errors name.
+    /// - Throws: as ``open(_:in:_:_:path:)`` for names that are not single components.
+    func rename(_ source: String, to destination: String, in directory: Int32, path: String) throws(FileSystemError)
+    /// Removes the entry `name` of `directory` (`unlinkat`; a link is removed, never followed);
+    /// `path` is its whole path, which errors name.
+    /// - Throws: as ``open(_:in:_:_:path:)`` for names that are not single components.
+    func unlink(_ name: String, in directory: Int32, path: String) throws(FileSystemError)
     func makeDirectory(_ path: String) throws(FileSystemError)
     func removeDirectory(_ path: String) throws(FileSystemError)
     /// The names in a directory, without `.` and `..`.

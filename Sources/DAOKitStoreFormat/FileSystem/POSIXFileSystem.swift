@@ -35,7 +35,7 @@ package struct POSIXFileSystem: FileSystem {
     private func relative(_ path: String) -> Substring? {
         guard let root else { return nil }
         let utf8 = path.utf8
-        guard utf8.starts(with: root.prefix.utf8) else { return path == root.path ? "" : nil }
+        guard root.isPrefix(of: path) else { return path == root.path ? "" : nil }
         // UTF-8 offsets, which are O(1) on native strings (character counts are not).
         return path[utf8.index(utf8.startIndex, offsetBy: root.prefixLength)...]
     }
@@ -151,6 +151,33 @@ package struct POSIXFileSystem: FileSystem {
         _ = try systemCall("rename", destination, retrying: false) { systemRename(source, destination) }
     }
 
+    package func open(_ name: String, in directory: Int32, _ flags: Int32, _ mode: mode_t, path: String) throws(FileSystemError) -> Int32 {
+        try Self.checkSingleComponent(name, operation: "open", path: path)
+        return try systemCall("open", path) { openat(directory, name, flags | O_NOFOLLOW | O_CLOEXEC, mode) }
+    }
+
+    package func rename(_ source: String, to destination: String, in directory: Int32, path: String) throws(FileSystemError) {
+        try Self.checkSingleComponent(source, operation: "rename", path: path)
+        try Self.checkSingleComponent(destination, operation: "rename", path: path)
+        _ = try systemCall("rename", path, retrying: false) { renameat(directory, source, directory, destination) }
+    }
+
+    package func unlink(_ name: String, in directory: Int32, path: String) throws(FileSystemError) {
+        try Self.checkSingleComponent(name, operation: "unlink", path: path)
+        _ = try systemCall("unlink", path, retrying: false) { unlinkat(directory, name, 0) }
+    }
+
+    /// Refuses a name that would reach outside the directory it is looked up in: one holding a
+    /// `/`, and the empty name, `.` and `..`. The store never makes such names.
+    @inline(__always)
+    private static func checkSingleComponent(_ name: String, operation: String, path: String) throws(FileSystemError) {
+        let isSingle = name.utf8.withContiguousStorageIfAvailable { bytes in
+            !bytes.isEmpty && !bytes.contains(UInt8(ascii: "/"))
+                && !(bytes.count <= 2 && bytes.allSatisfy { $0 == UInt8(ascii: ".") })
+        } ?? (!name.isEmpty && !name.utf8.contains(UInt8(ascii: "/")) && name != "." && name != "..")
+        if !isSingle { throw FileSystemError(operation: operation, path: path, code: EXDEV) }
+    }
+
     package func unlink(_ path: String) throws(FileSystemError) {
         try removeEntry(path, operation: "unlink", flags: 0) { systemUnlink(path) }
     }
@@ -246,6 +273,8 @@ private final class ConfinementRoot: Sendable {
     let path: String
     /// `path` and a slash: what every path below the root starts with.
     let prefix: String
+    /// `prefix`'s UTF-8 bytes, compared with every path the store passes.
+    private let prefixBytes: [UInt8]
     /// `prefix`'s length in UTF-8 bytes.
     let prefixLength: Int
     let descriptor: Int32
@@ -253,8 +282,21 @@ private final class ConfinementRoot: Sendable {
     init(path: String) throws(FileSystemError) {
         self.path = path
         prefix = path.hasSuffix("/") ? path : path + "/"
-        prefixLength = prefix.utf8.count
+        prefixBytes = Array(prefix.utf8)
+        prefixLength = prefixBytes.count
         descriptor = try systemCall("open", path) { systemOpen(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) }
+    }
+
+    /// Whether `path`'s bytes start with ``prefix``'s: one `memcmp` on a native string (every call
+    /// makes this test, and comparing through the generic `UTF8View` cost thousands of
+    /// instructions); bytes, not characters, because the system compares bytes.
+    @inline(__always)
+    func isPrefix(of path: String) -> Bool {
+        path.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.count >= prefixLength && prefixBytes.withUnsafeBytes { prefix in
+                memcmp(bytes.baseAddress!, prefix.baseAddress!, prefixLength) == 0
+            }
+        } ?? path.utf8.starts(with: prefixBytes)
     }
 
     deinit {
@@ -307,43 +349,69 @@ private final class ConfinementRoot: Sendable {
     }
 
     /// ``open(_:_:_:operation:reportedPath:)`` one component at a time, with `openat`.
+    ///
+    /// Works on one NUL-terminated copy of the path's bytes, cutting each component in place, so
+    /// that a walk costs its system calls and little else: it is every open's path where there
+    /// is no `openat2` (all but Linux), and splitting the path into `String`s by `Character` cost
+    /// more than the calls themselves.
     private func walk(_ relative: Substring, _ flags: Int32, _ mode: mode_t, operation: String, reportedPath: String) throws(FileSystemError) -> Int32 {
-        let components = relative.split(separator: "/")
+        var bytes = Array(relative.utf8)
+        let count = bytes.count
+        bytes.append(0)
+        let slash = UInt8(ascii: "/")
         var directory = descriptor
         defer { if directory != descriptor { _ = systemClose(directory) } }
-        var walked = prefix
-        for (index, component) in components.enumerated() {
+        var start = 0
+        // Empty components (`a//b`, a trailing `/`) are skipped, as the system does.
+        while start < count && bytes[start] == slash { start += 1 }
+        while start < count {
+            var end = start
+            while end < count && bytes[end] != slash { end += 1 }
+            var next = end
+            while next < count && bytes[next] == slash { next += 1 }
+            let isLast = next == count
+            bytes[end] = 0
+            // The path up to this component, for errors only.
+            func walked() -> String { prefix + String(decoding: relative.utf8.prefix(end), as: UTF8.self) }
             // The store's names never are `.` or `..` (journal names are checked); should one
             // come, it is refused rather than allowed to climb out of the root.
-            guard component != "." && component != ".." else {
+            let length = end - start
+            if length <= 2 && bytes[start..<end].allSatisfy({ $0 == UInt8(ascii: ".") }) {
                 throw FileSystemError(operation: operation, path: reportedPath, code: EXDEV)
             }
-            walked += component
-            let isLast = index == components.count - 1
             let componentFlags = isLast ? flags | O_NOFOLLOW : O_RDONLY | O_DIRECTORY | O_NOFOLLOW
-            let next: Int32
+            let opened: Int32
             do throws(FileSystemError) {
-                next = try systemCall(operation, isLast ? reportedPath : walked) {
-                    String(component).withCString { openat(directory, $0, componentFlags | O_CLOEXEC, mode) }
+                opened = try systemCall(operation, reportedPath) {
+                    bytes.withUnsafeBufferPointer { buffer in
+                        buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: count + 1) { base in
+                            openat(directory, base + start, componentFlags | O_CLOEXEC, mode)
+                        }
+                    }
                 }
-            } catch where error.code == ELOOP || error.code == ENOTDIR {
+            } catch {
                 // O_NOFOLLOW fails with ELOOP on a link, O_DIRECTORY with ENOTDIR on a link or any
                 // other non-directory. A link to a regular file as the last component is the
                 // caller's to report (it knows whether a record or `.journal` was meant).
-                guard !isLast || flags & O_DIRECTORY != 0 else { throw error }
+                guard error.code == ELOOP || error.code == ENOTDIR, !isLast || flags & O_DIRECTORY != 0 else {
+                    throw isLast ? error : FileSystemError(operation: operation, path: walked(), code: error.code)
+                }
                 var info = stat()
-                let isFile = String(component).withCString { fstatat(directory, $0, &info, AT_SYMLINK_NOFOLLOW) } == 0
-                    && info.st_mode & S_IFMT == S_IFREG
-                if isFile { throw FileSystemError(operation: operation, path: walked, code: ENOTDIR) }
-                throw .notADirectory(operation: operation, path: walked)
+                let isFile = bytes.withUnsafeBufferPointer { buffer in
+                    buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: count + 1) { base in
+                        fstatat(directory, base + start, &info, AT_SYMLINK_NOFOLLOW) == 0
+                    }
+                } && info.st_mode & S_IFMT == S_IFREG
+                if isFile { throw FileSystemError(operation: operation, path: walked(), code: ENOTDIR) }
+                throw .notADirectory(operation: operation, path: walked())
             }
             if directory != descriptor { _ = systemClose(directory) }
             if isLast {
                 directory = descriptor
-                return next
+                return opened
             }
-            directory = next
-            walked += "/"
+            directory = opened
+            start = next
         }
         throw FileSystemError(operation: operation, path: reportedPath, code: ENOENT)
     }

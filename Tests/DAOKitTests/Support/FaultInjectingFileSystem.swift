@@ -153,6 +153,21 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
         try base.unlink(path)
     }
 
+    func open(_ name: String, in directory: Int32, _ flags: Int32, _ mode: mode_t, path: String) throws(FileSystemError) -> Int32 {
+        try enter("open", path, changes: flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC) != 0)
+        return try base.open(name, in: directory, flags, mode, path: path)
+    }
+
+    func rename(_ source: String, to destination: String, in directory: Int32, path: String) throws(FileSystemError) {
+        try enter("rename", path, changes: true)
+        try base.rename(source, to: destination, in: directory, path: path)
+    }
+
+    func unlink(_ name: String, in directory: Int32, path: String) throws(FileSystemError) {
+        try enter("unlink", path, changes: true)
+        try base.unlink(name, in: directory, path: path)
+    }
+
     func makeDirectory(_ path: String) throws(FileSystemError) {
         // The kernel reports an existing path before it checks for write access.
         let denying = mutex.withLock { if case .denyWrites = mode { true } else { false } }

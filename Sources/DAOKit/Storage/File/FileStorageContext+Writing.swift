@@ -149,54 +149,64 @@ extension FileStorageContext {
     /// One record: temporary file → write → `fsync` → `rename` → `fsync` of the directory. The
     /// rename is atomic, so a crash leaves the old record or the new one; the old contents are kept
     /// in memory so that a failure after the rename (the directory `fsync`) can still be undone.
+    ///
+    /// The entity folder is opened once, confined like every path (never through a link), and each
+    /// call below names its entry relative to it: no path is resolved again, no descriptor opened
+    /// for the rename and the folder's `fsync` — five system calls fewer than by path — and the
+    /// folder made durable is the very one the rename happened in.
     private func writeSingle(_ change: RecordChange, directoryPath: String, entityName: String) throws {
         let path = directoryPath + "/" + change.fileName
-        let previous = try previousContents(of: path, entityName: entityName, key: change.key)
+        // No folder means no record yet: a removal has nothing to do.
+        guard let directory = try openEntityDirectory(directoryPath, creating: change.contents != nil) else { return }
+        // Only read from: closing it can lose nothing.
+        defer { try? fileSystem.close(directory, path: directoryPath) }
+        let previous = try previousContents(of: change.fileName, in: directory, path: path, entityName: entityName, key: change.key)
         guard let contents = change.contents else {
             guard previous != nil else { return }
-            try fileSystem.unlink(path)
+            try fileSystem.unlink(change.fileName, in: directory, path: path)
             do {
-                try fileSystem.syncDirectory(directoryPath)
+                try fileSystem.fsync(directory, path: directoryPath)
             } catch {
-                restore(path, to: previous, directoryPath: directoryPath)
+                restore(change.fileName, to: previous, in: directory, directoryPath: directoryPath)
                 throw error
             }
             return
         }
-        // A record was just read from the folder, under the lock: it exists, and was made durable
-        // when it was created (``ensureDirectory(_:)``). Only a first record needs the call.
-        if previous == nil { try ensureDirectory(directoryPath) }
-        let temporary = directoryPath + "/" + Self.temporaryName()
+        // The folder was there, or was just made durably (``ensureDirectory(_:)``).
+        let temporaryName = Self.temporaryName()
+        let temporary = directoryPath + "/" + temporaryName
         do {
-            try fileSystem.writeFile(temporary, contents, flags: O_WRONLY | O_CREAT | O_EXCL, sync: true)
-            try fileSystem.rename(temporary, path)
+            try fileSystem.writeFile(temporaryName, in: directory, path: temporary, contents, flags: O_WRONLY | O_CREAT | O_EXCL, sync: true)
+            try fileSystem.rename(temporaryName, to: change.fileName, in: directory, path: path)
         } catch {
-            try? fileSystem.unlink(temporary)
+            try? fileSystem.unlink(temporaryName, in: directory, path: temporary)
             throw error
         }
         do {
-            try fileSystem.syncDirectory(directoryPath)
+            try fileSystem.fsync(directory, path: directoryPath)
         } catch {
-            restore(path, to: previous, directoryPath: directoryPath)
+            restore(change.fileName, to: previous, in: directory, directoryPath: directoryPath)
             throw error
         }
     }
 
-    /// Puts a record back as it was after a failed single write, best effort (the error that
-    /// caused it is what the caller reports).
-    private func restore(_ path: String, to previous: Data?, directoryPath: String) {
+    /// Puts the record `name` of the folder open as `directory` back as it was after a failed
+    /// single write, best effort (the error that caused it is what the caller reports).
+    private func restore(_ name: String, to previous: Data?, in directory: Int32, directoryPath: String) {
+        let path = directoryPath + "/" + name
         if let previous {
-            let temporary = directoryPath + "/" + Self.temporaryName()
+            let temporaryName = Self.temporaryName()
+            let temporary = directoryPath + "/" + temporaryName
             do {
-                try fileSystem.writeFile(temporary, previous, flags: O_WRONLY | O_CREAT | O_EXCL, sync: true)
-                try fileSystem.rename(temporary, path)
+                try fileSystem.writeFile(temporaryName, in: directory, path: temporary, previous, flags: O_WRONLY | O_CREAT | O_EXCL, sync: true)
+                try fileSystem.rename(temporaryName, to: name, in: directory, path: path)
             } catch {
-                try? fileSystem.unlink(temporary)
+                try? fileSystem.unlink(temporaryName, in: directory, path: temporary)
             }
         } else {
-            try? fileSystem.unlink(path)
+            try? fileSystem.unlink(name, in: directory, path: path)
         }
-        try? fileSystem.syncDirectory(directoryPath)
+        try? fileSystem.fsync(directory, path: directoryPath)
     }
 
     /// Several records, all or nothing, with an undo journal:
@@ -209,12 +219,19 @@ extension FileStorageContext {
     /// In-place writes avoid creating an inode per record, which is what makes a batch much
     /// cheaper per record than single writes. Readers never see the intermediate states: they take
     /// the shared lock, and recover a leftover journal before reading.
+    ///
+    /// As a single write does, it opens the entity folder once and names every file relative to it.
     private func writeBatch(_ changes: [RecordChange], directoryPath: String, entityName: String) throws {
-        if changes.contains(where: { $0.contents != nil }) { try ensureDirectory(directoryPath) }
+        // No folder and only removals: there is nothing to remove.
+        let creating = changes.contains { $0.contents != nil }
+        guard let directory = try openEntityDirectory(directoryPath, creating: creating) else { return }
+        // Only read from: closing it can lose nothing.
+        defer { try? fileSystem.close(directory, path: directoryPath) }
         var entries: [Journal.Entry] = []
         var touched: [(change: RecordChange, previousLength: Int?)] = []
         for change in changes {
-            let previous = try previousContents(of: directoryPath + "/" + change.fileName, entityName: entityName, key: change.key)
+            let path = directoryPath + "/" + change.fileName
+            let previous = try previousContents(of: change.fileName, in: directory, path: path, entityName: entityName, key: change.key)
             if previous == nil && change.contents == nil { continue }
             entries.append(Journal.Entry(fileName: change.fileName, previousContents: previous))
             // A file that did not exist is created empty, so there is nothing to cut.
@@ -231,7 +248,8 @@ extension FileStorageContext {
         }
         var committing = false
         do {
-            try applyInPlace(touched.map { ($0.change.fileName, $0.change.contents, $0.previousLength) }, directoryPath: directoryPath)
+            try applyInPlace(touched.map { ($0.change.fileName, $0.change.contents, $0.previousLength) }, in: directory,
+                             directoryPath: directoryPath)
             committing = true
             try clearJournal()
         } catch {
@@ -248,14 +266,28 @@ extension FileStorageContext {
         }
     }
 
-    /// The bytes a record file holds now, `nil` when there is none.
-    private func previousContents(of path: String, entityName: String, key: String) throws -> Data? {
-        switch try fileSystem.readContents(of: path) {
+    /// The bytes the record `name` of the folder open as `directory` holds now (its whole path is
+    /// `path`), `nil` when there is none.
+    private func previousContents(of name: String, in directory: Int32, path: String, entityName: String, key: String) throws -> Data? {
+        switch try fileSystem.readContents(of: name, in: directory, path: path) {
         case .absent: return nil
         case .directory: throw Self.directoryInTheWay(entityName: entityName, key: key, path: path)
         case .notRegularFile: throw Self.notRegularFile(entityName: entityName, key: key, path: path)
         case let .bytes(data): return data
         }
+    }
+
+    /// The entity folder at `path`, open (never through a link) for calls on its entries by name;
+    /// when there is none, created durably first if `creating` is set, else `nil`.
+    private func openEntityDirectory(_ path: String, creating: Bool) throws(FileSystemError) -> Int32? {
+        let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW
+        do {
+            return try fileSystem.open(path, flags, 0)
+        } catch where error.code == ENOENT && error.refusal == nil {
+            guard creating else { return nil }
+        }
+        try ensureDirectory(path)
+        return try fileSystem.open(path, flags, 0)
     }
 
     /// Creates an entity's directory if needed, durably (its parent is `fsync`ed after creation).

@@ -79,8 +79,12 @@ struct FileForeignEntryTests {
             defer { removeOutside(outside) }
             let path = context.fileURL(for: FileNote.self, id: "a").path
             replaceWithSymlink(path, to: outside)
+            let files = POSIXFileSystem()
+            let folderPath = (path as NSString).deletingLastPathComponent
+            let folder = try files.open(folderPath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0)
+            defer { try? files.close(folder, path: folderPath) }
             let error = try #require(throws: FileSystemError.self) {
-                try POSIXFileSystem().overwriteFile(path, Data("x".utf8), previousLength: nil)
+                try files.overwriteFile((path as NSString).lastPathComponent, in: folder, path: path, Data("x".utf8), previousLength: nil)
             }
             #expect(error.isNotRegularFile)
             #expect(try outsideText(outside) == "outside, precious")

@@ -219,6 +219,15 @@ final class ObservedFileSystem: FileSystem, @unchecked Sendable {
     func syncFileSystem(_ fd: Int32, path: String) throws(FileSystemError) -> Bool { try base.syncFileSystem(fd, path: path) }
     func rename(_ source: String, _ destination: String) throws(FileSystemError) { try base.rename(source, destination) }
     func unlink(_ path: String) throws(FileSystemError) { try base.unlink(path) }
+    func open(_ name: String, in directory: Int32, _ flags: Int32, _ mode: mode_t, path: String) throws(FileSystemError) -> Int32 {
+        try base.open(name, in: directory, flags, mode, path: path)
+    }
+    func rename(_ source: String, to destination: String, in directory: Int32, path: String) throws(FileSystemError) {
+        try base.rename(source, to: destination, in: directory, path: path)
+    }
+    func unlink(_ name: String, in directory: Int32, path: String) throws(FileSystemError) {
+        try base.unlink(name, in: directory, path: path)
+    }
     func makeDirectory(_ path: String) throws(FileSystemError) { try base.makeDirectory(path) }
     func removeDirectory(_ path: String) throws(FileSystemError) { try base.removeDirectory(path) }
     func contentsOfDirectory(_ path: String) throws(FileSystemError) -> [String] { try base.contentsOfDirectory(path) }
