@@ -31,10 +31,13 @@ struct ChangeLog {
 
     let path: String
     let fileSystem: any FileSystem
+    /// `.changes` kept open between appends; shared by the copies of this log.
+    private let appender: ChangeLogAppender
 
     init(rootPath: String, fileSystem: any FileSystem) {
         path = rootPath + "/" + FileStoreLayout.changeLogFileName
         self.fileSystem = fileSystem
+        appender = ChangeLogAppender(path: path, fileSystem: fileSystem)
     }
 
     /// Appends the lines of a write about to change `fileNames` (or, for `nil`, every record) of
@@ -56,18 +59,7 @@ struct ChangeLog {
         } else {
             text = directoryName + "/*\n"
         }
-        let bytes = Data(text.utf8)
-        // The length comes from the `fstat` that checks the file is a regular one: no other
-        // writer appends while this one holds the exclusive lock.
-        let (fd, status) = try fileSystem.openRegularFileWithStatus(path, O_WRONLY | O_APPEND | O_CREAT)
-        // `closing` closes the descriptor exactly once, whatever fails: closing it again after a
-        // failed close could close a descriptor another thread has opened since.
-        let appended = try fileSystem.closing(fd, path: path) { fd throws(FileSystemError) -> Range<Int>? in
-            let length = status.size
-            if length + bytes.count > Self.maximumLength { return nil }
-            try fileSystem.writeAll(fd, bytes, path: path)
-            return length..<(length + bytes.count)
-        }
+        let appended = try appender.append(Data(text.utf8), maximumLength: Self.maximumLength)
         if appended == nil { try restart() }
         return appended
     }
@@ -78,6 +70,93 @@ struct ChangeLog {
         let fresh = path + FileStoreLayout.changeLogReplacementSuffix
         try fileSystem.writeFile(fresh, Data(), sync: false)
         try fileSystem.rename(fresh, path)
+    }
+}
+
+/// The writing end of the ``ChangeLog``: `.changes` opened once and kept open between appends, so
+/// that an append costs an `fstat` and a `write` instead of also an `open` and a `close` — a single
+/// persist makes few enough system calls that these two showed in its time.
+///
+/// Why the kept file is still `.changes` when an append uses it: every append holds the store's
+/// exclusive lock, and `fstat`s the kept descriptor for the length anyway, which also gives its
+/// link count. A log that a writer in any process restarted (``ChangeLog``'s rename of an empty
+/// file over it), or that anything else removed or replaced, has a link count of 0: the
+/// descriptor is dropped and the path opened again, as every append did before — refusing a link
+/// or anything but a regular file there, never following it. This is the check the readers'
+/// ``ChangeLogReader`` and the journal's `JournalProbe` make on their kept descriptors, and it
+/// rests on the same ground: nobody renames the store's own files to other names while it is open.
+private final class ChangeLogAppender: Sendable {
+    let path: String
+    let fileSystem: any FileSystem
+    /// The kept descriptor; `nil` before the first append and after a failure or restart. Its
+    /// `Sendable` conformance is sound: the state is a plain integer, only touched under the lock.
+    private let descriptor = Locked<Int32?>(nil)
+
+    init(path: String, fileSystem: any FileSystem) {
+        self.path = path
+        self.fileSystem = fileSystem
+    }
+
+    deinit {
+        if let fd = descriptor.withLock({ $0 }) { try? fileSystem.close(fd, path: path) }
+    }
+
+    /// Appends `bytes`, unless the log would then pass `maximumLength`: then it appends nothing,
+    /// lets go of the file (the caller replaces it) and returns `nil`. Call under the store's
+    /// exclusive lock.
+    /// - Returns: where the bytes are in the file.
+    func append(_ bytes: Data, maximumLength: Int) throws(FileSystemError) -> Range<Int>? {
+        let result: Result<Range<Int>?, FileSystemError> = descriptor.withLock { descriptor in
+            do throws(FileSystemError) {
+                return .success(try append(bytes, maximumLength: maximumLength, keeping: &descriptor))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private func append(_ bytes: Data, maximumLength: Int, keeping descriptor: inout Int32?) throws(FileSystemError) -> Range<Int>? {
+        let (fd, length) = try openLog(keeping: &descriptor)
+        if length + bytes.count > maximumLength {
+            drop(&descriptor)
+            return nil
+        }
+        do throws(FileSystemError) {
+            try fileSystem.writeAll(fd, bytes, path: path)
+        } catch {
+            // Whatever the failed write left, the next append starts again from the path.
+            drop(&descriptor)
+            throw error
+        }
+        return length..<(length + bytes.count)
+    }
+
+    /// The kept descriptor if it still is `.changes`, else the path opened again; and the log's
+    /// length, from the `fstat` that checks either (no other writer appends while this one
+    /// holds the exclusive lock).
+    private func openLog(keeping descriptor: inout Int32?) throws(FileSystemError) -> (fd: Int32, length: Int) {
+        if let fd = descriptor {
+            let status: FileStatus
+            do throws(FileSystemError) {
+                status = try fileSystem.status(fd, path: path)
+            } catch {
+                drop(&descriptor)
+                throw error
+            }
+            if status.linkCount > 0 { return (fd, status.size) }
+            drop(&descriptor)
+        }
+        let (fd, status) = try fileSystem.openRegularFileWithStatus(path, O_WRONLY | O_APPEND | O_CREAT)
+        descriptor = fd
+        return (fd, status.size)
+    }
+
+    /// Closes the kept descriptor, once: closing it again could close one another thread has
+    /// opened since.
+    private func drop(_ descriptor: inout Int32?) {
+        if let fd = descriptor { try? fileSystem.close(fd, path: path) }
+        descriptor = nil
     }
 }
 

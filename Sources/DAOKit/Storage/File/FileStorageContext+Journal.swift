@@ -46,8 +46,10 @@ extension FileStorageContext {
         try fileSystem.closing(fd, path: path) { fd throws(FileSystemError) in try fileSystem.fsync(fd, path: path) }
     }
 
-    /// Whether a journal holds a batch that did not commit (it is empty between batches).
+    /// Whether a journal holds a batch that did not commit (it is empty between batches). Every
+    /// write asks, under the exclusive lock: through ``journalProbe``'s kept descriptor, as readers
+    /// do, one `fstat` with no path to resolve.
     func journalNeedsRecovery() throws(FileSystemError) -> Bool {
-        (try fileSystem.status(atPath: journalPath)?.size ?? 0) > 0
+        try journalProbe.journalSize() > 0
     }
 }

@@ -151,9 +151,9 @@ extension FileStorageContext {
     /// in memory so that a failure after the rename (the directory `fsync`) can still be undone.
     ///
     /// The entity folder is opened once, confined like every path (never through a link), and each
-    /// call below names its entry relative to it: no path is resolved again, no descriptor opened
-    /// for the rename and the folder's `fsync` — five system calls fewer than by path — and the
-    /// folder made durable is the very one the rename happened in.
+    /// call below names its entry relative to it: no path is resolved again and no descriptor
+    /// opened for the rename or the folder's `fsync` (two system calls fewer than by path), and
+    /// the folder made durable is the very one the rename happened in.
     private func writeSingle(_ change: RecordChange, directoryPath: String, entityName: String) throws {
         let path = directoryPath + "/" + change.fileName
         // No folder means no record yet: a removal has nothing to do.

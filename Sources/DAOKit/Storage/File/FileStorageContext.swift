@@ -260,7 +260,7 @@ public final class FileStorageContext: StorageContext {
         entityDirectory(entityName).path + "/" + fileName(forKey: key)
     }
 
-    var journalPath: String { rootPath + "/" + FileStoreLayout.journalFileName }
+    var journalPath: String { journalProbe.path }
 
     /// The key a record file name stands for; `nil` for hashed or foreign names.
     func key(fromFileName name: String) -> String? {

@@ -29,6 +29,27 @@ struct FileDurabilityTests {
         }
     }
 
+    @Test func aSingleReplaceSyncsTheNewFileAndItsFolderThroughOneDescriptorOfIt() throws {
+        try FileTestDirectory.with { directory in
+            let fileSystem = FaultInjectingFileSystem()
+            let context = try FileStorageContext(directory: directory.url, fileSystem: fileSystem)
+            // A batch leaves the journal (empty) that every later write checks; the first write
+            // after it opens it and keeps it open, as it keeps `.changes`.
+            try context.save([FileNote(id: "a", text: "old"), FileNote(id: "b", text: "old")])
+            try context.save([FileNote(id: "b", text: "new")])
+            fileSystem.arm(.passThrough)
+            try context.save([FileNote(id: "a", text: "new")])
+            // The temporary file's name is random.
+            let calls = fileSystem.operations.map { $0.replacingOccurrences(of: #"\.tmp-[0-9a-f]+"#, with: ".tmp", options: .regularExpression) }
+            #expect(calls == [
+                "flock .lock", "fstat .journal", "fstat .changes", "write .changes",
+                "open ^file^note", "open a.json", "fstat a.json", "read a.json", "close a.json",
+                "open .tmp", "write .tmp", "fsync .tmp", "close .tmp", "rename a.json",
+                "fsync ^file^note", "close ^file^note", "flock .lock",
+            ])
+        }
+    }
+
     @Test func aBatchOfDeletionsSyncsOnlyItsDirectory() throws {
         try FileTestDirectory.with { directory in
             let fileSystem = FaultInjectingFileSystem()
