@@ -11,37 +11,12 @@ import Darwin
 /// act on an entry itself act on the link; the root itself is opened as the user gave it.
 @Suite("Confined file system")
 struct ConfinedFileSystemTests {
-    /// A root holding `folder/file` ("inside"), and beside it `outside/` holding `file` ("outside").
-    private struct Tree {
-        let root: String
-        let outside: String
-        let files: any FileSystem
-
-        init() throws {
-            let base = FileManager.default.temporaryDirectory.appendingPathComponent("daokit-confined-\(UUID().uuidString)").path
-            root = base + "/root"
-            outside = base + "/outside"
-            for directory in [root + "/folder", outside] {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            }
-            try Data("inside".utf8).write(to: URL(fileURLWithPath: root + "/folder/file"))
-            try Data("outside".utf8).write(to: URL(fileURLWithPath: outside + "/file"))
-            files = try POSIXFileSystem().confined(to: root)
+    /// A ``ConfinedTestTree`` whose `folder/file` holds "inside".
+    private func with(_ body: (ConfinedTestTree) throws -> Void) throws {
+        try ConfinedTestTree.with { tree in
+            try Data("inside".utf8).write(to: URL(fileURLWithPath: tree.path("folder/file")))
+            try body(tree)
         }
-
-        func remove() { try? FileManager.default.removeItem(atPath: (root as NSString).deletingLastPathComponent) }
-
-        func link(_ relative: String, to target: String) {
-            #expect(symlink(target, root + "/" + relative) == 0)
-        }
-
-        var outsideText: String { (try? String(contentsOfFile: outside + "/file", encoding: .utf8)) ?? "<gone>" }
-    }
-
-    private func with(_ body: (Tree) throws -> Void) throws {
-        let tree = try Tree()
-        defer { tree.remove() }
-        try body(tree)
     }
 
     @Test func aRegularPathReadsAsUsual() throws {
