@@ -286,7 +286,7 @@ public final class InMemoryStorageContext: StorageContext {
         let key = entity.id.storageKey
         do {
             let snapshot = try copier.map(entity, to: E.self)
-            let values = layout.fields.isEmpty ? [] : try layout.extractor.values(of: snapshot)
+            let values = try layout.values(of: snapshot)
             return (key, snapshot, values)
         } catch {
             throw StorageError(.encodingFailed, entityName: E.entityName, key: key, underlyingError: error)
