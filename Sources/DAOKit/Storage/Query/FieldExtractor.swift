@@ -114,32 +114,26 @@ extension StorageValue {
     /// The value of a primitive the mapper keeps as itself (see `MappedValue`), or `nil` for any
     /// other type, which must encode itself.
     ///
-    /// Recognised as the mapper recognises it (``PrimitiveKind``, by metatype identity) and
-    /// reinterpreted as its own type; an `as?` cast per candidate type would cost the runtime's
-    /// cast machinery, about a hundred instructions each, for every field read.
+    /// Recognised and read as the mapper reads it (``MappedValue/init(primitive:)``, by metatype
+    /// identity): an `as?` cast per candidate type would cost the runtime's cast machinery, about
+    /// a hundred instructions each, for every field read.
     init?<Value: Encodable>(primitive value: Value) {
-        guard let kind = PrimitiveKind(Value.self) else { return nil }
-        // Every `unsafeBitCast` converts `value` to its own type: `kind` says which that is.
-        switch kind {
-        case .string: self = .string(unsafeBitCast(value, to: String.self))
-        case .int: self = .int(Int64(unsafeBitCast(value, to: Int.self)))
-        case .bool: self = .bool(unsafeBitCast(value, to: Bool.self))
-        case .double: self = .double(unsafeBitCast(value, to: Double.self))
-        case .date: self = .date(unsafeBitCast(value, to: Date.self))
-        case .uuid: self = .uuid(unsafeBitCast(value, to: UUID.self))
-        case .url: self = .url(unsafeBitCast(value, to: URL.self))
-        case .data: self = .data(unsafeBitCast(value, to: Data.self))
-        case .decimal: self = .decimal(unsafeBitCast(value, to: Decimal.self))
-        case .float: self = .double(Double(unsafeBitCast(value, to: Float.self)))
-        case .int8: self = .int(Int64(unsafeBitCast(value, to: Int8.self)))
-        case .int16: self = .int(Int64(unsafeBitCast(value, to: Int16.self)))
-        case .int32: self = .int(Int64(unsafeBitCast(value, to: Int32.self)))
-        case .int64: self = .int(unsafeBitCast(value, to: Int64.self))
-        case .uint: self = .uint(UInt64(unsafeBitCast(value, to: UInt.self)))
-        case .uint8: self = .uint(UInt64(unsafeBitCast(value, to: UInt8.self)))
-        case .uint16: self = .uint(UInt64(unsafeBitCast(value, to: UInt16.self)))
-        case .uint32: self = .uint(UInt64(unsafeBitCast(value, to: UInt32.self)))
-        case .uint64: self = .uint(unsafeBitCast(value, to: UInt64.self))
+        switch MappedValue(primitive: value) {
+        case nil: return nil
+        case .null?: self = .null
+        case let .bool(v)?: self = .bool(v)
+        case let .int(v)?: self = .int(v)
+        case let .uint(v)?: self = .uint(v)
+        case let .float(v)?: self = .double(Double(v))
+        case let .double(v)?: self = .double(v)
+        case let .string(v)?: self = .string(v)
+        case let .date(v)?: self = .date(v)
+        case let .data(v)?: self = .data(v)
+        case let .url(v)?: self = .url(v)
+        case let .uuid(v)?: self = .uuid(v)
+        case let .decimal(v)?: self = .decimal(v)
+        case .wideInt?, .wideUInt?, .keyed?, .unkeyed?:
+            return nil  // never a primitive's representation; encoded through the value itself
         }
     }
 }
