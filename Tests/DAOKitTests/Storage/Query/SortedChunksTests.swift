@@ -110,4 +110,28 @@ struct SortedChunksTests {
         list.forEach(from: position, to: position, reversed: true) { _ in seen += 1; return true }
         #expect(seen == 0)
     }
+
+    @Test func aListBuiltFromSortedElementsEqualsOneBuiltByInsertingThem() {
+        var generator = SeededGenerator(seed: 12)
+        let values = Array(0..<3_000).shuffled(using: &generator)
+        var inserted = SortedChunks<Int>()
+        for value in values { inserted.insert(value) }
+        var built = SortedChunks(sorted: values.sorted())
+        #expect(built.count == inserted.count)
+        #expect(built.chunks.allSatisfy { !$0.isEmpty && $0.count <= SortedChunks<Int>.maxChunk })
+        #expect(Array(built.chunks.joined()) == Array(inserted.chunks.joined()))
+        // It stays a valid list: insertions and removals after the build keep the order.
+        built.insert(-1)
+        built.insert(3_000)
+        let removed = built.remove(1_500)
+        #expect(removed)
+        #expect(Array(built.chunks.joined()) == [-1] + Array(0..<1_500) + Array(1_501...3_000))
+    }
+
+    @Test func aListBuiltFromNoElementsIsEmpty() {
+        var built = SortedChunks<Int>(sorted: [])
+        #expect(built.isEmpty && built.chunks.isEmpty)
+        built.insert(4)
+        #expect(Array(built.chunks.joined()) == [4])
+    }
 }
