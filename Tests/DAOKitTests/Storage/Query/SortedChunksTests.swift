@@ -1,7 +1,8 @@
 @testable import DAOKit
 import Testing
 
-/// The sorted-chunk list under in-memory indexes: order, splits, removal and walks in both directions.
+/// The sorted-chunk list under in-memory indexes: order, splits, removal, replacement in place or
+/// by moving, building from sorted elements, and walks in both directions.
 @Suite("Sorted chunks")
 struct SortedChunksTests {
     /// Deterministic shuffle of 0..<n.
