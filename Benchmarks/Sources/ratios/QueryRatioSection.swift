@@ -14,7 +14,8 @@ import MappingWorkloads
 /// Then the targets measured against DAOKit itself (``QueryTarget``), one `RATIO` line each with
 /// its target: the file context's first (cold) query against `read()` and the query applied to
 /// the domain values (what it cost before this release; and, for information, against the scan of
-/// entities it replaced), a query on a computed property (which cannot be translated) against
+/// entities it replaced), the key-value context's screen query (a scan) against the same
+/// `read()` and query, a query on a computed property (which cannot be translated) against
 /// `read()` and a filter, on the memory and file contexts, and `persist` with two indexes against
 /// none. These are timed in thread CPU time (``targetClock``).
 ///
@@ -186,7 +187,8 @@ struct QueryRatioSection: RatioSection {
         var table = TextTable(
             title: "Targets against DAOKit itself: the file context's first query (which builds its cache and indexes)"
                 + " against read() and the query applied to the domain values (what the query cost before this release),"
-                + " and against a fresh context's fetchAll and the query evaluated on the entities; a query on a computed"
+                + " and against a fresh context's fetchAll and the query evaluated on the entities; the key-value context's"
+                + " screen query (a scan) against read() and the query on the values; a query on a computed"
                 + " property (not translatable) against read() and the predicate on the values; persist of one message"
                 + " (flipping its read state) with two indexes against none, in memory. Time per operation"
                 + " (\(Self.targetClock.rawValue), median of \(plan.rounds) interleaved rounds; ± is the interquartile spread).",

@@ -21,8 +21,9 @@ final class QueryStores {
     /// In report order: memory, memory.indexed, keyValue, keyValue.indexed, files, files.indexed,
     /// grdb.memory, grdb.disk.
     let engines: [QueryEngine]
-    /// The targets measured against DAOKit itself: the file context's cold query, a query that
-    /// cannot be translated on the memory and file contexts, and a persist with indexes.
+    /// The targets measured against DAOKit itself: the file context's cold query, the key-value
+    /// context's scanned query, a query that cannot be translated on the memory and file contexts,
+    /// and a persist with indexes.
     let targets: [QueryTarget]
 
     init(size: Int, cache: QueryStoreCache) throws {
@@ -60,6 +61,7 @@ final class QueryStores {
         ]
         targets = [
             .coldFileQuery(at: filesLocation, messages: messages),
+            .scannedKeyValueQuery(on: keyValue, messages: messages),
             .untranslatedQuery("memory", on: memory, messages: messages),
             .untranslatedQuery("files", on: files, messages: messages),
             try .indexedPersist(messages: messages),

@@ -71,6 +71,33 @@ struct QueryTarget {
             })
     }
 
+    /// The screen query on the key-value context, which scans (it decodes every record and
+    /// evaluates the query on the entities, mapping only the page), against what it cost before
+    /// this release: `read()` (every record decoded and mapped) and the predicate, sort and page
+    /// applied to the domain values.
+    static func scannedKeyValueQuery(on context: KeyValueStorageContext, messages: [DialogMessage]) -> QueryTarget {
+        let dao = BaseDao<DialogMessage, Plain>(context: context)
+        let measured: (Int) throws -> [Int] = { dialog in
+            try dao.read(where: ScreenQuery.predicate(dialog: dialog), sortedBy: ScreenQuery.sortOrder,
+                         limit: ScreenQuery.pageSize).map(\.id)
+        }
+        let readAll: (Int) throws -> [Int] = { dialog in
+            let query = DomainQuery(predicate: ScreenQuery.predicate(dialog: dialog), sortedBy: ScreenQuery.sortOrder,
+                                    limit: ScreenQuery.pageSize)
+            return try query.apply(to: try dao.read()).map(\.id)
+        }
+        return QueryTarget(
+            name: "query.keyValue.scan", measured: measured,
+            baselines: [Baseline(name: "query.keyValue.readall", label: "scan/readall", limit: 1.0, run: readAll)],
+            verify: {
+                for dialog in [0, SampleData.dialogCount - 1] {
+                    let expected = ScreenQuery.expectedScreen(messages, dialog: dialog).map(\.id)
+                    try expect("the key-value screen query of dialog \(dialog)", try measured(dialog), equals: expected)
+                    try expect("read() and the screen query of dialog \(dialog) on key-value", try readAll(dialog), equals: expected)
+                }
+            })
+    }
+
     /// A query `BaseDao` cannot hand to the context (``ScreenQuery/computedPredicate``, on a
     /// computed property) on `context`, against what every query did before: `read()` and the
     /// predicate evaluated on the domain values.

@@ -14,8 +14,9 @@
 /// field, or sorts by it) reads only the entities in that range; and when every field the query
 /// reads is indexed it is answered under the lock without running any entity code, paging
 /// included. Each stored entity carries the values of its type's indexed fields (about 30 bytes
-/// plus 25 per field), which the first index shares and every other index copies, and 16 bytes
-/// per index, beside the snapshot.
+/// plus 25 per field), which the first index shares and every other index copies, and 48 bytes
+/// per index (an entry keeps its first three integer, date or flag values inline, so that
+/// searching an index rarely reads the values), beside the snapshot.
 ///
 /// No user code runs under the lock: ids, storage keys and entity names are worked out and
 /// entities copied before it is taken, and the snapshots a call replaces or removes are released
@@ -286,7 +287,7 @@ public final class InMemoryStorageContext: StorageContext {
         let key = entity.id.storageKey
         do {
             let snapshot = try copier.map(entity, to: E.self)
-            let values = layout.fields.isEmpty ? [] : try layout.extractor.values(of: snapshot)
+            let values = try layout.values(of: snapshot)
             return (key, snapshot, values)
         } catch {
             throw StorageError(.encodingFailed, entityName: E.entityName, key: key, underlyingError: error)

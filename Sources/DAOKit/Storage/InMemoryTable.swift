@@ -8,8 +8,9 @@ struct InMemoryTable {
     private(set) var records: [String: InMemoryRecord] = [:]
     /// The indexes kept, and the fields every record carries values of.
     private(set) var layout: IndexLayout
-    /// One tree per index of ``layout``, in the same order.
-    private var trees: [SortedChunks<IndexEntry>]
+    /// One tree per index of ``layout``, in the same order; `nil` for one not built yet (a table
+    /// loaded at once builds each index when a query first walks it), which writes skip.
+    private var trees: [SortedChunks<IndexEntry>?]
     /// How many records hold a snapshot of each entity type: more than one type means another
     /// type was saved under the same entity name, whose entities a query must check (see
     /// ``snapshots(notOf:)``).
@@ -20,6 +21,44 @@ struct InMemoryTable {
         trees = Array(repeating: SortedChunks(), count: layout.indexes.count)
     }
 
+    /// A table of `loaded`, as storing each in turn would build it (a later entity under a key
+    /// replaces an earlier one), but with its indexes built only when a query first walks one
+    /// (see ``select(_:)``), each sorted once rather than kept sorted through every insertion: a
+    /// file context's first query, which loads the table, builds only the index it walks.
+    /// `order` is the ``InMemoryRecord/order`` the first new key gets; each next one gets the next.
+    init(layout: IndexLayout, loading loaded: [(key: String, snapshot: any Storable, values: [StorageValue])], order: inout UInt64) {
+        self.init(layout: layout)
+        records.reserveCapacity(loaded.count)
+        for (key, snapshot, values) in loaded {
+            if let record = records[key] {
+                record.snapshot = snapshot
+                record.indexValues = values
+            } else {
+                records[key] = InMemoryRecord(key: key, snapshot: snapshot, indexValues: values, order: order)
+                order &+= 1
+            }
+        }
+        // Counted by runs of one type: a dictionary update per run, not per record.
+        var run: (type: ObjectIdentifier, count: Int)?
+        for record in records.values {
+            let type = ObjectIdentifier(Swift.type(of: record.snapshot))
+            if run?.type == type { run!.count += 1 } else {
+                if let run { typeCounts[run.type, default: 0] += run.count }
+                run = (type, 1)
+            }
+        }
+        if let run { typeCounts[run.type, default: 0] += run.count }
+        trees = Array(repeating: nil, count: layout.indexes.count)
+    }
+
+    /// Builds the tree of index `index` from the records, if it is not built yet.
+    private mutating func buildIndex(_ index: Int) {
+        guard trees[index] == nil else { return }
+        var entries = records.values.map { layout.entry(of: $0, in: index) }
+        entries.sort()
+        trees[index] = SortedChunks(sorted: entries)
+    }
+
     var count: Int { records.count }
 
     /// Stores `snapshot` under `key`, with the values of its indexed fields; returns the snapshot
@@ -28,19 +67,25 @@ struct InMemoryTable {
     /// Replacing an entity whose indexed fields did not change leaves every index untouched: the
     /// record is updated in place, and entries point to the record.
     mutating func store(_ snapshot: any Storable, values: [StorageValue], forKey key: String, order: UInt64) -> (any Storable)? {
-        count(snapshot, by: 1)
         guard let record = records[key] else {
+            count(snapshot, by: 1)
             let record = InMemoryRecord(key: key, snapshot: snapshot, indexValues: values, order: order)
             records[key] = record
-            for index in trees.indices { trees[index].insert(layout.entry(of: record, in: index)) }
+            for index in trees.indices where trees[index] != nil { trees[index]!.insert(layout.entry(of: record, in: index)) }
             return nil
         }
         let old = record.snapshot
-        count(old, by: -1)
+        if Swift.type(of: old) != Swift.type(of: snapshot) {
+            count(old, by: -1)
+            count(snapshot, by: 1)
+        }
         if record.indexValues != values {
-            for index in trees.indices { trees[index].remove(layout.entry(of: record, in: index)) }
+            let old = record.indexValues
             record.indexValues = values
-            for index in trees.indices { trees[index].insert(layout.entry(of: record, in: index)) }
+            for index in trees.indices where trees[index] != nil {
+                // In place when the index's own fields did not change (only the values it carries did).
+                trees[index]!.replace(layout.entry(old, of: record, in: index), with: layout.entry(of: record, in: index))
+            }
         }
         record.snapshot = snapshot
         record.revision &+= 1
@@ -50,7 +95,7 @@ struct InMemoryTable {
     /// Removes the record under `key`; returns its snapshot.
     mutating func remove(forKey key: String) -> (any Storable)? {
         guard let record = records.removeValue(forKey: key) else { return nil }
-        for index in trees.indices { trees[index].remove(layout.entry(of: record, in: index)) }
+        for index in trees.indices where trees[index] != nil { trees[index]!.remove(layout.entry(of: record, in: index)) }
         count(record.snapshot, by: -1)
         return record.snapshot
     }
@@ -88,8 +133,9 @@ struct InMemoryTable {
         case candidates([Selected])
     }
 
-    /// Selects what `query` asks for, through an index where one applies.
-    func select(_ query: StorageQuery) -> Selection<[Selected]> {
+    /// Selects what `query` asks for, through an index where one applies (built first, if the
+    /// table was loaded without it).
+    mutating func select(_ query: StorageQuery) -> Selection<[Selected]> {
         let access = access(for: query)
         guard let evaluator = access.evaluator else { return .candidates(candidates(access.plan)) }
         if let plan = access.plan, plan.yieldsSortOrder {
@@ -119,9 +165,9 @@ struct InMemoryTable {
         return .answer(result[evaluator.page(ofCount: result.count)].map { Selected($0.record) })
     }
 
-    /// How many records `filter` holds for, counted through an index where one applies, without
-    /// collecting them.
-    func count(matching filter: StorageFilter) -> Selection<Int> {
+    /// How many records `filter` holds for, counted through an index where one applies (built
+    /// first, if the table was loaded without it), without collecting them.
+    mutating func count(matching filter: StorageFilter) -> Selection<Int> {
         let access = access(for: StorageQuery(filter: filter))
         guard let evaluator = access.evaluator else { return .candidates(candidates(access.plan)) }
         var count = 0
@@ -141,9 +187,10 @@ struct InMemoryTable {
         let evaluator: QueryEvaluator?
     }
 
-    private func access(for query: StorageQuery) -> Access {
+    private mutating func access(for query: StorageQuery) -> Access {
         let conjuncts = Self.conjuncts(of: query.filter)
         let plan = layout.indexes.isEmpty ? nil : IndexPlan.best(for: query, conjuncts: conjuncts, layout: layout)
+        if let plan { buildIndex(plan.index) }
         guard layout.carries(query.fields) else { return Access(plan: plan, evaluator: nil) }
         var residual = query
         if let plan {
@@ -210,9 +257,11 @@ struct InMemoryTable {
     /// Calls `body` with the entries in `plan`'s range, in index order (or reversed), until it
     /// returns `false`.
     private func walk(_ plan: IndexPlan, reversed: Bool, _ body: (IndexEntry) -> Bool) {
-        let start = trees[plan.index].position { plan.isBelowRange($0) }
-        let end = trees[plan.index].position { !plan.isAboveRange($0) }
-        trees[plan.index].forEach(from: start, to: end, reversed: reversed, body)
+        // Built by `access(for:)`, which made the plan.
+        guard let tree = trees[plan.index] else { preconditionFailure("DAOKit internal error: index \(plan.index) walked unbuilt") }
+        let start = tree.position { plan.isBelowRange($0) }
+        let end = tree.position { !plan.isAboveRange($0) }
+        tree.forEach(from: start, to: end, reversed: reversed, body)
     }
 
     /// The filter that holds when all of `filters` do; `nil` (no filter) for none.
@@ -238,17 +287,20 @@ struct InMemoryTable {
 /// A class, so that the table and every index share it, an index walk reaches it without a lookup
 /// by key, and replacing the entity without changing an indexed field touches no index. Only
 /// touched under the context's lock; what leaves the lock is a ``Selected`` copy.
+///
+/// Its properties skip dynamic exclusivity checks: they are only touched under the lock, so no
+/// two accesses ever overlap, and every write would otherwise call into the runtime twice.
 final class InMemoryRecord {
     let key: String
     /// The immutable snapshot stored now; replaced (never mutated) when the entity is.
-    var snapshot: any Storable
+    @exclusivity(unchecked) var snapshot: any Storable
     /// The values of ``IndexLayout/fields``, read from the snapshot when it was stored.
-    var indexValues: [StorageValue]
+    @exclusivity(unchecked) var indexValues: [StorageValue]
     /// Distinct for every key ever stored in the context: orders entries whose values are equal.
     let order: UInt64
     /// Changes whenever the snapshot is replaced: tells whether a record evaluated outside the
     /// lock still holds what was evaluated.
-    var revision: UInt64 = 0
+    @exclusivity(unchecked) var revision: UInt64 = 0
 
     init(key: String, snapshot: any Storable, indexValues: [StorageValue], order: UInt64) {
         self.key = key
@@ -305,7 +357,15 @@ struct IndexLayout: Sendable, Equatable {
         extractor = FieldExtractor(fields: fields)
     }
 
-    static func == (lhs: IndexLayout, rhs: IndexLayout) -> Bool { lhs.indexes == rhs.indexes }
+    /// Whether the layouts keep the same indexes. Every write compares its type's layout with the
+    /// table's, which are usually the one ``of(_:)`` made for the type, sharing its arrays: that is
+    /// answered without comparing field names.
+    static func == (lhs: IndexLayout, rhs: IndexLayout) -> Bool {
+        let shared = lhs.indexes.withUnsafeBufferPointer { left in
+            rhs.indexes.withUnsafeBufferPointer { right in left.baseAddress == right.baseAddress && left.count == right.count }
+        }
+        return shared || lhs.indexes == rhs.indexes
+    }
 
     /// The layout of `E`, worked out once per type.
     static func of<E: Storable>(_ type: E.Type) -> IndexLayout {
@@ -319,6 +379,12 @@ struct IndexLayout: Sendable, Equatable {
     /// Sound as `Sendable`: layouts are immutable values, only touched under the lock.
     private static let cache = Locked<[ObjectIdentifier: IndexLayout]>([:])
 
+    /// The values of ``fields`` in `entity`, which a record of it carries.
+    /// - Throws: what `entity`'s `encode(to:)` throws.
+    func values(of entity: some Encodable) throws -> [StorageValue] {
+        fields.isEmpty ? [] : try extractor.values(of: entity)
+    }
+
     /// Whether records carry the value of every one of `queryFields`.
     func carries(_ queryFields: [FieldPath]) -> Bool {
         queryFields.allSatisfy(fields.contains)
@@ -327,8 +393,13 @@ struct IndexLayout: Sendable, Equatable {
     /// The entry `record` has in index `index`: its values in ``entryFields`` order, which for an
     /// index listing the fields in ``fields`` order are the record's own (shared, not copied).
     func entry(of record: InMemoryRecord, in index: Int) -> IndexEntry {
-        if sharesRecordValues[index] { return IndexEntry(values: record.indexValues, record: record) }
-        return IndexEntry(values: positions[index].map { record.indexValues[$0] }, record: record)
+        entry(record.indexValues, of: record, in: index)
+    }
+
+    /// The entry `record` has in index `index` when it carries `values` (in ``fields`` order).
+    func entry(_ values: [StorageValue], of record: InMemoryRecord, in index: Int) -> IndexEntry {
+        if sharesRecordValues[index] { return IndexEntry(values: values, record: record) }
+        return IndexEntry(values: positions[index].map { values[$0] }, record: record)
     }
 }
 

@@ -110,19 +110,32 @@ final class FileQueryCache: Sendable {
     }
 
     /// Reads and decodes every record of `E`; `nil` when there are more than the policy keeps or
-    /// one does not decode.
+    /// one does not decode. The table is built at once from all of them (its indexes sorted once).
     private func load<E: Storable>(
         _ type: E.Type, from context: FileStorageContext, directory: EntityDirectory, order: inout UInt64
     ) throws -> CachedTable? {
         let names = try context.recordFileNames(in: directory.path)
         guard names.count <= policy.maximumRecordsPerType else { return nil }
-        var cached = CachedTable(type: ObjectIdentifier(E.self), table: InMemoryTable(layout: IndexLayout.of(E.self)), keysByFileName: [:])
+        let layout = IndexLayout.of(E.self)
+        var keysByFileName: [String: String] = [:]
+        keysByFileName.reserveCapacity(names.count)
+        var loaded: [(key: String, snapshot: any Storable, values: [StorageValue])] = []
+        loaded.reserveCapacity(names.count)
         for name in names {
             let contents = try context.fileSystem.readContents(of: directory.path + "/" + name)
-            guard let ok = try? keep(E.self, name: name, contents: contents, in: &cached, context: context, directory: directory, order: &order),
-                  ok else { return nil }
+            let decoded: (key: String, entity: E)?
+            do {
+                decoded = try context.decodeRecordFile(E.self, name: name, contents: contents, directoryPath: directory.path)
+            } catch {
+                return nil
+            }
+            guard let (key, entity) = decoded else { continue }  // removed since the listing
+            guard let values = try? layout.values(of: entity) else { return nil }
+            keysByFileName[name] = key
+            loaded.append((key, entity, values))
         }
-        return cached
+        return CachedTable(type: ObjectIdentifier(E.self), table: InMemoryTable(layout: layout, loading: loaded, order: &order),
+                           keysByFileName: keysByFileName)
     }
 
     /// Rereads the records the log named since the table was loaded; `false` when one does not
@@ -149,8 +162,7 @@ final class FileQueryCache: Sendable {
             if let key = cached.keysByFileName.removeValue(forKey: name) { _ = cached.table.remove(forKey: key) }
             return true
         }
-        let layout = cached.table.layout
-        let values = layout.fields.isEmpty ? [] : try layout.extractor.values(of: entity)
+        let values = try cached.table.layout.values(of: entity)
         cached.keysByFileName[name] = key
         if cached.table.store(entity, values: values, forKey: key, order: order) == nil { order &+= 1 }
         return true
@@ -181,8 +193,9 @@ final class FileQueryCache: Sendable {
                 prepared.append((record.fileName, record.key, nil))
                 continue
             }
-            guard let copy = try? copier.map(entity, to: E.self),
-                  let values = layout.fields.isEmpty ? [] : try? layout.extractor.values(of: copy) else { return nil }
+            guard let copy = try? copier.map(entity, to: E.self), let values = try? layout.values(of: copy) else {
+                return nil
+            }
             prepared.append((record.fileName, record.key, (copy, values)))
         }
         return PendingWrite(directoryName: directoryName, type: ObjectIdentifier(E.self), records: prepared)

@@ -58,33 +58,52 @@ struct FieldExtractor: Sendable {
 /// A node of the tree of requested paths: the field the path to it names (``slot``) and the
 /// nodes below it. Mutated only while ``FieldExtractor/init(fields:)`` (or
 /// ``FieldExtractor/scalar(of:)``, for a tree of its own) builds it, before anyone else can see
-/// it; after that only read, so shared between threads read-only.
+/// it; after that only read, so shared between threads read-only — which is also why its
+/// properties skip dynamic exclusivity checks (an encode reads them for every field it writes).
 private final class FieldTrie: @unchecked Sendable {
     /// The index of the requested field this node is, if any.
-    var slot: Int?
+    @exclusivity(unchecked) var slot: Int?
     /// The keys below, in a short array: queries name a handful of fields, where a linear scan of
-    /// a few strings beats hashing.
-    private(set) var children: [(key: String, node: FieldTrie)] = []
+    /// a few strings beats hashing. A key that is a small ASCII string also has its bytes
+    /// (``StringBits/smallASCII(_:)``), which equal another small ASCII key's exactly when the
+    /// strings are equal: `==` on two different strings goes through Unicode comparison, and an
+    /// encode asks about every field of the entity, requested or not.
+    @exclusivity(unchecked) private(set) var children: [(key: String, bytes: (low: UInt64, high: UInt64)?, node: FieldTrie)] = []
+    /// ``StringBits/isSupported``, read once (it is a lazily initialised global).
+    private let readsStringBits = StringBits.isSupported
 
     func child(creating key: String) -> FieldTrie {
         if let node = child(key) { return node }
         let node = FieldTrie()
-        children.append((key, node))
+        children.append((key, readsStringBits ? StringBits.smallASCII(key) : nil, node))
         return node
     }
 
     @inline(__always)
     func child(_ key: String) -> FieldTrie? {
+        if readsStringBits, let bytes = StringBits.smallASCII(key) {
+            for entry in children {
+                if let entryBytes = entry.bytes {
+                    if entryBytes == bytes { return entry.node }
+                } else if entry.key == key {
+                    return entry.node
+                }
+            }
+            return nil
+        }
         for entry in children where entry.key == key { return entry.node }
         return nil
     }
 }
 
 /// Where one extraction writes the values it finds.
+///
+/// Its properties skip dynamic exclusivity checks (two calls into the runtime per field written):
+/// one extraction runs on one thread, and no access to them overlaps another.
 private final class CaptureSink {
-    var values: [StorageValue]
+    @exclusivity(unchecked) var values: [StorageValue]
     /// Whether a container was opened at a requested field (``FieldExtractor/scalar(of:)``).
-    var sawContainer = false
+    @exclusivity(unchecked) var sawContainer = false
 
     init(count: Int) {
         values = Array(repeating: .null, count: count)
@@ -94,42 +113,37 @@ private final class CaptureSink {
 extension StorageValue {
     /// The value of a primitive the mapper keeps as itself (see `MappedValue`), or `nil` for any
     /// other type, which must encode itself.
-    init?(primitive value: some Encodable) {
-        switch value {
-        case let v as String: self = .string(v)
-        case let v as Int: self = .int(Int64(v))
-        case let v as Bool: self = .bool(v)
-        case let v as Double: self = .double(v)
-        case let v as Date: self = .date(v)
-        case let v as UUID: self = .uuid(v)
-        case let v as URL: self = .url(v)
-        case let v as Data: self = .data(v)
-        case let v as Decimal: self = .decimal(v)
-        case let v as Int64: self = .int(v)
-        case let v as Int32: self = .int(Int64(v))
-        case let v as Int16: self = .int(Int64(v))
-        case let v as Int8: self = .int(Int64(v))
-        case let v as UInt: self = .uint(UInt64(v))
-        case let v as UInt64: self = .uint(v)
-        case let v as UInt32: self = .uint(UInt64(v))
-        case let v as UInt16: self = .uint(UInt64(v))
-        case let v as UInt8: self = .uint(UInt64(v))
-        case let v as Float: self = .double(Double(v))
-        default: return nil
+    ///
+    /// Recognised and read as the mapper reads it (``MappedValue/init(primitive:)``, by metatype
+    /// identity): an `as?` cast per candidate type would cost the runtime's cast machinery, about
+    /// a hundred instructions each, for every field read.
+    init?<Value: Encodable>(primitive value: Value) {
+        switch MappedValue(primitive: value) {
+        case nil: return nil
+        case .null?: self = .null
+        case let .bool(v)?: self = .bool(v)
+        case let .int(v)?: self = .int(v)
+        case let .uint(v)?: self = .uint(v)
+        case let .float(v)?: self = .double(Double(v))
+        case let .double(v)?: self = .double(v)
+        case let .string(v)?: self = .string(v)
+        case let .date(v)?: self = .date(v)
+        case let .data(v)?: self = .data(v)
+        case let .url(v)?: self = .url(v)
+        case let .uuid(v)?: self = .uuid(v)
+        case let .decimal(v)?: self = .decimal(v)
+        case .wideInt?, .wideUInt?, .keyed?, .unkeyed?:
+            return nil  // never a primitive's representation; encoded through the value itself
         }
     }
 }
 
 /// The `Encoder` of one extraction, positioned at a node of the requested-path tree; `nil` for
-/// a value nothing below is requested from (everything is dropped).
-private final class CaptureEncoder: Encoder {
+/// a value nothing below is requested from (everything is dropped). A struct of two references,
+/// which an `any Encoder` holds in place: handing it to `encode(to:)` allocates nothing.
+private struct CaptureEncoder: Encoder {
     let sink: CaptureSink
     let node: FieldTrie?
-
-    init(sink: CaptureSink, node: FieldTrie?) {
-        self.sink = sink
-        self.node = node
-    }
 
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }

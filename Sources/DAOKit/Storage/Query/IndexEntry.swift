@@ -5,22 +5,47 @@ import Foundation
 /// (``IndexOrder``) and then by the record's order, which no two records share, so that no two
 /// entries are equal.
 ///
+/// The first values are also kept inline as ``InlineIndexKeys``, which decide most comparisons of
+/// an index's binary searches without reading `values` (a heap array of its own).
+///
 /// The record is held `unowned(unsafe)`: copying an entry — which a walk does for every entry it
 /// passes on — then neither retains the record nor touches its memory, and a walk that only reads
 /// values (a count) never reaches the records, which lie all over the heap. Sound because an
 /// ``InMemoryTable`` owns every record in its `records` and keeps an entry in an index exactly
 /// while the record is there (both change together under the context's lock), and entries never
 /// leave the lock: what leaves it is a ``Selected``, which holds the record strongly.
-struct IndexEntry: Comparable {
+struct IndexEntry: InPlaceComparable {
     let values: [StorageValue]
     unowned(unsafe) let record: InMemoryRecord
+    private let keys: InlineIndexKeys
+
+    init(values: [StorageValue], record: InMemoryRecord) {
+        self.values = values
+        self.record = record
+        keys = InlineIndexKeys(values)
+    }
 
     static func < (lhs: IndexEntry, rhs: IndexEntry) -> Bool {
-        // Every insertion and removal compares about a dozen entries: read the values in place
-        // rather than copying each out of its array.
+        let (inlineOrder, equalPrefix) = InlineIndexKeys.compare(lhs.keys, rhs.keys)
+        if inlineOrder != .orderedSame { return inlineOrder == .orderedAscending }
+        return precedes(lhs, rhs, from: equalPrefix)
+    }
+
+    /// `<` reading the keys where the entries lie: only when they tie does it read their values.
+    @inline(__always)
+    static func isBelow(_ lhs: UnsafePointer<IndexEntry>, _ rhs: UnsafePointer<IndexEntry>) -> Bool {
+        let (inlineOrder, equalPrefix) = InlineIndexKeys.compare(lhs.pointee.keys, rhs.pointee.keys)
+        if inlineOrder != .orderedSame { return inlineOrder == .orderedAscending }
+        return precedes(lhs.pointee, rhs.pointee, from: equalPrefix)
+    }
+
+    /// Whether `lhs` comes before `rhs`, which are equal in their first `equalPrefix` values.
+    @inline(never)
+    private static func precedes(_ lhs: IndexEntry, _ rhs: IndexEntry, from equalPrefix: Int) -> Bool {
+        // Read the values in place rather than copying each out of its array.
         let order = lhs.values.withUnsafeBufferPointer { left in
             rhs.values.withUnsafeBufferPointer { right in
-                for position in left.indices {
+                for position in equalPrefix..<left.count {
                     let order = IndexOrder.compare(left[position], right[position])
                     if order != .orderedSame { return order }
                 }

@@ -5,14 +5,21 @@
 /// Elements are ordered by their `Comparable` conformance, which must be a strict total order
 /// (no two distinct elements equal), as index entries are (they end with the storage key).
 ///
-/// Invariants: every chunk is non-empty and sorted, and every element of a chunk precedes every
-/// element of the next one.
-struct SortedChunks<Element: Comparable> {
+/// Searches lend elements to the comparison straight from the storage (no copy, so no retain of
+/// what an element references), and find the chunk through ``lasts``, one contiguous array, rather
+/// than through each chunk's own storage: in a large index each chunk visited would be a cache miss.
+///
+/// Invariants: every chunk is non-empty and sorted, every element of a chunk precedes every
+/// element of the next one, and `lasts[i]` is the last element of `chunks[i]`.
+struct SortedChunks<Element: InPlaceComparable> {
     /// A chunk is split in two when it grows past this many elements. Small enough that moving
-    /// the tail of a chunk is cheap, large enough that the chunk list stays short.
-    static var maxChunk: Int { 512 }
+    /// the tail of a chunk is cheap (an index entry is 48 bytes), large enough that the chunk list
+    /// stays short.
+    static var maxChunk: Int { 128 }
 
     private(set) var chunks: [[Element]] = []
+    /// The last element of each chunk.
+    private var lasts: [Element] = []
     private(set) var count = 0
 
     /// A place between elements: chunk and index within it. `(chunks.count, 0)` is the end.
@@ -26,43 +33,102 @@ struct SortedChunks<Element: Comparable> {
     var startPosition: Position { Position(chunk: 0, index: 0) }
     var endPosition: Position { Position(chunk: chunks.count, index: 0) }
 
+    init() {}
+
+    /// A list of `elements`, which must be sorted and distinct: what inserting them one by one
+    /// builds, without searching for each one's place, and with every chunk three quarters full,
+    /// so that the insertions that follow split few of them.
+    init(sorted elements: [Element]) {
+        let fill = Self.maxChunk * 3 / 4
+        chunks.reserveCapacity((elements.count + fill - 1) / fill)
+        for start in stride(from: 0, to: elements.count, by: fill) {
+            chunks.append(Array(elements[start..<Swift.min(start + fill, elements.count)]))
+        }
+        lasts = chunks.map { $0[$0.count - 1] }
+        count = elements.count
+    }
+
     /// Inserts `element`.
     mutating func insert(_ element: Element) {
         count += 1
         if chunks.isEmpty {
             chunks.append([element])
+            lasts.append(element)
             return
         }
         // The first chunk whose last element is not below `element`, or the last chunk.
-        let chunk = min(chunkIndex { $0 < element }, chunks.count - 1)
-        let index = Self.lowerBound(in: chunks[chunk]) { $0 < element }
+        let (chunk, index) = withUnsafePointer(to: element) { element in
+            let chunk = min(lasts.withUnsafeBufferPointer { Self.lowerBound(of: element, in: $0) }, chunks.count - 1)
+            return (chunk, chunks[chunk].withUnsafeBufferPointer { Self.lowerBound(of: element, in: $0) })
+        }
         chunks[chunk].insert(element, at: index)
+        if index == chunks[chunk].count - 1 { lasts[chunk] = element }
         if chunks[chunk].count > Self.maxChunk {
             let upper = Array(chunks[chunk][(Self.maxChunk / 2)...])
             chunks[chunk].removeSubrange((Self.maxChunk / 2)...)
+            lasts[chunk] = chunks[chunk][chunks[chunk].count - 1]
             chunks.insert(upper, at: chunk + 1)
+            lasts.insert(upper[upper.count - 1], at: chunk + 1)
         }
     }
 
     /// Removes `element`; `false` when it is not there.
     @discardableResult
     mutating func remove(_ element: Element) -> Bool {
-        let chunk = chunkIndex { $0 < element }
-        guard chunk < chunks.count else { return false }
-        let index = Self.lowerBound(in: chunks[chunk]) { $0 < element }
-        guard index < chunks[chunk].count, chunks[chunk][index] == element else { return false }
+        guard let (chunk, index) = place(of: element) else { return false }
         chunks[chunk].remove(at: index)
-        if chunks[chunk].isEmpty { chunks.remove(at: chunk) }
+        if chunks[chunk].isEmpty {
+            chunks.remove(at: chunk)
+            lasts.remove(at: chunk)
+        } else if index == chunks[chunk].count {
+            lasts[chunk] = chunks[chunk][index - 1]
+        }
         count -= 1
         return true
+    }
+
+    /// Replaces `old` with `new`: in place when `new` sorts between `old`'s neighbours (an entry
+    /// whose leading values did not change keeps its place), otherwise by a removal and an
+    /// insertion. `false`, changing nothing, when `old` is not there.
+    @discardableResult
+    mutating func replace(_ old: Element, with new: Element) -> Bool {
+        guard let (chunk, index) = place(of: old) else { return false }
+        let fits = chunks[chunk].withUnsafeBufferPointer { elements in
+            let afterPrevious = index > 0 ? elements[index - 1] < new
+                : chunk == 0 || lasts.withUnsafeBufferPointer { $0[chunk - 1] < new }
+            let beforeNext = index < elements.count - 1 ? new < elements[index + 1]
+                : chunk == chunks.count - 1 || chunks[chunk + 1].withUnsafeBufferPointer { new < $0[0] }
+            return afterPrevious && beforeNext
+        }
+        guard fits else {
+            remove(old)
+            insert(new)
+            return true
+        }
+        chunks[chunk][index] = new
+        if index == chunks[chunk].count - 1 { lasts[chunk] = new }
+        return true
+    }
+
+    /// Where `element` is, or `nil` when it is not there.
+    private func place(of element: Element) -> (chunk: Int, index: Int)? {
+        withUnsafePointer(to: element) { element in
+            let chunk = lasts.withUnsafeBufferPointer { Self.lowerBound(of: element, in: $0) }
+            guard chunk < chunks.count else { return nil }
+            return chunks[chunk].withUnsafeBufferPointer { elements in
+                let index = Self.lowerBound(of: element, in: elements)
+                guard index < elements.count, !Element.isBelow(element, elements.baseAddress! + index) else { return nil }
+                return (chunk, index)
+            }
+        }
     }
 
     /// The first position whose element is not `isBelow`, where `isBelow` holds for a (possibly
     /// empty) prefix of the elements and for nothing after it.
     func position(where isBelow: (Element) -> Bool) -> Position {
-        let chunk = chunkIndex(isBelow)
+        let chunk = lasts.withUnsafeBufferPointer { Self.lowerBound(in: $0, isBelow) }
         guard chunk < chunks.count else { return endPosition }
-        return Position(chunk: chunk, index: Self.lowerBound(in: chunks[chunk], isBelow))
+        return Position(chunk: chunk, index: chunks[chunk].withUnsafeBufferPointer { Self.lowerBound(in: $0, isBelow) })
     }
 
     /// Calls `body` on the elements from `start` up to (not including) `end`, front to back or,
@@ -94,22 +160,45 @@ struct SortedChunks<Element: Comparable> {
         }
     }
 
-    /// The first chunk whose last element is not `isBelow` (`chunks.count` when there is none).
-    private func chunkIndex(_ isBelow: (Element) -> Bool) -> Int {
-        var low = 0, high = chunks.count
+    /// The first index of `elements` whose element is not `isBelow`. Elements are lent from the
+    /// storage, and the array is not copied, so the chunk stays uniquely referenced for the
+    /// insertion that may follow (a copy would make it copy all its elements).
+    private static func lowerBound(in elements: UnsafeBufferPointer<Element>, _ isBelow: (Element) -> Bool) -> Int {
+        var low = 0, high = elements.count
         while low < high {
             let middle = (low + high) / 2
-            if isBelow(chunks[middle][chunks[middle].count - 1]) { low = middle + 1 } else { high = middle }
+            if isBelow(elements[middle]) { low = middle + 1 } else { high = middle }
         }
         return low
     }
 
-    private static func lowerBound(in chunk: [Element], _ isBelow: (Element) -> Bool) -> Int {
-        var low = 0, high = chunk.count
+    /// The first index of `elements` whose element is not below `element`: ``lowerBound(in:_:)``
+    /// comparing in place (``InPlaceComparable``), without a closure between the search and the
+    /// comparison.
+    private static func lowerBound(of element: UnsafePointer<Element>, in elements: UnsafeBufferPointer<Element>) -> Int {
+        guard let base = elements.baseAddress else { return 0 }
+        var low = 0, high = elements.count
         while low < high {
             let middle = (low + high) / 2
-            if isBelow(chunk[middle]) { low = middle + 1 } else { high = middle }
+            if Element.isBelow(base + middle, element) { low = middle + 1 } else { high = middle }
         }
         return low
     }
 }
+
+/// An element ``SortedChunks`` can order where it lies: a binary search then reads only what each
+/// comparison needs, where `<` would copy each element it visits out of storage first, retaining
+/// every reference it holds (and touching the memory each points to).
+protocol InPlaceComparable: Comparable {
+    /// Whether the element at `lhs` comes before the one at `rhs`: the same as `lhs.pointee <
+    /// rhs.pointee`.
+    static func isBelow(_ lhs: UnsafePointer<Self>, _ rhs: UnsafePointer<Self>) -> Bool
+}
+
+extension InPlaceComparable {
+    static func isBelow(_ lhs: UnsafePointer<Self>, _ rhs: UnsafePointer<Self>) -> Bool {
+        lhs.pointee < rhs.pointee
+    }
+}
+
+extension Int: InPlaceComparable {}

@@ -69,6 +69,37 @@ struct FileQueryCacheTests {
         }
     }
 
+    /// Two indexes, so that a query through one leaves the other unbuilt.
+    struct TwoIndexes: Storable, Equatable {
+        static let indexes = [StorageIndex("group", "rank"), StorageIndex("rank")]
+        var id: String
+        var group: Int
+        var rank: Int
+    }
+
+    @Test func anIndexFirstWalkedAfterWritesHoldsEveryWriteSinceTheLoad() throws {
+        try FileTestDirectory.with { directory in
+            let context = try FileStorageContext(directory: directory.url)
+            try context.save(Self.records(60).map { TwoIndexes(id: $0.id, group: $0.group, rank: $0.rank) })
+            // Loads the type and walks the (group, rank) index only.
+            _ = try context.fetch(TwoIndexes.self, matching: Self.screen)
+            // Writes while the (rank) index is not built: an insertion, a move, a removal.
+            try context.save([TwoIndexes(id: "new", group: 1, rank: 50), TwoIndexes(id: "r7", group: 7, rank: 99)])
+            try context.delete(TwoIndexes.self, ids: ["r2"])
+            let byRank = StorageQuery(filter: .compare("rank", .greaterOrEqual, .int(40)), sort: [StorageSortKey("rank"), StorageSortKey("id")])
+            let found = try context.fetch(TwoIndexes.self, matching: byRank)
+            #expect(found == (try byRank.apply(to: try context.fetchAll(TwoIndexes.self))))
+            #expect(found.contains { $0.id == "new" } && found.contains { $0.id == "r7" && $0.rank == 99 })
+            #expect(try context.count(TwoIndexes.self, matching: .compare("rank", .less, .int(40)))
+                    == (try context.fetchAll(TwoIndexes.self).filter { $0.rank < 40 }.count))
+            // Both indexes follow later writes.
+            try context.save([TwoIndexes(id: "r7", group: 3, rank: 0)])
+            #expect(try context.fetch(TwoIndexes.self, matching: Self.screen)
+                    == (try Self.screen.apply(to: try context.fetchAll(TwoIndexes.self))))
+            #expect(try context.fetch(TwoIndexes.self, matching: byRank) == (try byRank.apply(to: try context.fetchAll(TwoIndexes.self))))
+        }
+    }
+
     @Test func anotherContextsWritesOnTheSameStoreAreSeenByTheNextQuery() throws {
         try FileTestDirectory.with { directory in
             let reader = try FileStorageContext(directory: directory.url)

@@ -1,7 +1,8 @@
 @testable import DAOKit
 import Testing
 
-/// The sorted-chunk list under in-memory indexes: order, splits, removal and walks in both directions.
+/// The sorted-chunk list under in-memory indexes: order, splits, removal, replacement in place or
+/// by moving, building from sorted elements, and walks in both directions.
 @Suite("Sorted chunks")
 struct SortedChunksTests {
     /// Deterministic shuffle of 0..<n.
@@ -66,6 +67,41 @@ struct SortedChunksTests {
         #expect(seen == [1_499, 1_498, 1_497])
     }
 
+    @Test func replacingAnElementWithOneOfTheSamePlaceOrAnotherKeepsTheListSorted() {
+        var list = SortedChunks<Int>()
+        for value in shuffled(1_000, seed: 6) { list.insert(value * 10) }
+        // Another place: past its neighbours, into another chunk, to either end.
+        for (old, new) in [(20, 7_005), (8_000, 15), (30, -5), (40, 20_000)] {
+            let replaced = list.replace(old, with: new)
+            #expect(replaced)
+        }
+        // The same place (between its neighbours), the last of every chunk included.
+        for old in Set([-5, 0, 10, 15, 5_000, 7_005, 9_990, 20_000] + list.chunks.map { $0[$0.count - 1] }) {
+            let replaced = list.replace(old, with: old + 1)
+            #expect(replaced)
+        }
+        let all = elements(list)
+        #expect(all.count == 1_000)
+        #expect(all == all.sorted())
+        #expect(all.first == -4 && all.last == 20_001)
+        #expect(all.contains(7_006) && all.contains(16) && !all.contains(20) && !all.contains(8_000))
+        #expect(list.chunks.allSatisfy { !$0.isEmpty && $0.count <= SortedChunks<Int>.maxChunk })
+        // Searches still find every element where it now is.
+        for value in all.prefix(50) {
+            let removed = list.remove(value)
+            #expect(removed)
+        }
+        #expect(elements(list) == Array(all.dropFirst(50)))
+    }
+
+    @Test func replacingAnAbsentElementChangesNothing() {
+        var list = SortedChunks<Int>()
+        for value in [5, 1, 9] { list.insert(value) }
+        let replaced = list.replace(4, with: 6)
+        #expect(!replaced)
+        #expect(elements(list) == [1, 5, 9])
+    }
+
     @Test func anEmptyRangeYieldsNothingEitherWay() {
         var list = SortedChunks<Int>()
         for value in [1, 2, 3] { list.insert(value) }
@@ -74,5 +110,29 @@ struct SortedChunksTests {
         list.forEach(from: position, to: position, reversed: false) { _ in seen += 1; return true }
         list.forEach(from: position, to: position, reversed: true) { _ in seen += 1; return true }
         #expect(seen == 0)
+    }
+
+    @Test func aListBuiltFromSortedElementsEqualsOneBuiltByInsertingThem() {
+        var generator = SeededGenerator(seed: 12)
+        let values = Array(0..<3_000).shuffled(using: &generator)
+        var inserted = SortedChunks<Int>()
+        for value in values { inserted.insert(value) }
+        var built = SortedChunks(sorted: values.sorted())
+        #expect(built.count == inserted.count)
+        #expect(built.chunks.allSatisfy { !$0.isEmpty && $0.count <= SortedChunks<Int>.maxChunk })
+        #expect(Array(built.chunks.joined()) == Array(inserted.chunks.joined()))
+        // It stays a valid list: insertions and removals after the build keep the order.
+        built.insert(-1)
+        built.insert(3_000)
+        let removed = built.remove(1_500)
+        #expect(removed)
+        #expect(Array(built.chunks.joined()) == [-1] + Array(0..<1_500) + Array(1_501...3_000))
+    }
+
+    @Test func aListBuiltFromNoElementsIsEmpty() {
+        var built = SortedChunks<Int>(sorted: [])
+        #expect(built.isEmpty && built.chunks.isEmpty)
+        built.insert(4)
+        #expect(Array(built.chunks.joined()) == [4])
     }
 }
