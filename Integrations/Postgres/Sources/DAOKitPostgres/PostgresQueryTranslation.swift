@@ -15,8 +15,9 @@ import PostgresNIO
 /// - strings only when every stored value and the constant are ASCII, in the `C` collation (byte
 ///   order, which is Swift's order for ASCII; PostgreSQL has no collation that orders Unicode as
 ///   Swift does), and UUIDs as their upper-case text;
-/// - `Bool` only for (in)equality; `nil` as "not a JSON scalar" (a missing key, `null`, or a
-///   container, all `nil` to a query);
+/// - `Bool` only for (in)equality; `nil` as a missing key, JSON `null`, or a container (all
+///   `nil` to a query; a URL with a base is an object too, so a field that held both is left
+///   to Swift);
 /// - every fragment is NULL only where Swift's answer is false, and a negation is wrapped in
 ///   `COALESCE(…, FALSE)`, so `NOT` means Swift's `!`;
 /// - anything else — nested paths, prefix and contains, `Decimal`, `URL`, `Data`, non-ASCII
@@ -120,8 +121,9 @@ struct PostgresQueryTranslation {
         if stored.contains(.opaque) { return nil }
         if case .null = value {
             switch comparison {
-            case .equal: return Fragment(sql: "NOT \(PostgresSchema.isScalar(name))", isExact: true)
-            case .notEqual: return Fragment(sql: PostgresSchema.isScalar(name), isExact: true)
+            case .equal, .notEqual:
+                guard let present = PostgresSchema.isPresent(name, kinds: stored) else { return nil }
+                return Fragment(sql: comparison == .equal ? "NOT \(present)" : present, isExact: true)
             default: return Fragment(sql: "FALSE", isExact: true)
             }
         }
@@ -188,7 +190,7 @@ struct PostgresQueryTranslation {
         if stored.isEmpty || stored == [.container] { return "" }  // nil everywhere: all tied
         if stored.isSubset(of: [.bool, .data, .url, .container]) {
             // Swift cannot order these values among themselves: only nil comes first.
-            return "\(PostgresSchema.isScalar(name)) \(key.order == .forward ? "ASC" : "DESC")"
+            return PostgresSchema.isPresent(name, kinds: stored).map { "\($0) \(key.order == .forward ? "ASC" : "DESC")" }
         }
         if key.stringComparator != nil { return nil }
         if stored == [.integer] || stored == [.real] || stored == [.date] {

@@ -49,9 +49,16 @@ enum PostgresSchema {
         "(CASE WHEN jsonb_typeof(record -> \(literal(field))) = 'number' THEN (record ->> \(literal(field)))::numeric END)"
     }
 
-    /// Whether the field holds a value a query sees as not `nil`: a JSON scalar.
-    static func isScalar(_ field: String) -> String {
-        "COALESCE(jsonb_typeof(record -> \(literal(field))) IN ('string', 'number', 'boolean'), FALSE)"
+    /// Whether the field holds a value a query sees as not `nil`, for a field that has held
+    /// `kinds`: any JSON value but `null` — a URL with a base is an object — except that a
+    /// container is `nil` too; `nil` when the field has held both containers and URLs, which
+    /// only Swift tells apart.
+    static func isPresent(_ field: String, kinds: Set<JSONRecord.FieldKind>) -> String? {
+        if kinds.contains(.container) {
+            if kinds.contains(.url) || kinds.contains(.opaque) { return nil }
+            return "COALESCE(jsonb_typeof(record -> \(literal(field))) IN ('string', 'number', 'boolean'), FALSE)"
+        }
+        return "COALESCE(jsonb_typeof(record -> \(literal(field))) <> 'null', FALSE)"
     }
 
     /// The expression an index uses for a field that holds `kinds`.

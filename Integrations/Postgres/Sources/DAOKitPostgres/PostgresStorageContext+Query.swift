@@ -176,3 +176,33 @@ extension PostgresStorageContext {
         return now == expected
     }
 }
+
+extension PostgresStorageContext {
+    /// How `query` would run on the entity's table now: what SQL answers and what is left to
+    /// Swift. For tests and diagnostics.
+    func translation<E: Storable>(of query: StorageQuery, for type: E.Type) async throws -> PostgresQueryTranslation {
+        var binds = PostgresBindings()
+        return PostgresQueryTranslation(query, kinds: try await kinds(of: E.entityName, refresh: true).kinds, binds: &binds)
+    }
+
+    /// PostgreSQL's plan (`EXPLAIN`) for the `SELECT` that ``fetch(_:matching:)`` runs for an
+    /// exact query, with sequential scans and sorts discouraged (`enable_seqscan`, `enable_sort`
+    /// off) so that a small table still shows whether an index can serve it. For tests and diagnostics.
+    func plan<E: Storable>(of query: StorageQuery, for type: E.Type) async throws -> [String] {
+        let table = try table(E.self)
+        var binds = PostgresBindings()
+        let translation = PostgresQueryTranslation(query, kinds: try await kinds(of: E.entityName, refresh: true).kinds, binds: &binds)
+        var sql = "EXPLAIN SELECT daokit_key, record::text FROM \(table)"
+        if let condition = translation.condition { sql += " WHERE " + condition }
+        if let ordering = translation.ordering { sql += " ORDER BY " + ordering }
+        if let limit = query.limit { sql += " LIMIT \(limit)" }
+        let statement = PostgresQuery(unsafeSQL: sql, binds: binds)
+        return try await transaction(entityName: E.entityName) { connection in
+            try await connection.query("SET LOCAL enable_seqscan = off", logger: Self.logger)
+            try await connection.query("SET LOCAL enable_sort = off", logger: Self.logger)
+            var lines: [String] = []
+            for try await line in try await connection.query(statement, logger: Self.logger).decode(String.self) { lines.append(line) }
+            return lines
+        }
+    }
+}
