@@ -76,6 +76,21 @@ extension PostgresStorageContext {
             return configuration
         }
 
+        /// The same server for one connection of its own; `nil` when TLS cannot be set up.
+        var connectionConfiguration: PostgresConnection.Configuration? {
+            let connectionTLS: PostgresConnection.Configuration.TLS
+            switch tls {
+            case .disable: connectionTLS = .disable
+            case .require:
+                guard let context = try? NIOSSLContext(configuration: .makeClientConfiguration()) else { return nil }
+                connectionTLS = .require(context)
+            }
+            var configuration = PostgresConnection.Configuration(host: host, port: port, username: username, password: password,
+                                                                 database: database, tls: connectionTLS)
+            configuration.options.connectTimeout = .init(connectTimeout)
+            return configuration
+        }
+
         /// `postgres://user@host:port/database`, as errors name the server (never the password).
         var serverDescription: String { "postgres://\(username)@\(host):\(port)/\(database)" }
     }

@@ -46,6 +46,9 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
     let notifier: StorageChangeNotifier
     let listener: PostgresChangeListener
     let connectTimeout: Duration
+    /// How to connect once, to tell why the pool cannot (see ``withConnection(entityName:key:_:)``);
+    /// `nil` for a client the app made.
+    let connectionConfiguration: PostgresConnection.Configuration?
     /// The task running the pool when this context owns it.
     private let runTask: Task<Void, Never>?
     let state = Locked(State())
@@ -71,8 +74,8 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
         let client = PostgresClient(configuration: configuration.clientConfiguration,
                                     backgroundLogger: Logger(label: "DAOKitPostgres", factory: { _ in SwiftLogNoOpLogHandler() }))
         let runTask = Task(executorPreference: PostgresExecutor.shared) { await client.run() }
-        self.init(client: client, runTask: runTask, schema: configuration.schema,
-                  serverDescription: configuration.serverDescription, connectTimeout: configuration.connectTimeout)
+        self.init(client: client, runTask: runTask, schema: configuration.schema, serverDescription: configuration.serverDescription,
+                  connectTimeout: configuration.connectTimeout, connectionConfiguration: configuration.connectionConfiguration)
     }
 
     /// A context on a pool the app already has and runs (`client.run()` in a task of its own,
@@ -87,11 +90,13 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
     ///   - connectTimeout: how long an operation waits for a connection before it fails.
     public convenience init(client: PostgresClient, schema: String = "public", serverDescription: String = "postgres",
                             connectTimeout: Duration = .seconds(10)) {
-        self.init(client: client, runTask: nil, schema: schema, serverDescription: serverDescription, connectTimeout: connectTimeout)
+        self.init(client: client, runTask: nil, schema: schema, serverDescription: serverDescription, connectTimeout: connectTimeout,
+                  connectionConfiguration: nil)
     }
 
     private init(client: PostgresClient, runTask: Task<Void, Never>?, schema: String, serverDescription: String,
-                 connectTimeout: Duration) {
+                 connectTimeout: Duration, connectionConfiguration: PostgresConnection.Configuration?) {
+        self.connectionConfiguration = connectionConfiguration
         self.client = client
         self.runTask = runTask
         self.schema = schema
@@ -138,23 +143,70 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
         JSONRecord.unescaped(column)
     }
 
-    /// Runs `body` with a pooled connection, turning every failure into a ``StorageError``;
-    /// waits at most ``connectTimeout`` for the connection.
+    /// Runs `body` with a pooled connection, turning every failure into a ``StorageError``.
+    ///
+    /// postgres-nio's pool keeps retrying a server it cannot reach (or that refuses the login)
+    /// for a minute before it fails a request; the context gives up after ``connectTimeout``
+    /// instead, and then connects once by itself, when it knows how, to say why.
     @discardableResult
-    func withConnection<T>(entityName: String?, key: String? = nil,
-                           _ body: (PostgresConnection) async throws -> sending T) async throws -> sending T {
+    func withConnection<T: Sendable>(entityName: String?, key: String? = nil,
+                                     _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let connected = Locked(false)
+        let client = self.client
+        let timeout = connectTimeout
         do {
-            return try await client.withConnection(body)
+            return try await withoutActuallyEscaping(body) { body in
+            // The group's tasks run while this call waits for them, so `body` is never used by
+            // two tasks at once.
+            let work = UncheckedTransfer(body)
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask {
+                    try await client.withConnection { connection in
+                        connected.withLock { $0 = true }
+                        return try await work.value(connection)
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    if !connected.withLock({ $0 }) { throw ConnectTimeout(timeout: timeout) }
+                    return nil
+                }
+                while let result = try await group.next() {
+                    if let result {
+                        group.cancelAll()
+                        return result
+                    }
+                }
+                throw CancellationError()
+            }
+            }
+        } catch let timeout as ConnectTimeout {
+            throw StorageError(.io(await diagnosis(of: timeout)), entityName: entityName, key: key, location: serverDescription,
+                               underlyingError: timeout)
         } catch {
             throw PostgresFailure.storageError(error, server: serverDescription, entityName: entityName, key: key)
         }
     }
 
+    /// Why no connection came within the timeout: the error of one connection attempt made now,
+    /// when the context knows the configuration.
+    private func diagnosis(of timeout: ConnectTimeout) async -> String {
+        var detail = "no connection to the server within \(timeout.timeout)"
+        guard let configuration = connectionConfiguration else { return detail }
+        do {
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: Self.logger)
+            try? await connection.close()
+        } catch {
+            detail += ": " + PostgresFailure.detail(of: error)
+        }
+        return detail
+    }
+
     /// Runs `body` in a transaction on one connection: committed when it returns, rolled back
     /// when it throws (or the connection fails, when the server rolls it back).
     @discardableResult
-    func transaction<T>(entityName: String?, key: String? = nil,
-                        _ body: (PostgresConnection) async throws -> sending T) async throws -> sending T {
+    func transaction<T: Sendable>(entityName: String?, key: String? = nil,
+                                  _ body: (PostgresConnection) async throws -> T) async throws -> T {
         try await withConnection(entityName: entityName, key: key) { connection in
             try await connection.query("BEGIN", logger: Self.logger)
             do {
@@ -169,6 +221,12 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
     }
 
     static let logger = Logger(label: "DAOKitPostgres", factory: { _ in SwiftLogNoOpLogHandler() })
+}
+
+/// No pooled connection came in time.
+struct ConnectTimeout: Error, CustomStringConvertible {
+    let timeout: Duration
+    var description: String { "no connection to the PostgreSQL server within \(timeout)" }
 }
 
 /// Why an entity name cannot be a table name here.

@@ -3,6 +3,7 @@ import DAOKitPostgres
 import Foundation
 import Logging
 import PostgresNIO
+import NIOPosix
 import Testing
 
 /// The throwaway server `Scripts/with-throwaway-server.sh` started, read from the environment.
@@ -60,4 +61,51 @@ enum TestServer {
             throw error
         }
     }
+}
+
+extension TestServer {
+    static let logger = Logger(label: "tests", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// A loopback port nothing listens on: bound and released, so the kernel just gave it out.
+    static func closedPort() throws -> Int {
+        let socket = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
+        let port = socket.localAddress!.port!
+        try socket.close().wait()
+        return port
+    }
+
+    /// Runs `body` while another connection holds an exclusive lock on a table, then releases it.
+    static func whileLocked<T: Sendable>(schema: String, table: String,
+                                         _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await withConnection { connection in
+            try await connection.query("BEGIN", logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: "LOCK TABLE \"\(schema)\".\"\(table)\" IN ACCESS EXCLUSIVE MODE"), logger: logger)
+            do {
+                let result = try await body(connection)
+                try await connection.query("ROLLBACK", logger: logger)
+                return result
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// The process id of a backend waiting for a lock, once there is one (polled: it appears when
+    /// the other task's statement reaches the server).
+    static func waitForBlockedBackend(_ connection: PostgresConnection) async throws -> Int {
+        for _ in 0..<2_000 {
+            let rows = try await connection.query("""
+                SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()
+                """, logger: logger)
+            for try await pid in rows.decode(Int.self) { return pid }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw Missing(variable: "a backend waiting for the lock (none appeared)")
+    }
+}
+
+extension PostgresStorageContext.Configuration {
+    /// How the context names this server in errors.
+    var serverDescriptionForTests: String { "postgres://\(username)@\(host):\(port)/\(database)" }
 }
