@@ -26,10 +26,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Child process of the multi-process, restart and cross-process observation tests.
+        .executableTarget(
+            name: "DAOKitPostgresWriter",
+            dependencies: [
+                "DAOKitPostgres",
+                .product(name: "DAOKit", package: "DAOKit"),
+                .product(name: "DAOKitTesting", package: "DAOKit"),
+            ]
+        ),
         .testTarget(
             name: "DAOKitPostgresTests",
             dependencies: [
                 "DAOKitPostgres",
+                "DAOKitPostgresWriter",
                 .product(name: "DAOKit", package: "DAOKit"),
                 .product(name: "DAOKitTesting", package: "DAOKit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -44,6 +44,9 @@ cleanup() {
     rm -rf "$root"
 }
 trap cleanup EXIT
+# A signal ends the script through `exit`, so that the EXIT trap stops the server.
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 printf '%s\n' "$password" > "$root/pwfile"
 [[ ${#as_server[@]} -gt 0 ]] && chown postgres "$root/pwfile"

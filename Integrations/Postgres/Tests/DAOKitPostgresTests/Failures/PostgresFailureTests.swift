@@ -60,7 +60,7 @@ struct PostgresFailureTests {
         let error = try await TestServer.whileLocked(schema: schema, table: FixtureNoteEntity.entityName) { lockHolder in
             async let failure = #expect(throws: StorageError.self) { try await context.save(batch, mode: .insert) }
             // The batch's transaction waits for the lock: end its connection from the server side.
-            let waiting = try await TestServer.waitForBlockedBackend(lockHolder)
+            let waiting = try await TestServer.waitForBlockedBackend(lockHolder, schema: schema, table: FixtureNoteEntity.entityName)
             try await lockHolder.query("SELECT pg_terminate_backend(\(Int32(waiting)))", logger: TestServer.logger)
             return await failure
         }

@@ -91,12 +91,14 @@ extension TestServer {
         }
     }
 
-    /// The process id of a backend waiting for a lock, once there is one (polled: it appears when
-    /// the other task's statement reaches the server).
-    static func waitForBlockedBackend(_ connection: PostgresConnection) async throws -> Int {
+    /// The process id of a backend waiting for the lock on the table, once there is one (polled:
+    /// it appears when the other task's statement reaches the server). Other tests' backends,
+    /// which wait for other tables, are never chosen.
+    static func waitForBlockedBackend(_ connection: PostgresConnection, schema: String, table: String) async throws -> Int {
+        let relation = "\"\(schema)\".\"\(table)\""
         for _ in 0..<2_000 {
             let rows = try await connection.query("""
-                SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()
+                SELECT pid FROM pg_locks WHERE relation = \(relation)::regclass AND NOT granted
                 """, logger: logger)
             for try await pid in rows.decode(Int.self) { return pid }
             try await Task.sleep(for: .milliseconds(10))
