@@ -35,6 +35,17 @@ let package = Package(
                 .product(name: "DAOKitTesting", package: "DAOKit"),
             ]
         ),
+        // `Scripts/with-throwaway-server.sh swift run -c release postgres-ratios`: BaseDao over
+        // PostgresStorageContext against the same operations written by hand with postgres-nio.
+        .executableTarget(
+            name: "postgres-ratios",
+            dependencies: [
+                "DAOKitPostgres",
+                .product(name: "DAOKit", package: "DAOKit"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "DAOKitPostgresTests",
             dependencies: [

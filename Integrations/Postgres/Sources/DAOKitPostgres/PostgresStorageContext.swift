@@ -156,29 +156,29 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
         let timeout = connectTimeout
         do {
             return try await withoutActuallyEscaping(body) { body in
-            // The group's tasks run while this call waits for them, so `body` is never used by
-            // two tasks at once.
-            let work = UncheckedTransfer(body)
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask {
-                    try await client.withConnection { connection in
-                        connected.withLock { $0 = true }
-                        return try await work.value(connection)
+                // The group's tasks run while this call waits for them, so `body` is never used
+                // by two tasks at once.
+                let work = UncheckedTransfer(body)
+                return try await withThrowingTaskGroup(of: T?.self) { group in
+                    group.addTask {
+                        try await client.withConnection { connection in
+                            connected.withLock { $0 = true }
+                            return try await work.value(connection)
+                        }
                     }
-                }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    if !connected.withLock({ $0 }) { throw ConnectTimeout(timeout: timeout) }
-                    return nil
-                }
-                while let result = try await group.next() {
-                    if let result {
-                        group.cancelAll()
-                        return result
+                    group.addTask {
+                        try await Task.sleep(for: timeout)
+                        if !connected.withLock({ $0 }) { throw ConnectTimeout(timeout: timeout) }
+                        return nil
                     }
+                    while let result = try await group.next() {
+                        if let result {
+                            group.cancelAll()
+                            return result
+                        }
+                    }
+                    throw CancellationError()
                 }
-                throw CancellationError()
-            }
             }
         } catch let timeout as ConnectTimeout {
             throw StorageError(.io(await diagnosis(of: timeout)), entityName: entityName, key: key, location: serverDescription,
