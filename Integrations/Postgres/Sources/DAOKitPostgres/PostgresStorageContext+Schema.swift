@@ -10,12 +10,7 @@ extension PostgresStorageContext {
         if state.withLock({ $0.tables[entityName]?.created == true }) { return }
         let bootstrapped = state.withLock { $0.bootstrapped }
         try await transaction(entityName: entityName) { connection in
-            try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(Self.creationLock))"), logger: Self.logger)
-            if !bootstrapped {
-                for statement in PostgresSchema.bootstrap(schema: self.schema) {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: Self.logger)
-                }
-            }
+            try await self.lockSchema(on: connection, bootstrapped: bootstrapped)
             try await connection.query(PostgresQuery(unsafeSQL: PostgresSchema.createTable(table)), logger: Self.logger)
             var binds = PostgresBindings()
             binds.append(entityName)
@@ -97,6 +92,16 @@ extension PostgresStorageContext {
     /// Forgets the kinds read, after a write recorded new ones: the next query reads them again.
     func forgetKinds(_ entityName: String) {
         state.withLock { $0.tables[entityName]?.kinds = nil }
+    }
+
+    /// Takes the DDL lock for the rest of the transaction and, unless `bootstrapped`, creates the
+    /// schema and DAOKit's own tables.
+    func lockSchema(on connection: PostgresConnection, bootstrapped: Bool) async throws {
+        try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(Self.creationLock))"), logger: Self.logger)
+        if bootstrapped { return }
+        for statement in PostgresSchema.bootstrap(schema: schema) {
+            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: Self.logger)
+        }
     }
 
     /// The schema, quoted.

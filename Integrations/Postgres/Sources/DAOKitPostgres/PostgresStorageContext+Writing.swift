@@ -143,12 +143,7 @@ extension PostgresStorageContext {
         let payload = notificationPayload(entityName: nil, keys: nil)
         let bootstrapped = state.withLock { $0.bootstrapped }
         try await transaction(entityName: nil) { connection in
-            try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(Self.creationLock))"), logger: Self.logger)
-            if !bootstrapped {
-                for statement in PostgresSchema.bootstrap(schema: self.schema) {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: Self.logger)
-                }
-            }
+            try await self.lockSchema(on: connection, bootstrapped: bootstrapped)
             var tables: [String] = []
             for try await name in try await connection.query(PostgresQuery(unsafeSQL: "SELECT entity_name FROM \(schema).daokit_entities"),
                                                              logger: Self.logger).decode(String.self) {

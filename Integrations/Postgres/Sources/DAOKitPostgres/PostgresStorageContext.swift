@@ -214,7 +214,13 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
                 try await connection.query("COMMIT", logger: Self.logger)
                 return result
             } catch {
-                _ = try? await connection.query("ROLLBACK", logger: Self.logger)
+                do {
+                    try await connection.query("ROLLBACK", logger: Self.logger)
+                } catch {
+                    // A connection left inside a failed transaction must not go back to the pool,
+                    // where it would fail every later statement: closing it makes the pool drop it.
+                    try? await connection.close()
+                }
                 throw error
             }
         }

@@ -45,7 +45,7 @@ let messages = makeMessages(10_000)
 try await raw.createTable()
 let rounds = Int(ProcessInfo.processInfo.environment["ROUNDS"] ?? "7")!
 var samples: [String: (dao: [Double], raw: [Double])] = [:]
-func record(_ operation: String, dao: Double, raw: Double) {
+@MainActor func record(_ operation: String, dao: Double, raw: Double) {
     samples[operation, default: ([], [])].dao.append(dao)
     samples[operation, default: ([], [])].raw.append(raw)
 }
@@ -66,10 +66,19 @@ for round in 0...rounds {
         }
     } / 100
     let rawScreen = try await time {
-        for dialog in 0..<100 { precondition(try await raw.screen(dialog: "dialog-\(dialog)").count == 50) }
+        for dialog in 0..<100 {
+            let page = try await raw.screen(dialog: "dialog-\(dialog)")
+            precondition(page.count == 50)
+        }
     } / 100
-    let daoAll = try await time { precondition(try await dao.read().count == 10_000) }
-    let rawAll = try await time { precondition(try await raw.readAll().count == 10_000) }
+    let daoAll = try await time {
+        let all = try await dao.read()
+        precondition(all.count == 10_000)
+    }
+    let rawAll = try await time {
+        let all = try await raw.readAll()
+        precondition(all.count == 10_000)
+    }
     if round == 0 { continue }  // warm-up: connections, proofs, plans
     record("batchInsert10k", dao: daoInsert, raw: rawInsert)
     record("screen", dao: daoScreen, raw: rawScreen)

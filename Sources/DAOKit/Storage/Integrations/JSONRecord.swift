@@ -101,12 +101,19 @@ public enum JSONRecord {
     ///   ``StorageError/Kind/corruptRecord(_:)`` when the bytes are not JSON,
     ///   ``StorageError/Kind/decodingFailed`` when they are JSON of another shape.
     public static func decode<E: Storable>(_ type: E.Type, from stored: Data, key: String, location: String) throws -> E {
-        let data = unescapedJSON(stored)
+        try decode(E.self, from: unescapedJSON(stored), key: key, location: location, decoder: decoder)
+    }
+
+    /// The entity JSON `data` holds, decoded by `decoder` (keeping relative URLs), with failures
+    /// classified as ``decode(_:from:key:location:)`` says: shared with the key-value context.
+    static func decode<E: Storable>(_ type: E.Type, from data: Data, key: String, location: String, decoder: JSONDecoder) throws -> E {
         do {
             return try RelativeURLCoding.decode(
                 data, plain: { try decoder.decode(E.self, from: $0) },
                 keepingURLs: { try decoder.decode(URLKeepingDecodable<E>.self, from: $0).value })
         } catch {
+            // Only on failure: tell "not JSON" (damaged or written by someone else) from "JSON of
+            // the wrong shape" (the entity type changed), because they call for different fixes.
             if (try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)) == nil {
                 throw StorageError(.corruptRecord("not valid JSON"), entityName: E.entityName, key: key,
                                    location: location, underlyingError: error)

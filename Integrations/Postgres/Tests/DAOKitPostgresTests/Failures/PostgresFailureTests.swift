@@ -8,7 +8,7 @@ import Testing
 
 /// What goes wrong between a context and its server: each failure is a ``StorageError`` naming the
 /// server and the entity, nothing is half written, and the context works again afterwards.
-@Suite("Postgres failures")
+@Suite("Postgres failures", .timeLimit(.minutes(2)))
 struct PostgresFailureTests {
     private let notes = (0..<100).map { FixtureNoteEntity(id: "n\($0)", body: "batch") }
 
