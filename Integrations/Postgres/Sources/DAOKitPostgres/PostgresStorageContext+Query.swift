@@ -38,14 +38,7 @@ extension PostgresStorageContext {
             }
             let statement = PostgresQuery(unsafeSQL: sql, binds: binds)
             let (rows, counted) = try await withConnection(entityName: entityName) { connection in
-                var rows: [Row] = []
-                var counted: Int?
-                for try await (key, json, kindCount) in try await connection.query(statement, logger: Self.logger)
-                    .decode((String, ByteBuffer, Int).self) {
-                    rows.append(Row(key: key, json: json))
-                    counted = kindCount
-                }
-                return (rows, counted)
+                try await rowsAndKindCount(statement, on: connection)
             }
             guard try await kindsUnchanged(counted, expected: kindRows, entityName: entityName) else {
                 refresh = true
@@ -133,13 +126,7 @@ extension PostgresStorageContext {
                 SELECT daokit_key, record::text, \(counting) FROM \(table) WHERE TRUE\(condition) FOR UPDATE
                 """, binds: binds)
             let outcome: Bool = try await transaction(entityName: entityName) { connection in
-                var rows: [Row] = []
-                var counted: Int?
-                for try await (key, json, kindCount) in try await connection.query(select, logger: Self.logger)
-                    .decode((String, ByteBuffer, Int).self) {
-                    rows.append(Row(key: key, json: json))
-                    counted = kindCount
-                }
+                let (rows, counted) = try await self.rowsAndKindCount(select, on: connection)
                 if let counted, counted != kindRows { return false }
                 var doomed: [String] = []
                 for row in rows {
@@ -159,6 +146,19 @@ extension PostgresStorageContext {
             refresh = true
         }
         notifier.post(.entity(entityName))
+    }
+
+    /// The rows of a `SELECT daokit_key, record::text, <count of the recorded kinds>`, and the count
+    /// the statement saw (`nil` when it returned no row).
+    private func rowsAndKindCount(_ statement: PostgresQuery, on connection: PostgresConnection) async throws -> (rows: [Row], kindCount: Int?) {
+        var rows: [Row] = []
+        var counted: Int?
+        for try await (key, json, kindCount) in try await connection.query(statement, logger: Self.logger)
+            .decode((String, ByteBuffer, Int).self) {
+            rows.append(Row(key: key, json: json))
+            counted = kindCount
+        }
+        return (rows, counted)
     }
 
     /// Whether the kinds a statement counted (`nil` when it returned no row) are the ones its SQL

@@ -57,14 +57,17 @@ struct PostgresFailureTests {
         defer { context.close() }
         try await context.save([FixtureNoteEntity(id: "before", body: "x")], mode: .upsert)
         let batch = notes
-        let error = try await TestServer.whileLocked(schema: schema, table: FixtureNoteEntity.entityName) { lockHolder in
-            async let failure = #expect(throws: StorageError.self) { try await context.save(batch, mode: .insert) }
+        let save = try await TestServer.whileLocked(schema: schema, table: FixtureNoteEntity.entityName) { lockHolder in
+            // The batch starts once the table is locked, in a task of its own rather than an
+            // `async let`: were anything here to throw, the scope would not wait for the batch
+            // (which waits for the lock this scope holds); the lock is released and the test fails.
+            let save = Task { try await context.save(batch, mode: .insert) }
             // The batch's transaction waits for the lock: end its connection from the server side.
             let waiting = try await TestServer.waitForBlockedBackend(lockHolder, schema: schema, table: FixtureNoteEntity.entityName)
             try await lockHolder.query("SELECT pg_terminate_backend(\(Int32(waiting)))", logger: TestServer.logger)
-            return await failure
+            return save
         }
-        let dropped = try #require(error)
+        let dropped = try #require(await #expect(throws: StorageError.self) { try await save.value })
         #expect(dropped.entityName == FixtureNoteEntity.entityName)
         #expect(dropped.kind.code == .io, "\(dropped)")
         #expect(try await context.count(FixtureNoteEntity.self) == 1, "nothing of the batch was written")
