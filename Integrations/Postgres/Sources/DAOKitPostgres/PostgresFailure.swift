@@ -18,6 +18,17 @@ enum PostgresFailure {
         return StorageError(.io(detail(of: error)), entityName: entityName, key: key, location: server, underlyingError: error)
     }
 
+    /// Whether `error` means the connection's session is over, so nothing more can be sent on
+    /// it: the server ended it (an error of severity `FATAL` or `PANIC`, such as a terminated
+    /// backend or a shutdown), or the connection failed or closed. An error of severity `ERROR`
+    /// fails one statement and leaves the session usable, as does an error thrown by DAOKit's own
+    /// code between statements.
+    static func endsTheSession(_ error: any Error) -> Bool {
+        guard let psql = error as? PSQLError else { return error is CancellationError }
+        guard psql.code == .server else { return true }
+        return psql.serverInfo?[.severity] != "ERROR"
+    }
+
     /// What went wrong, in words.
     static func detail(of error: any Error) -> String {
         guard let psql = error as? PSQLError else { return "PostgreSQL: \(error)" }

@@ -112,11 +112,12 @@ extension PostgresStorageContext {
                     SELECT \(counting), pg_notify($2, $3)::text
                     """
                 let statement = PostgresQuery(unsafeSQL: sql, binds: binds)
-                let counted = try await withConnection(entityName: entityName) { connection in
-                    for try await (counted, _) in try await connection.query(statement, logger: Self.logger).decode((Int, String).self) {
-                        return counted
+                let counted = try await transaction(entityName: entityName) { connection in
+                    var counted = -1
+                    for try await (count, _) in try await connection.query(statement, logger: Self.logger).decode((Int, String).self) {
+                        counted = count
                     }
-                    return -1
+                    return counted
                 }
                 if counted == kindRows { break }
                 refresh = true
@@ -137,7 +138,7 @@ extension PostgresStorageContext {
                 deleteBinds.append(doomed)
                 deleteBinds.append(PostgresSchema.channel)
                 deleteBinds.append(self.notificationPayload(entityName: entityName, keys: doomed.map(Self.storageKey)))
-                try await connection.query(PostgresQuery(unsafeSQL: """
+                try await connection.execute(PostgresQuery(unsafeSQL: """
                     WITH gone AS (DELETE FROM \(table) WHERE daokit_key = ANY($1::text[])) SELECT pg_notify($2, $3)
                     """, binds: deleteBinds), logger: Self.logger)
                 return true
@@ -198,8 +199,8 @@ extension PostgresStorageContext {
         if let limit = query.limit { sql += " LIMIT \(limit)" }
         let statement = PostgresQuery(unsafeSQL: sql, binds: binds)
         return try await transaction(entityName: E.entityName) { connection in
-            try await connection.query("SET LOCAL enable_seqscan = off", logger: Self.logger)
-            try await connection.query("SET LOCAL enable_sort = off", logger: Self.logger)
+            try await connection.execute("SET LOCAL enable_seqscan = off", logger: Self.logger)
+            try await connection.execute("SET LOCAL enable_sort = off", logger: Self.logger)
             var lines: [String] = []
             for try await line in try await connection.query(statement, logger: Self.logger).decode(String.self) { lines.append(line) }
             return lines

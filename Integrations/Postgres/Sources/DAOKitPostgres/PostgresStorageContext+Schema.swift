@@ -11,10 +11,10 @@ extension PostgresStorageContext {
         let bootstrapped = state.withLock { $0.bootstrapped }
         try await transaction(entityName: entityName) { connection in
             try await self.lockSchema(on: connection, bootstrapped: bootstrapped)
-            try await connection.query(PostgresQuery(unsafeSQL: PostgresSchema.createTable(table)), logger: Self.logger)
+            try await connection.execute(PostgresQuery(unsafeSQL: PostgresSchema.createTable(table)), logger: Self.logger)
             var binds = PostgresBindings()
             binds.append(entityName)
-            try await connection.query(PostgresQuery(unsafeSQL: "INSERT INTO \(self.kindsSchema).daokit_entities VALUES ($1) ON CONFLICT DO NOTHING",
+            try await connection.execute(PostgresQuery(unsafeSQL: "INSERT INTO \(self.kindsSchema).daokit_entities VALUES ($1) ON CONFLICT DO NOTHING",
                                                      binds: binds), logger: Self.logger)
         }
         state.withLock {
@@ -36,8 +36,8 @@ extension PostgresStorageContext {
             PostgresSchema.createIndex(index, position: position, entityName: entityName, schema: schema, kinds: kinds)
         }
         try await transaction(entityName: entityName) { connection in
-            try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(Self.creationLock))"), logger: Self.logger)
-            for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: Self.logger) }
+            try await self.lockDDL(on: connection)
+            for statement in statements { try await connection.execute(PostgresQuery(unsafeSQL: statement), logger: Self.logger) }
         }
         state.withLock { $0.tables[entityName, default: TableState()].indexesEnsured = true }
     }
@@ -97,16 +97,38 @@ extension PostgresStorageContext {
     /// Takes the DDL lock for the rest of the transaction and, unless `bootstrapped`, creates the
     /// schema and DAOKit's own tables.
     func lockSchema(on connection: PostgresConnection, bootstrapped: Bool) async throws {
-        try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(Self.creationLock))"), logger: Self.logger)
+        try await lockDDL(on: connection)
         if bootstrapped { return }
         for statement in PostgresSchema.bootstrap(schema: schema) {
-            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: Self.logger)
+            try await connection.execute(PostgresQuery(unsafeSQL: statement), logger: Self.logger)
         }
     }
 
     /// The schema, quoted.
     var kindsSchema: String { PostgresSchema.quoted(schema) }
 
-    /// The advisory lock key that serializes DDL by DAOKit contexts on a database.
-    static let creationLock: Int64 = 0x4441_4F4B_0001
+    /// Takes, for the rest of the transaction, the advisory lock that serializes DAOKit's DDL in
+    /// this schema: `CREATE … IF NOT EXISTS` is not safe against itself. Contexts on other schemas
+    /// take other locks (two schemas whose names hash alike merely wait for each other), so one
+    /// store's first use never waits for another's.
+    func lockDDL(on connection: PostgresConnection) async throws {
+        var binds = PostgresBindings()
+        binds.append(Self.ddlLockClass)
+        binds.append(Self.ddlLockKey(schema: schema))
+        try await connection.execute(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock($1, $2)", binds: binds), logger: Self.logger)
+    }
+
+    /// The first half of DAOKit's DDL advisory lock keys: "DAOK".
+    static let ddlLockClass: Int32 = 0x4441_4F4B
+
+    /// The second half for `schema`: its name's 32-bit FNV-1a hash, computed here rather than by
+    /// the server so that it never changes with the server's version.
+    static func ddlLockKey(schema: String) -> Int32 {
+        var hash: UInt32 = 0x811C_9DC5
+        for byte in schema.utf8 {
+            hash ^= UInt32(byte)
+            hash &*= 0x0100_0193
+        }
+        return Int32(bitPattern: hash)
+    }
 }

@@ -62,10 +62,10 @@ extension PostgresStorageContext {
         let server = serverDescription
         switch mode {
         case .upsert:
-            // One statement is one transaction: the kinds, the rows and the notification together.
+            // One statement: the kinds, the rows and the notification together.
             let sql = "WITH kinds AS (\(recordKinds)), saved AS (\(upsert)) SELECT pg_notify($6, $7)"
-            try await withConnection(entityName: entityName) { connection in
-                try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger)
+            try await transaction(entityName: entityName) { connection in
+                try await connection.execute(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger)
             }
         case .insert:
             let sql = """
@@ -94,7 +94,7 @@ extension PostgresStorageContext {
                 if let missing = keys.first(where: { !stored.contains($0) }) {
                     throw StorageError(.missingID, entityName: entityName, key: Self.storageKey(missing), location: server)
                 }
-                try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger)
+                try await connection.execute(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger)
             }
         }
         if !fresh.fields.isEmpty { forgetKinds(entityName) }
@@ -132,8 +132,8 @@ extension PostgresStorageContext {
         binds.append(notificationPayload(entityName: entityName, keys: keys))
         bindCondition(&binds)
         let sql = "WITH gone AS (DELETE FROM \(table) WHERE \(condition)) SELECT pg_notify($1, $2)"
-        try await withConnection(entityName: entityName) { connection in
-            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger)
+        try await transaction(entityName: entityName) { connection in
+            try await connection.execute(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger)
         }
     }
 
@@ -150,12 +150,12 @@ extension PostgresStorageContext {
                 tables.append(schema + "." + PostgresSchema.quoted(name))
             }
             if !tables.isEmpty {
-                try await connection.query(PostgresQuery(unsafeSQL: "TRUNCATE \(tables.joined(separator: ", "))"), logger: Self.logger)
+                try await connection.execute(PostgresQuery(unsafeSQL: "TRUNCATE \(tables.joined(separator: ", "))"), logger: Self.logger)
             }
             var binds = PostgresBindings()
             binds.append(PostgresSchema.channel)
             binds.append(payload)
-            try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: binds), logger: Self.logger)
+            try await connection.execute(PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: binds), logger: Self.logger)
         }
         notifier.post(.everything)
     }

@@ -148,6 +148,11 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
     /// postgres-nio's pool keeps retrying a server it cannot reach (or that refuses the login)
     /// for a minute before it fails a request; the context gives up after ``connectTimeout``
     /// instead, and then connects once by itself, when it knows how, to say why.
+    ///
+    /// `body` runs on ``PostgresExecutor``, never on Swift concurrency's cooperative threads: a
+    /// transaction holds locks on the server until it ends, and were it to wait for a cooperative
+    /// thread while synchronous callers block them all — waiting, perhaps, for those very locks —
+    /// nothing would move again.
     @discardableResult
     func withConnection<T: Sendable>(entityName: String?, key: String? = nil,
                                      _ body: (PostgresConnection) async throws -> T) async throws -> T {
@@ -155,29 +160,31 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
         let client = self.client
         let timeout = connectTimeout
         do {
-            return try await withoutActuallyEscaping(body) { body in
-                // The group's tasks run while this call waits for them, so `body` is never used
-                // by two tasks at once.
-                let work = UncheckedTransfer(body)
-                return try await withThrowingTaskGroup(of: T?.self) { group in
-                    group.addTask {
-                        try await client.withConnection { connection in
-                            connected.withLock { $0 = true }
-                            return try await work.value(connection)
+            return try await withTaskExecutorPreference(PostgresExecutor.shared) {
+                try await withoutActuallyEscaping(body) { body in
+                    // The group's tasks run while this call waits for them, so `body` is never used
+                    // by two tasks at once.
+                    let work = UncheckedTransfer(body)
+                    return try await withThrowingTaskGroup(of: T?.self) { group in
+                        group.addTask {
+                            try await client.withConnection { connection in
+                                connected.withLock { $0 = true }
+                                return try await work.value(connection)
+                            }
                         }
-                    }
-                    group.addTask {
-                        try await Task.sleep(for: timeout)
-                        if !connected.withLock({ $0 }) { throw ConnectTimeout(timeout: timeout) }
-                        return nil
-                    }
-                    while let result = try await group.next() {
-                        if let result {
-                            group.cancelAll()
-                            return result
+                        group.addTask {
+                            try await Task.sleep(for: timeout)
+                            if !connected.withLock({ $0 }) { throw ConnectTimeout(timeout: timeout) }
+                            return nil
                         }
+                        while let result = try await group.next() {
+                            if let result {
+                                group.cancelAll()
+                                return result
+                            }
+                        }
+                        throw CancellationError()
                     }
-                    throw CancellationError()
                 }
             }
         } catch let timeout as ConnectTimeout {
@@ -204,18 +211,30 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
 
     /// Runs `body` in a transaction on one connection: committed when it returns, rolled back
     /// when it throws (or the connection fails, when the server rolls it back).
+    ///
+    /// Every write runs in one, even a single statement: postgres-nio reports a statement done
+    /// when the server has executed it, but a statement outside a transaction block commits only
+    /// afterwards (at the protocol's Sync), so a server that stops in between would lose a write
+    /// the caller was told had succeeded. `COMMIT`'s answer comes after the commit.
     @discardableResult
     func transaction<T: Sendable>(entityName: String?, key: String? = nil,
                                   _ body: (PostgresConnection) async throws -> T) async throws -> T {
         try await withConnection(entityName: entityName, key: key) { connection in
-            try await connection.query("BEGIN", logger: Self.logger)
+            try await connection.execute("BEGIN", logger: Self.logger)
             do {
                 let result = try await body(connection)
-                try await connection.query("COMMIT", logger: Self.logger)
+                try await connection.execute("COMMIT", logger: Self.logger)
                 return result
             } catch {
+                // A session the server ended (a FATAL error: terminated, shut down) has rolled the
+                // transaction back itself, and a statement sent to it while postgres-nio is still
+                // closing it may never be answered: close it rather than ask it to roll back.
+                if PostgresFailure.endsTheSession(error) {
+                    try? await connection.close()
+                    throw error
+                }
                 do {
-                    try await connection.query("ROLLBACK", logger: Self.logger)
+                    try await connection.execute("ROLLBACK", logger: Self.logger)
                 } catch {
                     // A connection left inside a failed transaction must not go back to the pool,
                     // where it would fail every later statement: closing it makes the pool drop it.

@@ -36,7 +36,7 @@ struct PostgresFailureTests {
 
     @Test func aStatementTimeoutFailsTheBatchWholeAndTheContextGoesOn() async throws {
         let schema = TestServer.freshSchema()
-        let context = PostgresStorageContext(configuration: try TestServer.configuration(schema: schema, statementTimeout: .milliseconds(300)))
+        let context = PostgresStorageContext(configuration: try TestServer.configuration(schema: schema, statementTimeout: .seconds(1)))
         defer { context.close() }
         try await context.save([FixtureNoteEntity(id: "before", body: "x")], mode: .upsert)
         let batch = notes
