@@ -24,7 +24,7 @@ enum PostgresFailure {
     /// fails one statement and leaves the session usable, as does an error thrown by DAOKit's own
     /// code between statements.
     static func endsTheSession(_ error: any Error) -> Bool {
-        guard let psql = error as? PSQLError else { return error is CancellationError }
+        guard let psql = error as? PSQLError else { return error is CancellationError || error is ConnectionLost }
         guard psql.code == .server else { return true }
         return psql.serverInfo?[.severity] != "ERROR"
     }

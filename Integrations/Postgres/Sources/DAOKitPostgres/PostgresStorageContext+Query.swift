@@ -38,7 +38,7 @@ extension PostgresStorageContext {
             }
             let statement = PostgresQuery(unsafeSQL: sql, binds: binds)
             let (rows, counted) = try await withConnection(entityName: entityName) { connection in
-                try await rowsAndKindCount(statement, on: connection)
+                try await self.rowsAndKindCount(statement, on: connection)
             }
             guard try await kindsUnchanged(counted, expected: kindRows, entityName: entityName) else {
                 refresh = true

@@ -155,36 +155,33 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
     /// nothing would move again.
     @discardableResult
     func withConnection<T: Sendable>(entityName: String?, key: String? = nil,
-                                     _ body: (PostgresConnection) async throws -> T) async throws -> T {
+                                     _ body: @escaping (PostgresConnection) async throws -> T) async throws -> T {
         let connected = Locked(false)
         let client = self.client
         let timeout = connectTimeout
         do {
             return try await withTaskExecutorPreference(PostgresExecutor.shared) {
-                try await withoutActuallyEscaping(body) { body in
-                    // The group's tasks run while this call waits for them, so `body` is never used
-                    // by two tasks at once.
-                    let work = UncheckedTransfer(body)
-                    return try await withThrowingTaskGroup(of: T?.self) { group in
-                        group.addTask {
-                            try await client.withConnection { connection in
-                                connected.withLock { $0 = true }
-                                return try await work.value(connection)
-                            }
+                // Only the group's first task uses `body`, so it is never used by two tasks at once.
+                let work = UncheckedTransfer(body)
+                return try await withThrowingTaskGroup(of: T?.self) { group in
+                    group.addTask {
+                        try await client.withConnection { connection in
+                            connected.withLock { $0 = true }
+                            return try await ConnectionWatch.run(on: connection, work.value)
                         }
-                        group.addTask {
-                            try await Task.sleep(for: timeout)
-                            if !connected.withLock({ $0 }) { throw ConnectTimeout(timeout: timeout) }
-                            return nil
-                        }
-                        while let result = try await group.next() {
-                            if let result {
-                                group.cancelAll()
-                                return result
-                            }
-                        }
-                        throw CancellationError()
                     }
+                    group.addTask {
+                        try await Task.sleep(for: timeout)
+                        if !connected.withLock({ $0 }) { throw ConnectTimeout(timeout: timeout) }
+                        return nil
+                    }
+                    while let result = try await group.next() {
+                        if let result {
+                            group.cancelAll()
+                            return result
+                        }
+                    }
+                    throw CancellationError()
                 }
             }
         } catch let timeout as ConnectTimeout {
@@ -218,7 +215,7 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
     /// the caller was told had succeeded. `COMMIT`'s answer comes after the commit.
     @discardableResult
     func transaction<T: Sendable>(entityName: String?, key: String? = nil,
-                                  _ body: (PostgresConnection) async throws -> T) async throws -> T {
+                                  _ body: @escaping (PostgresConnection) async throws -> T) async throws -> T {
         try await withConnection(entityName: entityName, key: key) { connection in
             try await connection.execute("BEGIN", logger: Self.logger)
             do {
