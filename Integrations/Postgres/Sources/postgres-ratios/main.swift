@@ -5,6 +5,10 @@
 //
 // Prints `RATIO postgres.<op> dao/raw=<x>` (medians) for a batch insert of 10,000 messages, the
 // screen query (one dialog's newest 50 of 10,000 messages in 100 dialogs) and reading all 10,000.
+//
+// With `PROFILE=dao` or `PROFILE=raw` it only reads all 10,000 messages, 30 times, one way, so
+// that a profiler sees that read path alone (`perf record -g` around the command; the server is
+// another process).
 import DAOKit
 import DAOKitPostgres
 import Foundation
@@ -43,6 +47,24 @@ func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
 let messages = makeMessages(10_000)
 try await raw.createTable()
+
+/// Reads everything 30 times through `side` (`dao` or `raw`) alone.
+func profileReadAll(_ side: String) async throws {
+    try await dao.erase()
+    try await dao.persist(messages)
+    try await raw.replaceAll(messages)
+    for _ in 0..<30 {
+        let count = side == "dao" ? try await dao.read().count : try await raw.readAll().count
+        precondition(count == 10_000)
+    }
+}
+
+if let side = ProcessInfo.processInfo.environment["PROFILE"] {
+    try await profileReadAll(side)
+    rawRun.cancel()
+    context.close()
+    exit(0)
+}
 let rounds = Int(ProcessInfo.processInfo.environment["ROUNDS"] ?? "7")!
 var samples: [String: (dao: [Double], raw: [Double])] = [:]
 @MainActor func record(_ operation: String, dao: Double, raw: Double) {
