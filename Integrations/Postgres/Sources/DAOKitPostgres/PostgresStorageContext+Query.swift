@@ -154,10 +154,10 @@ extension PostgresStorageContext {
     private func rowsAndKindCount(_ statement: PostgresQuery, on connection: PostgresConnection) async throws -> (rows: [Row], kindCount: Int?) {
         var rows: [Row] = []
         var counted: Int?
-        for try await (key, json, kindCount) in try await connection.query(statement, logger: Self.logger)
-            .decode((String, ByteBuffer, Int).self) {
-            rows.append(Row(key: key, json: json))
-            counted = kindCount
+        for try await row in try await connection.query(statement, logger: Self.logger) {
+            rows.append(Row(row))
+            // One count for the whole statement, repeated in every row.
+            if counted == nil { counted = try row.makeRandomAccess()[2].decode(Int.self) }
         }
         return (rows, counted)
     }

@@ -5,6 +5,10 @@
 //
 // Prints `RATIO postgres.<op> dao/raw=<x>` (medians) for a batch insert of 10,000 messages, the
 // screen query (one dialog's newest 50 of 10,000 messages in 100 dialogs) and reading all 10,000.
+//
+// With `PROFILE=dao` or `PROFILE=raw` it only reads all 10,000 messages, 30 times, one way
+// (`PROFILE=dao-screen`, `raw-screen`: 3,000 screen queries), so that a profiler sees that path
+// alone (`perf record -g` around the command; the server is another process).
 import DAOKit
 import DAOKitPostgres
 import Foundation
@@ -43,6 +47,34 @@ func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
 let messages = makeMessages(10_000)
 try await raw.createTable()
+
+/// Reads everything 30 times, or runs 3,000 screen queries (`screen` true), through `side` (`dao`
+/// or `raw`) alone.
+func profile(_ side: String, screen: Bool) async throws {
+    try await dao.erase()
+    try await dao.persist(messages)
+    try await raw.replaceAll(messages)
+    for round in 0..<(screen ? 3_000 : 30) {
+        let id = "dialog-\(round % 100)"
+        let count: Int
+        switch (side, screen) {
+        case ("dao", false): count = try await dao.read().count
+        case ("dao", true):
+            count = try await dao.read(where: #Predicate<Message> { $0.dialogID == id },
+                                       sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 50).count
+        case (_, false): count = try await raw.readAll().count
+        case (_, true): count = try await raw.screen(dialog: id).count
+        }
+        precondition(count == (screen ? 50 : 10_000))
+    }
+}
+
+if let side = ProcessInfo.processInfo.environment["PROFILE"] {
+    try await profile(side.replacingOccurrences(of: "-screen", with: ""), screen: side.hasSuffix("-screen"))
+    rawRun.cancel()
+    context.close()
+    exit(0)
+}
 let rounds = Int(ProcessInfo.processInfo.environment["ROUNDS"] ?? "7")!
 var samples: [String: (dao: [Double], raw: [Double])] = [:]
 @MainActor func record(_ operation: String, dao: Double, raw: Double) {
