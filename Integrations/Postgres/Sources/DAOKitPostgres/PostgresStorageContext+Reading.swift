@@ -10,7 +10,7 @@ extension PostgresStorageContext {
         var binds = PostgresBindings()
         binds.append(key)
         return try await readRows(E.self, where: "daokit_key = $1", binds: binds, into: nil) { entity, row in
-            entity = try decode(E.self, row)
+            entity = try self.decode(E.self, row)
         }
     }
 
@@ -26,7 +26,7 @@ extension PostgresStorageContext {
     public func fetchReadable<E: Storable>(_ type: E.Type) async throws -> ReadableRecords<E, E.ID> {
         try await readRows(E.self, where: nil, binds: PostgresBindings(), into: ReadableRecords(values: [], failures: [])) { result, row in
             do {
-                result.values.append(try decode(E.self, row))
+                result.values.append(try self.decode(E.self, row))
             } catch let error as StorageError {
                 result.failures.append(UnreadableRecord(storageKey: Self.storageKey(row.key), error: error))
             }
@@ -83,7 +83,7 @@ extension PostgresStorageContext {
     /// as in a hand-written postgres-nio loop, where decoding after the last row would add the two.
     /// - Throws: what `read` throws, or a ``StorageError`` when the server fails.
     func readRows<E: Storable, Result>(_ type: E.Type, where condition: String?, binds: PostgresBindings, into result: Result,
-                                       _ read: (inout Result, Row) throws -> Void) async throws -> Result {
+                                       _ read: @escaping (inout Result, Row) throws -> Void) async throws -> Result {
         let table = try table(E.self)
         try await ensureTable(E.entityName, table: table)
         let sql = "SELECT daokit_key, record::text FROM \(table)" + (condition.map { " WHERE " + $0 } ?? "")
