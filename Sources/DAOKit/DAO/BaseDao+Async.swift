@@ -11,6 +11,11 @@ import Foundation
 /// checks the task every few milliseconds and throws `CancellationError`, having changed nothing.
 /// (Waits for this process's own threads are short and not interrupted.)
 ///
+/// **Contexts that wait natively.** For a context that conforms to ``AsyncStorageContext`` (a
+/// database server), the overloads map values in the calling task and `await` the context's
+/// `async` methods instead: no thread waits for the network. They then do not call the synchronous
+/// `BaseDao` methods, so a subclass that overrides one overrides its `async` overload too.
+///
 /// **Errors.** What the synchronous method throws, or `CancellationError` as above.
 ///
 /// Values passed in are `sending`: the call moves them to another thread, so the caller may not
@@ -25,21 +30,28 @@ extension BaseDao where Domain: SendableMetatype, Entity: SendableMetatype {
 
     /// ``create(_:)`` on DAOKit's threads.
     public func create(_ domain: sending Domain) async throws {
+        if let native { return try await native.save([try toEntity(domain)], mode: .insert) }
         try await BlockingWork.run { try self.create(domain) }
     }
 
     /// ``update(_:)`` on DAOKit's threads.
     public func update(_ domain: sending Domain) async throws {
+        if let native { return try await native.save([try toEntity(domain)], mode: .update) }
         try await BlockingWork.run { try self.update(domain) }
     }
 
     /// ``persist(_:)-(Domain)`` on DAOKit's threads.
     public func persist(_ domain: sending Domain) async throws {
+        if let native { return try await native.save([try toEntity(domain)], mode: .upsert) }
         try await BlockingWork.run { try self.persist(domain) }
     }
 
     /// ``persist(_:)-([Domain])`` on DAOKit's threads: all or nothing.
     public func persist(_ domains: sending [Domain]) async throws {
+        if let native {
+            if domains.isEmpty { return }
+            return try await native.save(try mapEach(domains, to: Entity.self, with: strictMapper), mode: .upsert)
+        }
         try await BlockingWork.run { try self.persist(domains) }
     }
 
@@ -47,12 +59,17 @@ extension BaseDao where Domain: SendableMetatype, Entity: SendableMetatype {
 
     /// ``read(id:)`` on DAOKit's threads.
     public func read(id: Domain.ID) async throws -> Domain? {
-        try await BlockingWork.run { try self.read(id: id) }
+        if let native {
+            guard let entity = try await native.fetch(Entity.self, id: id) else { return nil }
+            return try mapper.map(entity, to: Domain.self)
+        }
+        return try await BlockingWork.run { try self.read(id: id) }
     }
 
     /// ``read()`` on DAOKit's threads.
     public func read() async throws -> [Domain] {
-        try await BlockingWork.run { try self.read() }
+        if let native { return try toDomains(try await native.fetchAll(Entity.self)) }
+        return try await BlockingWork.run { try self.read() }
     }
 
     /// ``read(where:sortedBy:limit:offset:)`` on DAOKit's threads.
@@ -62,6 +79,12 @@ extension BaseDao where Domain: SendableMetatype, Entity: SendableMetatype {
         limit: Int? = nil,
         offset: Int = 0
     ) async throws -> [Domain] {
+        if let native {
+            precondition(offset >= 0, "read(where:) offset must not be negative (got \(offset))")
+            precondition((limit ?? 0) >= 0, "read(where:) limit must not be negative (got \(limit ?? 0))")
+            let plan = queryPlan(predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset)
+            return try plan.finish(try await candidates(for: plan, from: native))
+        }
         let request = SendingTransfer((predicate, sortedBy))
         return try await BlockingWork.run {
             try self.read(where: request.value.0, sortedBy: request.value.1, limit: limit, offset: offset)
@@ -70,11 +93,19 @@ extension BaseDao where Domain: SendableMetatype, Entity: SendableMetatype {
 
     /// ``count()`` on DAOKit's threads.
     public func count() async throws -> Int {
-        try await BlockingWork.run { try self.count() }
+        if let native { return try await native.count(Entity.self) }
+        return try await BlockingWork.run { try self.count() }
     }
 
     /// ``count(where:)`` on DAOKit's threads.
     public func count(where predicate: Predicate<Domain>) async throws -> Int {
+        if let native {
+            let plan = queryPlan(predicate: predicate, sortedBy: [], limit: nil, offset: 0)
+            if plan.residualPredicate == nil, let filter = plan.storageQuery.filter {
+                return try await native.count(Entity.self, matching: filter)
+            }
+            return try plan.finish(try await candidates(for: plan, from: native)).count
+        }
         let predicate = SendingTransfer(predicate)
         return try await BlockingWork.run { try self.count(where: predicate.value) }
     }
@@ -83,22 +114,34 @@ extension BaseDao where Domain: SendableMetatype, Entity: SendableMetatype {
 
     /// ``erase(id:)`` on DAOKit's threads.
     public func erase(id: Domain.ID) async throws {
+        if let native { return try await native.delete(Entity.self, ids: [id]) }
         try await BlockingWork.run { try self.erase(id: id) }
     }
 
     /// ``erase(ids:)`` on DAOKit's threads.
     public func erase(ids: [Domain.ID]) async throws {
+        if let native { return try await native.delete(Entity.self, ids: ids) }
         try await BlockingWork.run { try self.erase(ids: ids) }
     }
 
     /// ``erase(where:)`` on DAOKit's threads.
     public func erase(where predicate: Predicate<Domain>) async throws {
+        if let native {
+            let plan = queryPlan(predicate: predicate, sortedBy: [], limit: nil, offset: 0)
+            if plan.residualPredicate == nil, let filter = plan.storageQuery.filter {
+                return try await native.delete(Entity.self, matching: filter)
+            }
+            let doomed = try plan.finish(try await candidates(for: plan, from: native)).map(\.id)
+            if doomed.isEmpty { return }
+            return try await native.delete(Entity.self, ids: doomed)
+        }
         let predicate = SendingTransfer(predicate)
         try await BlockingWork.run { try self.erase(where: predicate.value) }
     }
 
     /// ``erase()`` on DAOKit's threads.
     public func erase() async throws {
+        if let native { return try await native.deleteAll(Entity.self) }
         try await BlockingWork.run { try self.erase() }
     }
 
@@ -111,11 +154,24 @@ extension BaseDao where Domain: SendableMetatype, Entity: SendableMetatype {
 
     /// ``storedIDs()`` on DAOKit's threads.
     public func storedIDs() async throws -> [Domain.ID] {
-        try await BlockingWork.run { try self.storedIDs() }
+        if let native { return try await native.storedKeys(Entity.self).compactMap(Domain.ID.init(storageKey:)) }
+        return try await BlockingWork.run { try self.storedIDs() }
     }
 
     /// ``erase(storageKeys:)`` on DAOKit's threads.
     public func erase(storageKeys: [String]) async throws {
+        if let native { return try await native.delete(Entity.self, storageKeys: storageKeys) }
         try await BlockingWork.run { try self.erase(storageKeys: storageKeys) }
+    }
+
+    // MARK: Native
+
+    /// The context, when it waits natively (see "Contexts that wait natively" above).
+    private var native: (any AsyncStorageContext)? { context as? any AsyncStorageContext }
+
+    /// The mapped values `context` selects for `plan`, awaited.
+    private func candidates(for plan: DaoQueryPlan<Domain>, from context: any AsyncStorageContext) async throws -> [Domain] {
+        if plan.readsEverything { return try toDomains(try await context.fetchAll(Entity.self)) }
+        return try toDomains(try await context.fetch(Entity.self, matching: plan.storageQuery))
     }
 }

@@ -206,7 +206,7 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
 
     /// The plan for a query: the proof of which key paths are fields comes from one stored entity
     /// the first time a query runs for this type pair (none while the store is empty).
-    private func queryPlan(
+    func queryPlan(
         predicate: Predicate<Domain>?, sortedBy: [SortDescriptor<Domain>], limit: Int?, offset: Int
     ) -> DaoQueryPlan<Domain> {
         guard translatesQueries && (predicate != nil || !sortedBy.isEmpty) else {
@@ -227,11 +227,11 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
 
     // MARK: - Mapping
 
-    private func toEntity(_ domain: Domain) throws -> Entity {
+    func toEntity(_ domain: Domain) throws -> Entity {
         try strictMapper.map(domain, to: Entity.self)
     }
 
-    private func toDomains(_ entities: [Entity]) throws -> [Domain] {
+    func toDomains(_ entities: [Entity]) throws -> [Domain] {
         try mapEach(entities, to: Domain.self, with: mapper)
     }
 
@@ -240,7 +240,7 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
     /// for 10,000 records is about 15% faster and three allocations fewer per element. A failure
     /// reports the element's position as the first step of its path (`[3].text`), as mapping the
     /// array would.
-    private func mapEach<Source: Encodable, Target: Decodable>(
+    func mapEach<Source: Encodable, Target: Decodable>(
         _ values: [Source], to type: Target.Type, with mapper: EntityMapper
     ) throws -> [Target] {
         // The index of the element being mapped, for the error's path.

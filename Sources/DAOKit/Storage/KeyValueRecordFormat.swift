@@ -35,20 +35,6 @@ enum KeyValueRecordFormat {
     ///   ``StorageError/Kind/corruptRecord(_:)`` when the text is not JSON at all,
     ///   ``StorageError/Kind/decodingFailed`` when it is JSON of another shape.
     static func decode<E: Storable>(_ text: String, as type: E.Type, key: String, location: String) throws -> E {
-        let data = Data(text.utf8)
-        do {
-            return try RelativeURLCoding.decode(
-                data, plain: { try decoder.decode(E.self, from: $0) },
-                keepingURLs: { try decoder.decode(URLKeepingDecodable<E>.self, from: $0).value })
-        } catch {
-            // Only on failure: tell "not JSON" (damaged or written by someone else) from "JSON of
-            // the wrong shape" (the entity type changed), because they call for different fixes.
-            if (try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)) == nil {
-                throw StorageError(.corruptRecord("not valid JSON"), entityName: E.entityName, key: key,
-                                   location: location, underlyingError: error)
-            }
-            throw StorageError(.decodingFailed, entityName: E.entityName, key: key, location: location,
-                               underlyingError: JSONDecodingDiagnosis.bestError(error, entity: JSONDecodingDiagnosis.parse(data), as: E.self))
-        }
+        try JSONRecord.decode(E.self, from: Data(text.utf8), key: key, location: location, decoder: decoder)
     }
 }

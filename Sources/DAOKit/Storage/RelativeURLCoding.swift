@@ -56,16 +56,23 @@ enum RelativeURLCoding {
     }
 
     /// Whether `data` contains `"relative"`, the key that marks a relative URL in JSON as
-    /// `JSONEncoder` writes it. A plain byte scan: `Data.range(of:)` allocates.
+    /// `JSONEncoder` writes it. Every record read runs this scan over all its bytes, so it looks
+    /// for the key's `v` with `memchr` (vectorised; `v` is rare in JSON keys and text) and
+    /// compares the key around each one, instead of comparing at every quote.
     private static func containsRelativeKey(_ data: Data) -> Bool {
         let key: StaticString = #""relative""#
+        let vOffset = 7
         return data.withUnsafeBytes { bytes in
             key.withUTF8Buffer { key in
-                guard bytes.count >= key.count else { return false }
-                var start = 0
-                while start <= bytes.count - key.count {
-                    if bytes[start] == key[0], bytes[start..<(start + key.count)].elementsEqual(key) { return true }
-                    start += 1
+                guard let start = bytes.baseAddress, let keyStart = key.baseAddress, bytes.count >= key.count else { return false }
+                // A `v` that can be the key's: with its 7 bytes before and 2 after inside `data`.
+                var searchFrom = vOffset
+                let searchEnd = bytes.count - (key.count - 1 - vOffset)
+                while searchFrom < searchEnd,
+                      let found = memchr(start + searchFrom, Int32(UInt8(ascii: "v")), searchEnd - searchFrom) {
+                    let position = UnsafeRawPointer(found) - start
+                    if memcmp(start + position - vOffset, keyStart, key.count) == 0 { return true }
+                    searchFrom = position + 1
                 }
                 return false
             }

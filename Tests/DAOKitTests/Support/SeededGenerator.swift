@@ -1,30 +1,4 @@
-/// A deterministic random number generator (SplitMix64): the same seed gives the same sequence on
-/// every run and platform, so a generated query that fails can be reproduced from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
+import DAOKitTesting
 
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A uniformly chosen element of `elements`.
-    /// - Precondition: `elements` is not empty.
-    mutating func pick<C: Collection>(_ elements: C) -> C.Element {
-        precondition(!elements.isEmpty, "pick from an empty collection")
-        let offset = Int.random(in: 0..<elements.count, using: &self)
-        return elements[elements.index(elements.startIndex, offsetBy: offset)]
-    }
-
-    /// `true` with probability `percent` / 100.
-    mutating func chance(_ percent: Int) -> Bool {
-        Int.random(in: 0..<100, using: &self) < percent
-    }
-}
+/// The tests' deterministic generator is the one DAOKitTesting's query differential uses.
+typealias SeededGenerator = DAOKitTesting.SeededGenerator

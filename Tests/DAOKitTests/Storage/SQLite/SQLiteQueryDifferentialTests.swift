@@ -1,4 +1,5 @@
 @testable import DAOKit
+import DAOKitTesting
 import Foundation
 import Testing
 
@@ -10,69 +11,45 @@ struct SQLiteQueryDifferentialTests {
 
     @Test("fetch and count agree with the Swift evaluation", arguments: [1, 2, 3])
     func fetchAndCountAgreeWithTheSwiftEvaluation(seed: UInt64) throws {
-        try check(SQLiteQueryProbe<ProbeIndexed>.self, seed: seed)
-        try check(SQLiteQueryProbe<ProbeUnindexed>.self, seed: seed)
+        try check(QueryProbe<QueryProbeIndexed>.self, seed: seed)
+        try check(QueryProbe<QueryProbeUnindexed>.self, seed: seed)
     }
 
-    private func check<Variant>(_ type: SQLiteQueryProbe<Variant>.Type, seed: UInt64) throws {
+    private func check<Variant>(_ type: QueryProbe<Variant>.Type, seed: UInt64) throws {
         let context = try SQLiteStorageContext()
-        var data = SeededGenerator(seed: seed)
-        let entities = SQLiteQueryProbe<Variant>.samples(60, using: &data)
-        try context.save(entities)
-        var queries = ProbeQueryGenerator(generator: SeededGenerator(seed: seed &* 7919))
         var inSQL = (filters: 0, queries: 0)
-        for number in 0..<Self.queriesPerSeed {
-            let query = queries.query()
+        let mismatches = try QueryDifferential.fetchAndCountMismatches(type, in: context, seed: seed, queries: Self.queriesPerSeed) { query in
             let translation = try #require(try context.translation(of: query, for: type))
             if translation.conditionIsExact && query.filter != nil { inSQL.filters += 1 }
             if translation.isExact { inSQL.queries += 1 }
-            let expected = try query.apply(to: entities)
-            let fetched = try context.fetch(type, matching: query)
-            if query.sort.isEmpty {
-                #expect(Set(fetched.map(\.id)) == Set(expected.map(\.id)) && fetched.count == expected.count,
-                        "query \(number) (seed \(seed), \(Variant.self)): \(query)")
-            } else {
-                #expect(fetched.map(\.id) == expected.map(\.id), "query \(number) (seed \(seed), \(Variant.self)): \(query)")
-            }
-            if let filter = query.filter {
-                let expectedCount = try StorageQuery(filter: filter).apply(to: entities).count
-                #expect(try context.count(type, matching: filter) == expectedCount, "count \(number) (seed \(seed)): \(filter)")
-            }
         }
+        #expect(mismatches.isEmpty, "\(mismatches)")
         // The comparison means something only if SQL answers a good share of the queries alone.
         #expect(inSQL.filters > Self.queriesPerSeed / 5 && inSQL.queries > Self.queriesPerSeed / 5, "answered in SQL: \(inSQL)")
     }
 
     @Test("delete(matching:) removes exactly what the Swift evaluation selects", arguments: [4, 5, 6, 7])
     func deleteRemovesExactlyWhatTheSwiftEvaluationSelects(seed: UInt64) throws {
-        var data = SeededGenerator(seed: seed)
-        let entities = SQLiteQueryProbe<ProbeIndexed>.samples(40, using: &data)
-        var queries = ProbeQueryGenerator(generator: SeededGenerator(seed: seed &* 104_729))
-        for number in 0..<25 {
-            let context = try SQLiteStorageContext()
-            try context.save(entities)
-            let filter = queries.filter()
-            let doomed = Set(try StorageQuery(filter: filter).apply(to: entities).map(\.id))
-            try context.delete(SQLiteQueryProbe<ProbeIndexed>.self, matching: filter)
-            let left = Set(try context.fetchAll(SQLiteQueryProbe<ProbeIndexed>.self).map(\.id))
-            #expect(left == Set(entities.map(\.id)).subtracting(doomed), "delete \(number) (seed \(seed)): \(filter)")
+        let mismatches = try QueryDifferential.deleteMismatches(QueryProbe<QueryProbeIndexed>.self, seed: seed) {
+            try SQLiteStorageContext()
         }
+        #expect(mismatches.isEmpty, "\(mismatches)")
     }
 
     @Test func stringsEqualAsSwiftStringsMatchInSQL() throws {
         let context = try SQLiteStorageContext()
         var data = SeededGenerator(seed: 9)
-        var entities = SQLiteQueryProbe<ProbeIndexed>.samples(3, using: &data)
+        var entities = QueryProbe<QueryProbeIndexed>.samples(3, using: &data)
         entities[0].name = "\u{212A}"  // KELVIN SIGN, == "K" in Swift
         entities[1].name = "e\u{301}"  // NFD é
         entities[2].name = "K"
         try context.save(entities)
-        let kelvin = try context.fetch(SQLiteQueryProbe<ProbeIndexed>.self, matching: StorageQuery(filter: .compare("name", .equal, .string("K"))))
+        let kelvin = try context.fetch(QueryProbe<QueryProbeIndexed>.self, matching: StorageQuery(filter: .compare("name", .equal, .string("K"))))
         #expect(Set(kelvin.map(\.id)) == [0, 2])
-        let acute = try context.count(SQLiteQueryProbe<ProbeIndexed>.self, matching: .compare("name", .equal, .string("é")))
+        let acute = try context.count(QueryProbe<QueryProbeIndexed>.self, matching: .compare("name", .equal, .string("é")))
         #expect(acute == 1)
         // And they come back byte for byte as stored.
-        let stored = try #require(try context.fetch(SQLiteQueryProbe<ProbeIndexed>.self, id: 1))
+        let stored = try #require(try context.fetch(QueryProbe<QueryProbeIndexed>.self, id: 1))
         #expect(Array(stored.name.unicodeScalars) == Array("e\u{301}".unicodeScalars))
     }
 
@@ -89,13 +66,13 @@ struct SQLiteQueryDifferentialTests {
     @Test func aDeclaredIndexServesTheQueryItsLeadingFieldsFix() throws {
         let context = try SQLiteStorageContext()
         var data = SeededGenerator(seed: 11)
-        try context.save(SQLiteQueryProbe<ProbeIndexed>.samples(50, using: &data))
-        try context.save(SQLiteQueryProbe<ProbeUnindexed>.samples(50, using: &data))
+        try context.save(QueryProbe<QueryProbeIndexed>.samples(50, using: &data))
+        try context.save(QueryProbe<QueryProbeUnindexed>.samples(50, using: &data))
         let query = StorageQuery(filter: .compare("group", .equal, .string("g1")), sort: [StorageSortKey("date", order: .reverse)], limit: 5)
-        let indexed = try context.queryPlan(of: query, for: SQLiteQueryProbe<ProbeIndexed>.self)
+        let indexed = try context.queryPlan(of: query, for: QueryProbe<QueryProbeIndexed>.self)
         #expect(indexed.contains { $0.contains("USING INDEX") && $0.contains("group") }, "\(indexed)")
         #expect(!indexed.contains { $0.contains("TEMP B-TREE") }, "the index gives the order: \(indexed)")
-        let unindexed = try context.queryPlan(of: query, for: SQLiteQueryProbe<ProbeUnindexed>.self)
+        let unindexed = try context.queryPlan(of: query, for: QueryProbe<QueryProbeUnindexed>.self)
         #expect(unindexed.contains { $0.hasPrefix("SCAN") }, "\(unindexed)")
     }
 

@@ -1,0 +1,61 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// PostgreSQL for DAOKit, in a package of its own so that DAOKit itself keeps no package
+// dependencies: only apps that add this package pull in postgres-nio (and SwiftNIO through it).
+let package = Package(
+    name: "DAOKitPostgres",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
+    products: [
+        .library(name: "DAOKitPostgres", targets: ["DAOKitPostgres"]),
+    ],
+    dependencies: [
+        // Named, because a path dependency is otherwise identified by its folder name, which
+        // differs between clones (`main`, `DAOKit`, ...).
+        .package(name: "DAOKit", path: "../.."),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Already a dependency of postgres-nio; named for its no-op log handler (the context logs nothing).
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+    ],
+    targets: [
+        .target(
+            name: "DAOKitPostgres",
+            dependencies: [
+                .product(name: "DAOKit", package: "DAOKit"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Child process of the multi-process, restart and cross-process observation tests.
+        .executableTarget(
+            name: "DAOKitPostgresWriter",
+            dependencies: [
+                "DAOKitPostgres",
+                .product(name: "DAOKit", package: "DAOKit"),
+                .product(name: "DAOKitTesting", package: "DAOKit"),
+            ]
+        ),
+        // `Scripts/with-throwaway-server.sh swift run -c release postgres-ratios`: BaseDao over
+        // PostgresStorageContext against the same operations written by hand with postgres-nio.
+        .executableTarget(
+            name: "postgres-ratios",
+            dependencies: [
+                "DAOKitPostgres",
+                .product(name: "DAOKit", package: "DAOKit"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "DAOKitPostgresTests",
+            dependencies: [
+                "DAOKitPostgres",
+                "DAOKitPostgresWriter",
+                .product(name: "DAOKit", package: "DAOKit"),
+                .product(name: "DAOKitTesting", package: "DAOKit"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,209 @@
+@_spi(DAOKitIntegrations) import DAOKit
+import Foundation
+import PostgresNIO
+
+/// The query requirements, in SQL as far as ``PostgresQueryTranslation`` makes it exact, and in
+/// Swift (``StorageQuery/apply(to:)``) on the rows SQL selected for the rest.
+///
+/// The translation depends on the kinds recorded in `daokit_field_kinds`, which another instance
+/// may extend at any moment. Each statement therefore also counts the recorded (field, kind) rows
+/// in its own snapshot; when the count is not the one the SQL was built for, the kinds are read
+/// again and the statement re-run, so no answer rests on kinds older than the rows it read.
+/// (Kinds are only ever added, so an equal count means equal kinds.)
+extension PostgresStorageContext {
+    /// ``StorageContext/fetch(_:matching:)``: SQL does everything, paging included, when the
+    /// filter and the sort translate exactly; otherwise it selects a superset and Swift finishes.
+    public func fetch<E: Storable>(_ type: E.Type, matching query: StorageQuery) async throws -> [E] {
+        let entityName = E.entityName
+        let table = try table(E.self)
+        try await ensureTable(entityName, table: table)
+        var refresh = false
+        while true {
+            let (kinds, kindRows) = try await self.kinds(of: entityName, refresh: refresh)
+            var binds = PostgresBindings()
+            binds.append(entityName)
+            let translation = PostgresQueryTranslation(query, kinds: kinds, binds: &binds)
+            var sql = "SELECT daokit_key, record::text, (SELECT count(*) FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = $1) FROM \(table)"
+            if let condition = translation.condition { sql += " WHERE " + condition }
+            if translation.isExact {
+                if let ordering = translation.ordering { sql += " ORDER BY " + ordering }
+                if let limit = query.limit {
+                    binds.append(limit)
+                    sql += " LIMIT $\(binds.count)"
+                }
+                if query.offset > 0 {
+                    binds.append(query.offset)
+                    sql += " OFFSET $\(binds.count)"
+                }
+            }
+            let statement = PostgresQuery(unsafeSQL: sql, binds: binds)
+            let (rows, counted) = try await withConnection(entityName: entityName) { connection in
+                try await self.rowsAndKindCount(statement, on: connection)
+            }
+            guard try await kindsUnchanged(counted, expected: kindRows, entityName: entityName) else {
+                refresh = true
+                continue
+            }
+            var entities: [E] = []
+            entities.reserveCapacity(rows.count)
+            var failures: [StorageError] = []
+            for row in rows {
+                do {
+                    entities.append(try decode(E.self, row))
+                } catch let error as StorageError {
+                    failures.append(error)
+                }
+            }
+            try StorageError.throwIfAny(failures, entityName: entityName, location: serverDescription)
+            return translation.isExact ? entities : try query.apply(to: entities)
+        }
+    }
+
+    /// ``StorageContext/count(_:matching:)``: `count(*)` in SQL when the filter translates
+    /// exactly, otherwise the rows SQL selects decoded and checked in Swift.
+    public func count<E: Storable>(_ type: E.Type, matching filter: StorageFilter) async throws -> Int {
+        let entityName = E.entityName
+        let table = try table(E.self)
+        try await ensureTable(entityName, table: table)
+        var refresh = false
+        while true {
+            let (kinds, kindRows) = try await self.kinds(of: entityName, refresh: refresh)
+            var binds = PostgresBindings()
+            binds.append(entityName)
+            let translation = PostgresQueryTranslation(StorageQuery(filter: filter), kinds: kinds, binds: &binds)
+            guard translation.conditionIsExact else { break }
+            let sql = """
+                SELECT (SELECT count(*) FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = $1), \
+                (SELECT count(*) FROM \(table)\(translation.condition.map { " WHERE " + $0 } ?? ""))
+                """
+            let statement = PostgresQuery(unsafeSQL: sql, binds: binds)
+            let (counted, count) = try await withConnection(entityName: entityName) { connection in
+                for try await pair in try await connection.query(statement, logger: Self.logger).decode((Int, Int).self) { return pair }
+                return (-1, 0)
+            }
+            if counted == kindRows { return count }
+            refresh = true
+        }
+        return try StorageQuery(filter: filter).apply(to: try await fetch(E.self, matching: StorageQuery(filter: filter))).count
+    }
+
+    /// ``StorageContext/delete(_:matching:)``: one `DELETE` when the filter translates exactly;
+    /// otherwise, in one transaction, the rows SQL selects are locked, checked in Swift, and those
+    /// that match deleted.
+    public func delete<E: Storable>(_ type: E.Type, matching filter: StorageFilter) async throws {
+        let entityName = E.entityName
+        let table = try table(E.self)
+        try await ensureTable(entityName, table: table)
+        var refresh = false
+        while true {
+            let (kinds, kindRows) = try await self.kinds(of: entityName, refresh: refresh)
+            var binds = PostgresBindings()
+            binds.append(entityName)
+            binds.append(PostgresSchema.channel)
+            binds.append(notificationPayload(entityName: entityName, keys: nil))
+            binds.append(kindRows)
+            let translation = PostgresQueryTranslation(StorageQuery(filter: filter), kinds: kinds, binds: &binds)
+            let condition = translation.condition.map { " AND (\($0))" } ?? ""
+            let counting = "(SELECT count(*) FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = $1)"
+            if translation.conditionIsExact {
+                // Deletes nothing unless the kinds are the ones the condition was built for.
+                let sql = """
+                    WITH gone AS (DELETE FROM \(table) WHERE \(counting) = $4\(condition) RETURNING 1) \
+                    SELECT \(counting), pg_notify($2, $3)::text
+                    """
+                let statement = PostgresQuery(unsafeSQL: sql, binds: binds)
+                let counted = try await transaction(entityName: entityName) { connection in
+                    var counted = -1
+                    for try await (count, _) in try await connection.query(statement, logger: Self.logger).decode((Int, String).self) {
+                        counted = count
+                    }
+                    return counted
+                }
+                if counted == kindRows { break }
+                refresh = true
+                continue
+            }
+            let select = PostgresQuery(unsafeSQL: """
+                SELECT daokit_key, record::text, \(counting) FROM \(table) WHERE TRUE\(condition) FOR UPDATE
+                """, binds: binds)
+            let outcome: Bool = try await transaction(entityName: entityName) { connection in
+                let (rows, counted) = try await self.rowsAndKindCount(select, on: connection)
+                if let counted, counted != kindRows { return false }
+                var doomed: [String] = []
+                for row in rows {
+                    let entity = try self.decode(E.self, row)
+                    if try filter.matches(entity) { doomed.append(row.key) }
+                }
+                var deleteBinds = PostgresBindings()
+                deleteBinds.append(doomed)
+                deleteBinds.append(PostgresSchema.channel)
+                deleteBinds.append(self.notificationPayload(entityName: entityName, keys: doomed.map(Self.storageKey)))
+                try await connection.execute(PostgresQuery(unsafeSQL: """
+                    WITH gone AS (DELETE FROM \(table) WHERE daokit_key = ANY($1::text[])) SELECT pg_notify($2, $3)
+                    """, binds: deleteBinds), logger: Self.logger)
+                return true
+            }
+            if outcome { break }
+            refresh = true
+        }
+        notifier.post(.entity(entityName))
+    }
+
+    /// The rows of a `SELECT daokit_key, record::text, <count of the recorded kinds>`, and the count
+    /// the statement saw (`nil` when it returned no row).
+    private func rowsAndKindCount(_ statement: PostgresQuery, on connection: PostgresConnection) async throws -> (rows: [Row], kindCount: Int?) {
+        var rows: [Row] = []
+        var counted: Int?
+        for try await row in try await connection.query(statement, logger: Self.logger) {
+            rows.append(Row(row))
+            // One count for the whole statement, repeated in every row.
+            if counted == nil { counted = try row.makeRandomAccess()[2].decode(Int.self) }
+        }
+        return (rows, counted)
+    }
+
+    /// Whether the kinds a statement counted (`nil` when it returned no row) are the ones its SQL
+    /// was built for. With no row to carry the count, it is read again: kinds only grow, so an
+    /// equal count now means an equal count when the statement ran.
+    private func kindsUnchanged(_ counted: Int?, expected: Int, entityName: String) async throws -> Bool {
+        if let counted { return counted == expected }
+        var binds = PostgresBindings()
+        binds.append(entityName)
+        let statement = PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = $1", binds: binds)
+        let now = try await withConnection(entityName: entityName) { connection in
+            for try await count in try await connection.query(statement, logger: Self.logger).decode(Int.self) { return count }
+            return -1
+        }
+        return now == expected
+    }
+}
+
+extension PostgresStorageContext {
+    /// How `query` would run on the entity's table now: what SQL answers and what is left to
+    /// Swift. For tests and diagnostics.
+    func translation<E: Storable>(of query: StorageQuery, for type: E.Type) async throws -> PostgresQueryTranslation {
+        var binds = PostgresBindings()
+        return PostgresQueryTranslation(query, kinds: try await kinds(of: E.entityName, refresh: true).kinds, binds: &binds)
+    }
+
+    /// PostgreSQL's plan (`EXPLAIN`) for the `SELECT` that ``fetch(_:matching:)`` runs for an
+    /// exact query, with sequential scans and sorts discouraged (`enable_seqscan`, `enable_sort`
+    /// off) so that a small table still shows whether an index can serve it. For tests and diagnostics.
+    func plan<E: Storable>(of query: StorageQuery, for type: E.Type) async throws -> [String] {
+        let table = try table(E.self)
+        var binds = PostgresBindings()
+        let translation = PostgresQueryTranslation(query, kinds: try await kinds(of: E.entityName, refresh: true).kinds, binds: &binds)
+        var sql = "EXPLAIN SELECT daokit_key, record::text FROM \(table)"
+        if let condition = translation.condition { sql += " WHERE " + condition }
+        if let ordering = translation.ordering { sql += " ORDER BY " + ordering }
+        if let limit = query.limit { sql += " LIMIT \(limit)" }
+        let statement = PostgresQuery(unsafeSQL: sql, binds: binds)
+        return try await transaction(entityName: E.entityName) { connection in
+            try await connection.execute("SET LOCAL enable_seqscan = off", logger: Self.logger)
+            try await connection.execute("SET LOCAL enable_sort = off", logger: Self.logger)
+            var lines: [String] = []
+            for try await line in try await connection.query(statement, logger: Self.logger).decode(String.self) { lines.append(line) }
+            return lines
+        }
+    }
+}

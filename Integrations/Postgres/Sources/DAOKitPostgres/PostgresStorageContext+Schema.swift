@@ -1,0 +1,134 @@
+@_spi(DAOKitIntegrations) import DAOKit
+import PostgresNIO
+
+/// Creating DAOKit's tables on first use, and reading what `daokit_field_kinds` records.
+extension PostgresStorageContext {
+    /// Creates the schema, DAOKit's tables and the entity's table unless this context did before.
+    /// Creation runs under an advisory lock, so that instances starting together do not race on
+    /// `CREATE … IF NOT EXISTS` (which is not safe against itself).
+    func ensureTable(_ entityName: String, table: String) async throws {
+        if state.withLock({ $0.tables[entityName]?.created == true }) { return }
+        let bootstrapped = state.withLock { $0.bootstrapped }
+        try await transaction(entityName: entityName) { connection in
+            try await self.lockSchema(on: connection, bootstrapped: bootstrapped)
+            try await connection.execute(PostgresQuery(unsafeSQL: PostgresSchema.createTable(table)), logger: Self.logger)
+            var binds = PostgresBindings()
+            binds.append(entityName)
+            try await connection.execute(PostgresQuery(unsafeSQL: "INSERT INTO \(self.kindsSchema).daokit_entities VALUES ($1) ON CONFLICT DO NOTHING",
+                                                     binds: binds), logger: Self.logger)
+        }
+        state.withLock {
+            $0.bootstrapped = true
+            $0.tables[entityName, default: TableState()].created = true
+        }
+    }
+
+    /// Creates the entity's declared indexes unless this context did before, with the expressions
+    /// for the kinds `records` hold.
+    func ensureIndexes<E: Storable>(_ type: E.Type, records: [JSONRecord.Encoded]) async throws {
+        let entityName = E.entityName
+        if E.indexes.isEmpty || state.withLock({ $0.tables[entityName]?.indexesEnsured == true }) { return }
+        var kinds: [String: Set<JSONRecord.FieldKind>] = [:]
+        for record in records {
+            for field in record.fields where kinds[field.name] == nil { kinds[field.name] = [field.kind] }
+        }
+        let statements = E.indexes.enumerated().compactMap { position, index in
+            PostgresSchema.createIndex(index, position: position, entityName: entityName, schema: schema, kinds: kinds)
+        }
+        try await transaction(entityName: entityName) { connection in
+            try await self.lockDDL(on: connection)
+            for statement in statements { try await connection.execute(PostgresQuery(unsafeSQL: statement), logger: Self.logger) }
+        }
+        state.withLock { $0.tables[entityName, default: TableState()].indexesEnsured = true }
+    }
+
+    /// The kinds each field of the entity has held, as this context last read them, and how many
+    /// (field, kind) rows that was; read from the server the first time.
+    func kinds(of entityName: String, refresh: Bool = false) async throws -> (kinds: [String: Set<JSONRecord.FieldKind>], rows: Int) {
+        if !refresh, let known = state.withLock({ table in table.tables[entityName].flatMap { $0.kinds.map { ($0, table.tables[entityName]!.kindRows) } } }) {
+            return known
+        }
+        var binds = PostgresBindings()
+        binds.append(entityName)
+        let query = PostgresQuery(unsafeSQL: "SELECT field, kind FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = $1", binds: binds)
+        let pairs = try await withConnection(entityName: entityName) { connection in
+            var pairs: [(String, String)] = []
+            for try await (field, kind) in try await connection.query(query, logger: Self.logger).decode((String, String).self) {
+                pairs.append((field, kind))
+            }
+            return pairs
+        }
+        var kinds: [String: Set<JSONRecord.FieldKind>] = [:]
+        // A kind this version does not know is compared only in Swift.
+        for (field, kind) in pairs { kinds[field, default: []].insert(JSONRecord.FieldKind(rawValue: kind) ?? .opaque) }
+        let result = (kinds, pairs.count)
+        state.withLock {
+            $0.tables[entityName, default: TableState()].kinds = result.0
+            $0.tables[entityName, default: TableState()].kindRows = result.1
+        }
+        return result
+    }
+
+    /// The (field, kind) pairs of `records` that this context has not seen recorded.
+    func unrecordedKinds(_ entityName: String, records: [JSONRecord.Encoded]) -> (fields: [String], kinds: [String]) {
+        let known = state.withLock { $0.tables[entityName]?.kinds } ?? [:]
+        var fresh: [String: Set<JSONRecord.FieldKind>] = [:]
+        for record in records {
+            for field in record.fields where known[field.name]?.contains(field.kind) != true {
+                fresh[field.name, default: []].insert(field.kind)
+            }
+        }
+        var fields: [String] = []
+        var kinds: [String] = []
+        for (field, set) in fresh {
+            for kind in set {
+                fields.append(field)
+                kinds.append(kind.rawValue)
+            }
+        }
+        return (fields, kinds)
+    }
+
+    /// Forgets the kinds read, after a write recorded new ones: the next query reads them again.
+    func forgetKinds(_ entityName: String) {
+        state.withLock { $0.tables[entityName]?.kinds = nil }
+    }
+
+    /// Takes the DDL lock for the rest of the transaction and, unless `bootstrapped`, creates the
+    /// schema and DAOKit's own tables.
+    func lockSchema(on connection: PostgresConnection, bootstrapped: Bool) async throws {
+        try await lockDDL(on: connection)
+        if bootstrapped { return }
+        for statement in PostgresSchema.bootstrap(schema: schema) {
+            try await connection.execute(PostgresQuery(unsafeSQL: statement), logger: Self.logger)
+        }
+    }
+
+    /// The schema, quoted.
+    var kindsSchema: String { PostgresSchema.quoted(schema) }
+
+    /// Takes, for the rest of the transaction, the advisory lock that serializes DAOKit's DDL in
+    /// this schema: `CREATE … IF NOT EXISTS` is not safe against itself. Contexts on other schemas
+    /// take other locks (two schemas whose names hash alike merely wait for each other), so one
+    /// store's first use never waits for another's.
+    func lockDDL(on connection: PostgresConnection) async throws {
+        var binds = PostgresBindings()
+        binds.append(Self.ddlLockClass)
+        binds.append(Self.ddlLockKey(schema: schema))
+        try await connection.execute(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock($1, $2)", binds: binds), logger: Self.logger)
+    }
+
+    /// The first half of DAOKit's DDL advisory lock keys: "DAOK".
+    static let ddlLockClass: Int32 = 0x4441_4F4B
+
+    /// The second half for `schema`: its name's 32-bit FNV-1a hash, computed here rather than by
+    /// the server so that it never changes with the server's version.
+    static func ddlLockKey(schema: String) -> Int32 {
+        var hash: UInt32 = 0x811C_9DC5
+        for byte in schema.utf8 {
+            hash ^= UInt32(byte)
+            hash &*= 0x0100_0193
+        }
+        return Int32(bitPattern: hash)
+    }
+}

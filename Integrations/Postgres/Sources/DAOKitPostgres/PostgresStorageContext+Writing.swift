@@ -1,0 +1,171 @@
+@_spi(DAOKitIntegrations) import DAOKit
+import Foundation
+import PostgresNIO
+
+/// Saving and deleting: each call one transaction, announced to this process's observers after
+/// it commits and to other instances by `NOTIFY` inside it (delivered only if it commits).
+extension PostgresStorageContext {
+    /// ``StorageContext/save(_:)``: insert or replace, all or nothing.
+    public func save<E: Storable>(_ entities: [E]) async throws {
+        try await save(entities, mode: .upsert)
+    }
+
+    /// ``StorageContext/save(_:mode:)`` in one transaction: the primary key resolves two
+    /// instances inserting one id (the second gets ``StorageError/Kind/duplicateID``), and rows
+    /// an update checks are locked until it commits.
+    /// - Throws: ``StorageError``: `duplicateID` or `missingID` naming the first offending entity,
+    ///   `encodingFailed`, or `io` for a server or connection failure. Nothing is written then.
+    public func save<E: Storable>(_ entities: [E], mode: SaveMode) async throws {
+        if entities.isEmpty { return }
+        let entityName = E.entityName
+        let table = try table(E.self)
+        // Encoded in the caller's task, before anything is sent.
+        var keys: [String] = []
+        var records: [JSONRecord.Encoded] = []
+        var positions: [String: Int] = [:]
+        keys.reserveCapacity(entities.count)
+        records.reserveCapacity(entities.count)
+        for entity in entities {
+            let key = Self.columnKey(entity.id.storageKey)
+            let record = try JSONRecord.encode(entity)
+            if let earlier = positions[key] {
+                if mode == .insert {
+                    throw StorageError(.duplicateID, entityName: entityName, key: entity.id.storageKey, location: serverDescription)
+                }
+                records[earlier] = record  // the later entity wins, as in every context
+                continue
+            }
+            positions[key] = keys.count
+            keys.append(key)
+            records.append(record)
+        }
+        try await ensureTable(entityName, table: table)
+        try await ensureIndexes(E.self, records: records)
+        let fresh = unrecordedKinds(entityName, records: records)
+        let notification = notificationPayload(entityName: entityName, keys: entities.map(\.id.storageKey))
+        var binds = PostgresBindings()
+        binds.append(keys)
+        binds.append(records.map(\.json))
+        binds.append(entityName)
+        binds.append(fresh.fields)
+        binds.append(fresh.kinds)
+        binds.append(PostgresSchema.channel)
+        binds.append(notification)
+        let recordKinds = """
+            INSERT INTO \(kindsSchema).daokit_field_kinds (entity_name, field, kind) \
+            SELECT $3, * FROM unnest($4::text[], $5::text[]) ON CONFLICT DO NOTHING
+            """
+        let upsert = """
+            INSERT INTO \(table) (daokit_key, record) SELECT * FROM unnest($1::text[], $2::text[]::jsonb[]) \
+            ON CONFLICT (daokit_key) DO UPDATE SET record = EXCLUDED.record
+            """
+        let server = serverDescription
+        switch mode {
+        case .upsert:
+            // One statement: the kinds, the rows and the notification together.
+            let sql = "WITH kinds AS (\(recordKinds)), saved AS (\(upsert)) SELECT pg_notify($6, $7)"
+            try await transaction(entityName: entityName) { connection in
+                try await connection.execute(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger)
+            }
+        case .insert:
+            let sql = """
+                WITH kinds AS (\(recordKinds)), saved AS (INSERT INTO \(table) (daokit_key, record) \
+                SELECT * FROM unnest($1::text[], $2::text[]::jsonb[]) ON CONFLICT (daokit_key) DO NOTHING RETURNING daokit_key) \
+                SELECT daokit_key, pg_notify($6, $7)::text FROM saved
+                """
+            try await transaction(entityName: entityName) { connection in
+                var inserted: Set<String> = []
+                for try await (key, _) in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger)
+                    .decode((String, String).self) {
+                    inserted.insert(key)
+                }
+                if let existing = keys.first(where: { !inserted.contains($0) }) {
+                    throw StorageError(.duplicateID, entityName: entityName, key: Self.storageKey(existing), location: server)
+                }
+            }
+        case .update:
+            var lockBinds = PostgresBindings()
+            lockBinds.append(keys)
+            let lock = PostgresQuery(unsafeSQL: "SELECT daokit_key FROM \(table) WHERE daokit_key = ANY($1::text[]) FOR UPDATE", binds: lockBinds)
+            let sql = "WITH kinds AS (\(recordKinds)), saved AS (\(upsert)) SELECT pg_notify($6, $7)"
+            try await transaction(entityName: entityName) { connection in
+                var stored: Set<String> = []
+                for try await key in try await connection.query(lock, logger: Self.logger).decode(String.self) { stored.insert(key) }
+                if let missing = keys.first(where: { !stored.contains($0) }) {
+                    throw StorageError(.missingID, entityName: entityName, key: Self.storageKey(missing), location: server)
+                }
+                try await connection.execute(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger)
+            }
+        }
+        if !fresh.fields.isEmpty { forgetKinds(entityName) }
+        notifier.post(entityName: entityName, storageKeys: entities.map(\.id.storageKey))
+    }
+
+    /// ``StorageContext/delete(_:ids:)``: one statement; unknown ids are ignored.
+    public func delete<E: Storable>(_ type: E.Type, ids: [E.ID]) async throws {
+        try await delete(type, storageKeys: ids.map(\.storageKey))
+    }
+
+    /// ``StorageContext/delete(_:storageKeys:)``: removes the rows without reading them.
+    public func delete<E: Storable>(_ type: E.Type, storageKeys: [String]) async throws {
+        if storageKeys.isEmpty { return }
+        let keys = storageKeys.map(Self.columnKey)
+        try await deleteRows(E.self, condition: "daokit_key = ANY($3::text[])", keys: storageKeys) { $0.append(keys) }
+        notifier.post(entityName: E.entityName, storageKeys: storageKeys)
+    }
+
+    /// ``StorageContext/deleteAll(_:)``.
+    public func deleteAll<E: Storable>(_ type: E.Type) async throws {
+        try await deleteRows(E.self, condition: "TRUE", keys: nil) { _ in }
+        notifier.post(.entity(E.entityName))
+    }
+
+    /// `DELETE … WHERE condition` with the notification, in one statement. The condition's
+    /// parameters start at `$3`.
+    func deleteRows<E: Storable>(_ type: E.Type, condition: String, keys: [String]?,
+                                 bindCondition: (inout PostgresBindings) -> Void) async throws {
+        let entityName = E.entityName
+        let table = try table(E.self)
+        try await ensureTable(entityName, table: table)
+        var binds = PostgresBindings()
+        binds.append(PostgresSchema.channel)
+        binds.append(notificationPayload(entityName: entityName, keys: keys))
+        bindCondition(&binds)
+        let sql = "WITH gone AS (DELETE FROM \(table) WHERE \(condition)) SELECT pg_notify($1, $2)"
+        try await transaction(entityName: entityName) { connection in
+            try await connection.execute(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger)
+        }
+    }
+
+    /// ``StorageContext/reset()``: empties every entity table of the schema in one transaction.
+    public func reset() async throws {
+        let schema = kindsSchema
+        let payload = notificationPayload(entityName: nil, keys: nil)
+        let bootstrapped = state.withLock { $0.bootstrapped }
+        try await transaction(entityName: nil) { connection in
+            try await self.lockSchema(on: connection, bootstrapped: bootstrapped)
+            var tables: [String] = []
+            for try await name in try await connection.query(PostgresQuery(unsafeSQL: "SELECT entity_name FROM \(schema).daokit_entities"),
+                                                             logger: Self.logger).decode(String.self) {
+                tables.append(schema + "." + PostgresSchema.quoted(name))
+            }
+            if !tables.isEmpty {
+                try await connection.execute(PostgresQuery(unsafeSQL: "TRUNCATE \(tables.joined(separator: ", "))"), logger: Self.logger)
+            }
+            var binds = PostgresBindings()
+            binds.append(PostgresSchema.channel)
+            binds.append(payload)
+            try await connection.execute(PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: binds), logger: Self.logger)
+        }
+        notifier.post(.everything)
+    }
+
+    /// The `NOTIFY` payload announcing a commit: this schema, this context (whose own listener
+    /// skips it), the entity and, when they fit PostgreSQL's 8,000-byte limit, the keys.
+    func notificationPayload(entityName: String?, keys: [String]?) -> String {
+        var change = PostgresChangeListener.Announcement(schema: schema, origin: listener.origin, entity: entityName, keys: keys)
+        if let text = change.encoded(), text.utf8.count < 7_900 { return text }
+        change.keys = nil
+        return change.encoded() ?? ""
+    }
+}

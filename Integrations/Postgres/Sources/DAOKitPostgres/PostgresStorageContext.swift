@@ -1,0 +1,272 @@
+@_spi(DAOKitIntegrations) import DAOKit
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Stores entities on a PostgreSQL server: the same ``BaseDao``s as on SQLite, for apps that run
+/// as several instances or want the server's replication and backups.
+///
+/// ```swift
+/// let store = try PostgresStorageContext(configuration: .init(
+///     host: "db.internal", username: "app", password: secret, database: "messenger", tls: .require))
+/// let messages = BaseDao<Message, MessageEntity>(context: store)   // as with any other context
+/// ```
+///
+/// **Layout.** One table per entity type, created on first use: the storage key and the entity as
+/// a `jsonb` record; ``Storable/indexes`` become expression indexes (see `PostgresSchema.swift`).
+///
+/// **Queries** run in SQL with bound parameters wherever PostgreSQL answers exactly as Swift would
+/// (see `PostgresQueryTranslation.swift`), and in Swift on the rows SQL narrowed down otherwise.
+///
+/// **Writes.** A batch, and ``save(_:mode:)``'s id check with its write, is one transaction: all
+/// or nothing, also across a dropped connection or a server restart; two instances creating the
+/// same id are resolved by the primary key (one gets ``StorageError/Kind/duplicateID``).
+///
+/// **Live results.** Every commit is announced with `NOTIFY`; while someone observes, the context
+/// `LISTEN`s, so ``BaseDao/observe(where:sortedBy:limit:offset:)`` sees other instances' writes.
+///
+/// **Threads.** The `async` methods (``AsyncStorageContext``, which ``BaseDao``'s `async` overloads
+/// use) never block a thread. The synchronous methods block the calling thread until the server
+/// answers; they may be called from any thread but a SwiftNIO event loop's, where they throw.
+///
+/// **Errors.** Every failure is a ``StorageError`` naming the entity, the key where there is one,
+/// and the server (`postgres://user@host:port/database`); a server or connection failure is
+/// ``StorageError/Kind/io(_:)`` saying what happened, with postgres-nio's `PSQLError` as
+/// ``StorageError/underlyingError``. The context recovers when the server is back: the pool
+/// opens new connections.
+public final class PostgresStorageContext: AsyncStorageContext, Sendable {
+    /// The connection pool.
+    public let client: PostgresClient
+    /// The schema holding the tables.
+    public let schema: String
+    /// Where errors say the data lives: `postgres://user@host:port/database`.
+    public let serverDescription: String
+    public var changeNotifier: StorageChangeNotifier? { notifier }
+
+    let notifier: StorageChangeNotifier
+    let listener: PostgresChangeListener
+    let connectTimeout: Duration
+    /// How to connect once, to tell why the pool cannot (see ``withConnection(entityName:key:_:)``);
+    /// `nil` for a client the app made.
+    let connectionConfiguration: PostgresConnection.Configuration?
+    /// The task running the pool when this context owns it.
+    private let runTask: Task<Void, Never>?
+    let state = Locked(State())
+
+    /// What this context knows of the database: whether its tables exist, and each field's kinds.
+    struct State {
+        var bootstrapped = false
+        var tables: [String: TableState] = [:]
+    }
+
+    struct TableState {
+        var created = false
+        var indexesEnsured = false
+        /// Each field's kinds as last read, and how many (field, kind) rows that was.
+        var kinds: [String: Set<JSONRecord.FieldKind>]?
+        var kindRows = 0
+    }
+
+    /// A context that connects as `configuration` says, with a pool it owns (closed by
+    /// ``close()`` or when the context is released). Connects lazily: an unreachable server fails
+    /// the first operation, not this initializer.
+    public convenience init(configuration: Configuration) {
+        let client = PostgresClient(configuration: configuration.clientConfiguration,
+                                    backgroundLogger: Logger(label: "DAOKitPostgres", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let runTask = Task(executorPreference: PostgresExecutor.shared) { await client.run() }
+        self.init(client: client, runTask: runTask, schema: configuration.schema, serverDescription: configuration.serverDescription,
+                  connectTimeout: configuration.connectTimeout, connectionConfiguration: configuration.connectionConfiguration)
+    }
+
+    /// A context on a pool the app already has and runs (`client.run()` in a task of its own,
+    /// as postgres-nio's documentation says); the context never closes it.
+    ///
+    /// The pool makes progress only while its `run()` task gets a thread: an app that calls the
+    /// synchronous methods from Swift concurrency's cooperative threads (which they block) should
+    /// give that task an executor of its own (`Task(executorPreference:)`), as the contexts that
+    /// own their pool do.
+    /// - Parameters:
+    ///   - serverDescription: how errors name the server, such as `postgres://app@db:5432/messenger`.
+    ///   - connectTimeout: how long an operation waits for a connection before it fails.
+    public convenience init(client: PostgresClient, schema: String = "public", serverDescription: String = "postgres",
+                            connectTimeout: Duration = .seconds(10)) {
+        self.init(client: client, runTask: nil, schema: schema, serverDescription: serverDescription, connectTimeout: connectTimeout,
+                  connectionConfiguration: nil)
+    }
+
+    private init(client: PostgresClient, runTask: Task<Void, Never>?, schema: String, serverDescription: String,
+                 connectTimeout: Duration, connectionConfiguration: PostgresConnection.Configuration?) {
+        self.connectionConfiguration = connectionConfiguration
+        self.client = client
+        self.runTask = runTask
+        self.schema = schema
+        self.serverDescription = serverDescription
+        self.connectTimeout = connectTimeout
+        let listener = PostgresChangeListener(client: client, schema: schema)
+        self.listener = listener
+        self.notifier = StorageChangeNotifier(monitor: listener)
+    }
+
+    deinit {
+        listener.stop()
+        runTask?.cancel()
+    }
+
+    /// Closes the pool this context owns (nothing when it was given a client): later operations
+    /// fail with a ``StorageError``.
+    public func close() {
+        listener.stop()
+        runTask?.cancel()
+    }
+
+    // MARK: - Names
+
+    /// The entity's table, checked.
+    /// - Throws: ``StorageError`` for a reserved or over-long entity name.
+    func table<E: Storable>(_ type: E.Type) throws -> String {
+        let name = E.entityName
+        if name.hasPrefix(PostgresSchema.reservedPrefix) || name.isEmpty || name.utf8.count > 63 || name.utf8.contains(0) {
+            throw StorageError(.encodingFailed, entityName: name, location: serverDescription, underlyingError: NameRefused(name: name))
+        }
+        return PostgresSchema.quoted(schema) + "." + PostgresSchema.quoted(name)
+    }
+
+    /// A storage key as the `daokit_key` column holds it: NFC, so that ids Swift sees as equal
+    /// are one record, as in every context, with NUL escaped (see ``JSONRecord``), which
+    /// PostgreSQL's `text` refuses.
+    static func columnKey(_ key: String) -> String {
+        JSONRecord.escaped(key.utf8.allSatisfy { $0 < 0x80 } ? key : key.precomposedStringWithCanonicalMapping)
+    }
+
+    /// The storage key a `daokit_key` value stands for.
+    static func storageKey(_ column: String) -> String {
+        JSONRecord.unescaped(column)
+    }
+
+    /// Runs `body` with a pooled connection, turning every failure into a ``StorageError``.
+    ///
+    /// postgres-nio's pool keeps retrying a server it cannot reach (or that refuses the login)
+    /// for a minute before it fails a request; the context gives up after ``connectTimeout``
+    /// instead, and then connects once by itself, when it knows how, to say why.
+    ///
+    /// `body` runs on ``PostgresExecutor``, never on Swift concurrency's cooperative threads: a
+    /// transaction holds locks on the server until it ends, and were it to wait for a cooperative
+    /// thread while synchronous callers block them all — waiting, perhaps, for those very locks —
+    /// nothing would move again.
+    @discardableResult
+    func withConnection<T: Sendable>(entityName: String?, key: String? = nil,
+                                     _ body: @escaping (PostgresConnection) async throws -> T) async throws -> T {
+        let connected = Locked(false)
+        let client = self.client
+        let timeout = connectTimeout
+        do {
+            return try await withTaskExecutorPreference(PostgresExecutor.shared) {
+                // Only the group's first task uses `body`, so it is never used by two tasks at once.
+                let work = UncheckedTransfer(body)
+                return try await withThrowingTaskGroup(of: T?.self) { group in
+                    group.addTask {
+                        try await client.withConnection { connection in
+                            connected.withLock { $0 = true }
+                            return try await ConnectionWatch.run(on: connection, work.value)
+                        }
+                    }
+                    group.addTask {
+                        try await Task.sleep(for: timeout)
+                        if !connected.withLock({ $0 }) { throw ConnectTimeout(timeout: timeout) }
+                        return nil
+                    }
+                    while let result = try await group.next() {
+                        if let result {
+                            group.cancelAll()
+                            return result
+                        }
+                    }
+                    throw CancellationError()
+                }
+            }
+        } catch let timeout as ConnectTimeout {
+            throw StorageError(.io(await diagnosis(of: timeout)), entityName: entityName, key: key, location: serverDescription,
+                               underlyingError: timeout)
+        } catch {
+            throw PostgresFailure.storageError(error, server: serverDescription, entityName: entityName, key: key)
+        }
+    }
+
+    /// Why no connection came within the timeout: the error of one connection attempt made now,
+    /// when the context knows the configuration.
+    private func diagnosis(of timeout: ConnectTimeout) async -> String {
+        var detail = "no connection to the server within \(timeout.timeout)"
+        guard let configuration = connectionConfiguration else { return detail }
+        do {
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: Self.logger)
+            try? await connection.close()
+        } catch {
+            detail += ": " + PostgresFailure.detail(of: error)
+        }
+        return detail
+    }
+
+    /// Runs `body` in a transaction on one connection: committed when it returns, rolled back
+    /// when it throws (or the connection fails, when the server rolls it back).
+    ///
+    /// Every write runs in one, even a single statement: postgres-nio reports a statement done
+    /// when the server has executed it, but a statement outside a transaction block commits only
+    /// afterwards (at the protocol's Sync), so a server that stops in between would lose a write
+    /// the caller was told had succeeded. `COMMIT`'s answer comes after the commit.
+    @discardableResult
+    func transaction<T: Sendable>(entityName: String?, key: String? = nil,
+                                  _ body: @escaping (PostgresConnection) async throws -> T) async throws -> T {
+        try await withConnection(entityName: entityName, key: key) { connection in
+            try await connection.execute("BEGIN", logger: Self.logger)
+            do {
+                let result = try await body(connection)
+                try await connection.execute("COMMIT", logger: Self.logger)
+                return result
+            } catch {
+                // A session the server ended (a FATAL error: terminated, shut down) has rolled the
+                // transaction back itself, and a statement sent to it while postgres-nio is still
+                // closing it may never be answered: close it rather than ask it to roll back.
+                if PostgresFailure.endsTheSession(error) {
+                    try? await connection.close()
+                    throw error
+                }
+                do {
+                    try await connection.execute("ROLLBACK", logger: Self.logger)
+                } catch {
+                    // A connection left inside a failed transaction must not go back to the pool,
+                    // where it would fail every later statement: closing it makes the pool drop it.
+                    try? await connection.close()
+                }
+                throw error
+            }
+        }
+    }
+
+    static let logger = Logger(label: "DAOKitPostgres", factory: { _ in SwiftLogNoOpLogHandler() })
+}
+
+/// No pooled connection came in time.
+struct ConnectTimeout: Error, CustomStringConvertible {
+    let timeout: Duration
+    var description: String { "no connection to the PostgreSQL server within \(timeout)" }
+}
+
+/// Why an entity name cannot be a table name here.
+struct NameRefused: Error, CustomStringConvertible {
+    let name: String
+    var description: String {
+        "entity names must be 1 to 63 bytes without NUL and must not start with \(PostgresSchema.reservedPrefix) (got \(name.debugDescription))"
+    }
+}
+
+/// A value guarded by a lock.
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

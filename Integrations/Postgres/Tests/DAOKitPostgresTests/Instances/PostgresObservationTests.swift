@@ -1,0 +1,35 @@
+import DAOKit
+import DAOKitPostgres
+import DAOKitTesting
+import Testing
+
+/// `BaseDao.observe` on a Postgres context sees other instances' commits, through LISTEN/NOTIFY.
+@Suite("Postgres observation")
+struct PostgresObservationTests {
+    @Test func anObserverSeesAnotherProcessesWrite() async throws {
+        let schema = TestServer.freshSchema()
+        let context = try TestServer.context(schema: schema)
+        defer { context.close() }
+        let notes = BaseDao<FixtureNoteEntity, FixtureNoteEntity>(context: context)
+        var updates = notes.observe(id: "shared").makeAsyncIterator()
+        #expect(try await updates.next() == .some(nil), "absent at first")
+        let writer = try WriterProcess([schema, "persist", "shared", "from another process"])
+        #expect(writer.finish().succeeded)
+        #expect(try await updates.next() == .some(FixtureNoteEntity(id: "shared", body: "from another process")))
+    }
+
+    @Test func anObserverSeesAnotherContextsDeleteButNotAnotherSchemasWrite() async throws {
+        let schema = TestServer.freshSchema()
+        let observed = try TestServer.context(schema: schema)
+        let other = try TestServer.context(schema: schema)
+        let elsewhere = try TestServer.context()
+        defer { [observed, other, elsewhere].forEach { $0.close() } }
+        try await other.save([FixtureNoteEntity(id: "a", body: "x")], mode: .upsert)
+        var counts = BaseDao<FixtureNoteEntity, FixtureNoteEntity>(context: observed).observeCount().makeAsyncIterator()
+        #expect(try await counts.next() == 1)
+        // A write in another schema is not this store's: no delivery; then a delete here is.
+        try await elsewhere.save([FixtureNoteEntity(id: "b", body: "y")], mode: .upsert)
+        try await other.delete(FixtureNoteEntity.self, ids: ["a"])
+        #expect(try await counts.next() == 0)
+    }
+}
