@@ -143,47 +143,14 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
         JSONRecord.unescaped(column)
     }
 
-    /// Runs `body` with a pooled connection, turning every failure into a ``StorageError``.
-    ///
-    /// postgres-nio's pool keeps retrying a server it cannot reach (or that refuses the login)
-    /// for a minute before it fails a request; the context gives up after ``connectTimeout``
-    /// instead, and then connects once by itself, when it knows how, to say why.
-    ///
-    /// `body` runs on ``PostgresExecutor``, never on Swift concurrency's cooperative threads: a
-    /// transaction holds locks on the server until it ends, and were it to wait for a cooperative
-    /// thread while synchronous callers block them all — waiting, perhaps, for those very locks —
-    /// nothing would move again.
+    /// Runs `body` with a pooled connection (see ``PooledCall``), turning every failure into a
+    /// ``StorageError``: after ``connectTimeout`` without a connection, the context connects once
+    /// by itself, when it knows how, to say why.
     @discardableResult
     func withConnection<T: Sendable>(entityName: String?, key: String? = nil,
                                      _ body: @escaping (PostgresConnection) async throws -> T) async throws -> T {
-        let connected = Locked(false)
-        let client = self.client
-        let timeout = connectTimeout
         do {
-            return try await withTaskExecutorPreference(PostgresExecutor.shared) {
-                // Only the group's first task uses `body`, so it is never used by two tasks at once.
-                let work = UncheckedTransfer(body)
-                return try await withThrowingTaskGroup(of: T?.self) { group in
-                    group.addTask {
-                        try await client.withConnection { connection in
-                            connected.withLock { $0 = true }
-                            return try await ConnectionWatch.run(on: connection, work.value)
-                        }
-                    }
-                    group.addTask {
-                        try await Task.sleep(for: timeout)
-                        if !connected.withLock({ $0 }) { throw ConnectTimeout(timeout: timeout) }
-                        return nil
-                    }
-                    while let result = try await group.next() {
-                        if let result {
-                            group.cancelAll()
-                            return result
-                        }
-                    }
-                    throw CancellationError()
-                }
-            }
+            return try await PooledCall.run(on: client, connectTimeout: connectTimeout, body)
         } catch let timeout as ConnectTimeout {
             throw StorageError(.io(await diagnosis(of: timeout)), entityName: entityName, key: key, location: serverDescription,
                                underlyingError: timeout)
