@@ -36,9 +36,9 @@ enum PooledCall {
     }
 
     /// Runs `work` on a connection from `client`.
-    /// - Throws: what `work` or the pool throws; ``ConnectTimeout`` when no connection came within
-    ///   `connectTimeout`; ``ConnectionLost`` when the connection closed and `work` did not end
-    ///   within ``grace``; `CancellationError` when the calling task is cancelled first.
+    /// - Throws: what `work` or the pool throws (cancelling the calling task cancels them);
+    ///   ``ConnectTimeout`` when no connection came within `connectTimeout`; ``ConnectionLost``
+    ///   when the connection closed and `work` did not end within ``grace``.
     static func run<T: Sendable>(on client: PostgresClient, connectTimeout: Duration,
                                  _ work: @escaping (PostgresConnection) async throws -> T) async throws -> T {
         // `work` runs in one task only, and the caller no longer uses it: the transfer is safe
@@ -94,7 +94,9 @@ enum PooledCall {
                 running.withLock { $0 = task }
             }
         } onCancel: {
-            finish(.failure(CancellationError()))
+            // The caller hears how the work ended, not merely that it asked to stop: a write
+            // cancelled mid-statement may still commit.
+            running.withLock { $0 }?.cancel()
         }
     }
 
