@@ -6,7 +6,7 @@ import PostgresNIO
 ///
 /// - **Connect timeout.** postgres-nio's pool keeps retrying a server it cannot reach (or that
 ///   refuses the login) for a minute before it fails a request; a call gives up after the
-///   context's `connectTimeout` instead. A lease that comes later finds the call over and runs
+///   context's `connectTimeout` instead (on ``LeaseDeadlines``). A lease that comes later finds the call over and runs
 ///   nothing, so a write the caller was told had failed never happens.
 /// - **Closed connection.** postgres-nio fails the statements of a connection that closes. Yet in
 ///   about one server restart in ten on the test machine, a statement sent on a pooled connection
@@ -68,8 +68,9 @@ enum PooledCall {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 phase.withLock { $0 = .leasing(continuation) }
-                let timer = DispatchWorkItem { finish(.failure(ConnectTimeout(timeout: connectTimeout)), onlyWhileLeasing: true) }
-                DispatchQueue.global().asyncAfter(deadline: .now() + seconds(connectTimeout), execute: timer)
+                let deadline = LeaseDeadlines.shared.arm(after: connectTimeout) {
+                    finish(.failure(ConnectTimeout(timeout: connectTimeout)), onlyWhileLeasing: true)
+                }
                 let task = Task(executorPreference: PostgresExecutor.shared) {
                     do {
                         let value = try await client.withConnection { connection in
@@ -80,14 +81,14 @@ enum PooledCall {
                             }
                             // The call timed out or was cancelled while the lease was pending.
                             guard begun else { throw CancellationError() }
-                            timer.cancel()
+                            LeaseDeadlines.shared.disarm(deadline)
                             watch(connection, token) { finish(.failure(ConnectionLost())) }
                             defer { unwatch(connection, token) }
                             return try await transfer.value(connection)
                         }
                         finish(.success(value))
                     } catch {
-                        timer.cancel()
+                        LeaseDeadlines.shared.disarm(deadline)
                         finish(.failure(error))
                     }
                 }
@@ -98,10 +99,6 @@ enum PooledCall {
             // cancelled mid-statement may still commit.
             running.withLock { $0 }?.cancel()
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// One call's entry among a connection's watchers.

@@ -156,8 +156,9 @@ extension PostgresStorageContext {
         var counted: Int?
         for try await row in try await connection.query(statement, logger: Self.logger) {
             rows.append(Row(row))
-            // One count for the whole statement, repeated in every row.
-            if counted == nil { counted = try row.makeRandomAccess()[2].decode(Int.self) }
+            // One count for the whole statement, repeated in every row. The third cell straight
+            // from the row: a random-access view would build a column index for every statement.
+            if counted == nil { counted = try row.dropFirst(2).first?.decode(Int.self) }
         }
         return (rows, counted)
     }
