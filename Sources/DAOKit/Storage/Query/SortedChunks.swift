@@ -19,7 +19,7 @@ struct SortedChunks<Element: InPlaceComparable> {
 
     private(set) var chunks: [[Element]] = []
     /// The last element of each chunk.
-    private var lasts: [Element] = []
+    private(set) var lasts: [Element] = []
     private(set) var count = 0
 
     /// A place between elements: chunk and index within it. `(chunks.count, 0)` is the end.
@@ -76,6 +76,12 @@ struct SortedChunks<Element: InPlaceComparable> {
     @discardableResult
     mutating func remove(_ element: Element) -> Bool {
         guard let (chunk, index) = place(of: element) else { return false }
+        remove(at: chunk, index)
+        return true
+    }
+
+    /// Removes the element at `index` of chunk `chunk`, which must be there.
+    private mutating func remove(at chunk: Int, _ index: Int) {
         chunks[chunk].remove(at: index)
         if chunks[chunk].isEmpty {
             chunks.remove(at: chunk)
@@ -84,7 +90,6 @@ struct SortedChunks<Element: InPlaceComparable> {
             lasts[chunk] = chunks[chunk][index - 1]
         }
         count -= 1
-        return true
     }
 
     /// Replaces `old` with `new`: in place when `new` sorts between `old`'s neighbours (an entry
@@ -101,7 +106,8 @@ struct SortedChunks<Element: InPlaceComparable> {
             return afterPrevious && beforeNext
         }
         guard fits else {
-            remove(old)
+            // Where `old` is was just found: no second search for it.
+            remove(at: chunk, index)
             insert(new)
             return true
         }

@@ -175,6 +175,111 @@ struct InMemoryIndexTests {
         #expect(found.map(\.id) == Self.chats(50).filter { $0.dialogID == 2 && $0.isRead }.map(\.id))
     }
 
+    /// Every query the indexes answer, run on both stores: the answers must be the same.
+    func expectIndexesAgreeWithAScan(_ indexed: BaseDao<Chat, ChatEntity>, _ plain: BaseDao<Chat, PlainChatEntity>,
+                                     dialogs: Int = 10, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for read in [true, false] {
+            let byRead = #Predicate<Chat> { $0.isRead == read }
+            #expect(try indexed.read(where: byRead, sortedBy: [SortDescriptor(\.id)])
+                    == plain.read(where: byRead, sortedBy: [SortDescriptor(\.id)]), sourceLocation: sourceLocation)
+            #expect(try indexed.count(where: byRead) == plain.count(where: byRead), sourceLocation: sourceLocation)
+        }
+        for dialog in 0..<dialogs {
+            let screen = #Predicate<Chat> { $0.dialogID == dialog && $0.isRead == false }
+            let order = [SortDescriptor(\Chat.date, order: .reverse), SortDescriptor(\Chat.id)]
+            #expect(try indexed.read(where: screen, sortedBy: order, limit: 7) == plain.read(where: screen, sortedBy: order, limit: 7),
+                    sourceLocation: sourceLocation)
+            let inDialog = #Predicate<Chat> { $0.dialogID == dialog }
+            #expect(try indexed.read(where: inDialog, sortedBy: [SortDescriptor(\.date), SortDescriptor(\.id)])
+                    == plain.read(where: inDialog, sortedBy: [SortDescriptor(\.date), SortDescriptor(\.id)]), sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Both stores with the same writes applied.
+    func persist(_ chats: [Chat], to daos: (indexed: BaseDao<Chat, ChatEntity>, plain: BaseDao<Chat, PlainChatEntity>)) throws {
+        for chat in chats {
+            try daos.indexed.persist(chat)
+            try daos.plain.persist(chat)
+        }
+    }
+
+    @Test func flippingTheLeadingFieldOfAnIndexMovesEachEntryBetweenChunksAndKeepsEveryIndexExact() throws {
+        // Enough records for several chunks per index, so that moved entries leave and enter
+        // chunks at their ends as well as in their middles.
+        let chats = Self.chats(1_200)
+        let stores = try daos(chats)
+        let flipped = chats.map { chat in
+            var chat = chat
+            chat.isRead.toggle()
+            return chat
+        }
+        try persist(flipped.filter { $0.id % 4 != 1 }, to: stores)
+        try expectIndexesAgreeWithAScan(stores.indexed, stores.plain)
+        // And back, in another order.
+        try persist(chats.filter { $0.id % 4 != 1 }.reversed(), to: stores)
+        try expectIndexesAgreeWithAScan(stores.indexed, stores.plain)
+        #expect(try stores.indexed.read(where: #Predicate { $0.isRead == true }).count == chats.filter(\.isRead).count)
+    }
+
+    @Test func replacingOnlyTheSecondFieldOfACompoundIndexReordersTheEntryWithinItsRange() throws {
+        let chats = Self.chats(600)
+        let stores = try daos(chats)
+        // Dates only: the `(dialogID, date)` entry moves within its dialog, the `isRead` entry
+        // keeps its place but carries the new date.
+        let redated = chats.filter { $0.id % 3 == 2 }.map { chat in
+            var chat = chat
+            chat.date = Date(timeIntervalSinceReferenceDate: 5_000 - chat.date.timeIntervalSinceReferenceDate)
+            return chat
+        }
+        try persist(redated, to: stores)
+        try expectIndexesAgreeWithAScan(stores.indexed, stores.plain)
+        let newest = try #require(try stores.indexed.read(where: #Predicate { $0.dialogID == 2 },
+                                                          sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 1).first)
+        #expect(newest.id % 3 == 2)
+    }
+
+    @Test func replacingWithEveryIndexedFieldUnchangedKeepsEveryEntryWhereItWas() throws {
+        let chats = Self.chats(400)
+        let stores = try daos(chats)
+        try persist(chats.map { chat in
+            var chat = chat
+            chat.text = "edited \(chat.id)"
+            return chat
+        }, to: stores)
+        try expectIndexesAgreeWithAScan(stores.indexed, stores.plain)
+        #expect(try stores.indexed.read(where: #Predicate { $0.dialogID == 3 }).allSatisfy { $0.text.hasPrefix("edited") })
+    }
+
+    @Test func aFailedBatchAfterReplacesThatMovedEntriesLeavesEveryIndexAsTheReplacesLeftIt() throws {
+        let chats = Self.chats(500)
+        let stores = try daos(chats)
+        // Replaces of every kind: flipped read state, a new date, a new dialog, an unchanged key.
+        let replaced = chats.filter { $0.id % 5 == 0 }.map { chat in
+            var chat = chat
+            switch chat.id % 4 {
+            case 0: chat.isRead.toggle()
+            case 1: chat.date = chat.date.addingTimeInterval(333)
+            case 2: chat.dialogID = (chat.dialogID + 1) % 10
+            default: chat.text = "kept key"
+            }
+            return chat
+        }
+        try persist(replaced, to: stores)
+        // Insert-only: every entity of the batch is read and copied, then the existing id fails it.
+        let batch = [Chat(id: 9_000, dialogID: 4, date: .now, isRead: false, text: "new")]
+            + replaced.prefix(20).map { chat in
+                var chat = chat
+                chat.isRead.toggle()
+                chat.dialogID = 9
+                return chat
+            }
+        #expect(throws: StorageError.self) {
+            try stores.indexed.context.save(try batch.map { try EntityMapper().map($0, to: ChatEntity.self) }, mode: .insert)
+        }
+        try expectIndexesAgreeWithAScan(stores.indexed, stores.plain)
+        #expect(try stores.indexed.read(id: 9_000) == nil)
+    }
+
     @Test func eightConcurrentWritersLeaveIndexesThatAgreeWithAScan() async throws {
         let context = InMemoryStorageContext()
         let dao = BaseDao<Chat, ChatEntity>(context: context)

@@ -94,6 +94,36 @@ struct SortedChunksTests {
         #expect(elements(list) == Array(all.dropFirst(50)))
     }
 
+    @Test func replacingTheLastOrOnlyElementOfAChunkWithOneThatMovesKeepsEverySearchRight() {
+        // Chunks of 96 (a sorted build fills them three quarters): 0, 10, ... 9_590 in 100 chunks.
+        var list = SortedChunks(sorted: (0..<9_600).map { $0 * 10 })
+        let lastsBefore = list.chunks.map { $0[$0.count - 1] }
+        // The last element of every other chunk moves past the end, into another chunk.
+        for (step, last) in lastsBefore.enumerated() where step % 2 == 0 {
+            let replaced = list.replace(last, with: 200_000 + last)
+            #expect(replaced)
+        }
+        // A chunk of one element: its only element moves away, and the chunk goes.
+        list.insert(-100)
+        let chunksWithLoneElement = list.chunks.count
+        for value in list.chunks[0] where value != -100 { list.remove(value) }
+        #expect(list.chunks[0] == [-100])
+        let replacedLone = list.replace(-100, with: 5_005)
+        #expect(replacedLone)
+        #expect(list.chunks.count < chunksWithLoneElement)
+        let all = elements(list)
+        #expect(all == all.sorted())
+        #expect(all.count == list.count)
+        #expect(list.chunks.allSatisfy { !$0.isEmpty && $0.count <= SortedChunks<Int>.maxChunk })
+        #expect(list.lasts == list.chunks.map { $0[$0.count - 1] })
+        // Every element is found where it now is, and nothing else is.
+        for value in all {
+            let removed = list.remove(value)
+            #expect(removed)
+        }
+        #expect(list.isEmpty && list.chunks.isEmpty)
+    }
+
     @Test func replacingAnAbsentElementChangesNothing() {
         var list = SortedChunks<Int>()
         for value in [5, 1, 9] { list.insert(value) }
