@@ -1,0 +1,51 @@
+import BenchmarkModels
+import DAOKit
+import Foundation
+
+/// Runs one side of the query section's cold file-query target alone, for a profiler:
+///
+///     DAOKIT_COLD_PROFILE=cold|readall|scan[:<n>[:<iterations>]] ratios
+///
+/// `cold` is a fresh `FileStorageContext`'s first screen query, `readall` its baseline (`read()`
+/// and the query on the domain values), `scan` the scan it replaced (see
+/// ``QueryTarget/coldFileQuery(at:messages:)``), each on the cached store of `n` messages (10,000
+/// unless given; built first when missing, as the query section builds it), `iterations` times
+/// (3 unless given) after one untimed run, so that a profile of two iteration counts differs by
+/// that side's work alone.
+enum ColdQueryProfile {
+    static let variable = "DAOKIT_COLD_PROFILE"
+
+    /// Runs the side `spec` names; returns the exit status.
+    static func run(_ spec: String) -> Int32 {
+        let parts = spec.split(separator: ":").map(String.init)
+        let size = parts.count > 1 ? Int(parts[1]) : 10_000
+        let iterations = parts.count > 2 ? Int(parts[2]) : 3
+        guard let size, let iterations, size > 0, iterations >= 0 else {
+            FileHandle.standardError.write(Data("usage: \(variable)=cold|readall|scan[:<n>[:<iterations>]]\n".utf8))
+            return 64
+        }
+        do {
+            let cache = QueryStoreCache()
+            let messages = SampleData.dialogMessages(count: size)
+            let location = try cache.store(named: "files-v\(QueryStores.dataVersion)-\(size)") { scratch in
+                try QueryStores.fill(try FileStorageContext(directory: scratch), with: messages)
+            }
+            let target = QueryTarget.coldFileQuery(at: location, messages: messages)
+            let operation: (Int) throws -> [Int]
+            switch parts[0] {
+            case "cold": operation = target.measured
+            case "readall": operation = target.baselines[0].run
+            case "scan": operation = target.baselines[1].run
+            default:
+                FileHandle.standardError.write(Data("\(variable): unknown side \(parts[0])\n".utf8))
+                return 64
+            }
+            _ = try operation(0)
+            for iteration in 0..<iterations { _ = try operation(iteration % SampleData.dialogCount) }
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("\(variable): \(error)\n".utf8))
+            return 1
+        }
+    }
+}
