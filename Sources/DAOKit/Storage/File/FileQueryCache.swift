@@ -2,6 +2,10 @@ import DAOKitStoreFormat
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 extension FileStorageContext {
@@ -279,6 +283,3 @@ final class FileQueryCache: Sendable {
         }
     }
 }
-#if canImport(Glibc)
-import Glibc
-#endif
