@@ -14,9 +14,9 @@ import Glibc
 /// ``QueryTarget/coldFileQuery(at:messages:)``), each on the cached store of `n` messages (10,000
 /// unless given; built first when missing, as the query section builds it), `iterations` times
 /// (3 unless given) after one untimed run, so that a profile of two iteration counts differs by
-/// that side's work alone. `memory` prints what the cold query keeps per record, in bytes held
-/// by `malloc` (glibc's `mallinfo2`): the context's cache after the query, and, for comparison,
-/// the entities `fetchAll` returns.
+/// that side's work alone. `memory` prints what the cold query keeps per record, as the growth of
+/// the process's resident memory (`/proc/self/statm`, Linux): the context's cache after the
+/// query, and, for comparison, the entities `fetchAll` returns.
 enum ColdQueryProfile {
     static let variable = "DAOKIT_COLD_PROFILE"
 
@@ -55,11 +55,14 @@ enum ColdQueryProfile {
         }
     }
 
-    /// Prints the bytes `malloc` holds per record after a fresh context's first screen query, with
+    /// Prints the resident bytes per record after a fresh context's first screen query, with
     /// the context kept, and after a `fetchAll` of the same records, with the entities kept.
     private static func printMemory(at location: URL, size: Int) -> Int32 {
-        #if canImport(Glibc)
-        func held() -> Int { Int(mallinfo2().uordblks) }
+        #if os(Linux)
+        func held() -> Int {
+            let fields = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8))?.split(separator: " ") ?? []
+            return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+        }
         do {
             let before = held()
             let context = try FileStorageContext(directory: location)
@@ -77,7 +80,7 @@ enum ColdQueryProfile {
             return 1
         }
         #else
-        FileHandle.standardError.write(Data("\(variable)=memory needs glibc's mallinfo2\n".utf8))
+        FileHandle.standardError.write(Data("\(variable)=memory needs Linux's /proc/self/statm\n".utf8))
         return 64
         #endif
     }
