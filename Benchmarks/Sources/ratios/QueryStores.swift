@@ -69,7 +69,7 @@ final class QueryStores {
     }
 
     /// Stores `messages` as both entity types, indexed and not.
-    private static func fill(_ context: any StorageContext, with messages: [DialogMessage]) throws {
+    static func fill(_ context: any StorageContext, with messages: [DialogMessage]) throws {
         let plain = BaseDao<DialogMessage, DialogMessageEntity<Unindexed>>(context: context)
         let indexed = BaseDao<DialogMessage, DialogMessageEntity<DialogIndexed>>(context: context)
         for start in stride(from: 0, to: messages.count, by: batchSize) {

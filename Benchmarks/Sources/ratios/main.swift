@@ -7,5 +7,9 @@ import Foundation
 if CommandLine.arguments.dropFirst().first == ObserveWriterChild.flag {
     exit(ObserveWriterChild.main(Array(CommandLine.arguments.dropFirst(2))))
 }
+// One side of the cold file-query target alone, for a profiler (see `ColdQueryProfile`).
+if let spec = ProcessInfo.processInfo.environment[ColdQueryProfile.variable] {
+    exit(ColdQueryProfile.run(spec))
+}
 let status = RatioCommand(arguments: Array(CommandLine.arguments.dropFirst())).run()
 exit(status.rawValue)

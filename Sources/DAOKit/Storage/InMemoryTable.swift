@@ -29,34 +29,52 @@ struct InMemoryTable {
     init(layout: IndexLayout, loading loaded: [(key: String, snapshot: any Storable, values: [StorageValue])], order: inout UInt64) {
         self.init(layout: layout)
         records.reserveCapacity(loaded.count)
-        for (key, snapshot, values) in loaded {
-            if let record = records[key] {
-                record.snapshot = snapshot
-                record.indexValues = values
-            } else {
-                records[key] = InMemoryRecord(key: key, snapshot: snapshot, indexValues: values, order: order)
-                order &+= 1
-            }
-        }
-        // Counted by runs of one type: a dictionary update per run, not per record.
+        // Types counted by runs of one type as the records go in: a dictionary update per run,
+        // not per record, and no second walk over records that lie all over the heap.
         var run: (type: ObjectIdentifier, count: Int)?
-        for record in records.values {
-            let type = ObjectIdentifier(Swift.type(of: record.snapshot))
+        for (key, snapshot, values) in loaded {
+            let type = ObjectIdentifier(Swift.type(of: snapshot))
             if run?.type == type { run!.count += 1 } else {
                 if let run { typeCounts[run.type, default: 0] += run.count }
                 run = (type, 1)
             }
+            // One hash per key; a key seen before (rare) gets its earlier record back, with its order.
+            let record = InMemoryRecord(key: key, snapshot: snapshot, indexValues: values, order: order)
+            if let earlier = records.updateValue(record, forKey: key) {
+                count(earlier.snapshot, by: -1)
+                earlier.snapshot = snapshot
+                earlier.indexValues = values
+                records[key] = earlier
+            } else {
+                order &+= 1
+            }
         }
         if let run { typeCounts[run.type, default: 0] += run.count }
+        typeCounts = typeCounts.filter { $0.value != 0 }  // a type all of whose entities were replaced
         trees = Array(repeating: nil, count: layout.indexes.count)
     }
 
     /// Builds the tree of index `index` from the records, if it is not built yet.
     private mutating func buildIndex(_ index: Int) {
         guard trees[index] == nil else { return }
-        var entries = records.values.map { layout.entry(of: $0, in: index) }
-        entries.sort()
-        trees[index] = SortedChunks(sorted: entries)
+        // Sorted as positions, each comparison reading the entries where they lie, and then moved
+        // into place: sorting or copying the entries themselves retains and releases each one's
+        // values at every step, a cache miss apiece in a large table (the arrays lie all over the heap).
+        let count = records.count
+        let entries = UnsafeMutablePointer<IndexEntry>.allocate(capacity: count)
+        defer { entries.deallocate() }  // every entry is moved out below
+        var made = 0
+        for record in records.values {
+            (entries + made).initialize(to: layout.entry(of: record, in: index))
+            made += 1
+        }
+        var order = Array(0..<count)
+        order.sort { IndexEntry.isBelow(entries + $0, entries + $1) }
+        let sorted = [IndexEntry](unsafeUninitializedCapacity: count) { buffer, initialized in
+            for (position, source) in order.enumerated() { (buffer.baseAddress! + position).initialize(to: (entries + source).move()) }
+            initialized = count
+        }
+        trees[index] = SortedChunks(sorted: sorted)
     }
 
     var count: Int { records.count }

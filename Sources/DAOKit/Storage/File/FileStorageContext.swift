@@ -103,7 +103,7 @@ public final class FileStorageContext: StorageContext {
         journalProbe = JournalProbe(path: path + "/" + FileStoreLayout.journalFileName, fileSystem: fileSystem)
         // Through the confined file system, like every other file of the store.
         changeLog = ChangeLog(rootPath: path, fileSystem: fileSystem)
-        self.queryCache = FileQueryCache(policy: queryCache, changeLog: changeLog)
+        self.queryCache = FileQueryCache(policy: queryCache, format: format, changeLog: changeLog)
         changeMonitor = FileChangeMonitor(log: changeLog, format: format)
         notifier = StorageChangeNotifier(monitor: changeMonitor, pollInterval: Self.changePollInterval)
         try mapErrors(entityName: nil, key: nil) {
@@ -175,12 +175,13 @@ public final class FileStorageContext: StorageContext {
         return entities
     }
 
-    /// The key and entity of the record file `name` of an entity directory, read as `contents`;
-    /// `nil` when the file is gone.
+    /// The key and entity of the record file `name` of an entity directory, read as `contents`,
+    /// and whether `name` spells the key out (``key(fromFileName:)`` reads it back; a hashed name
+    /// does not); `nil` when the file is gone.
     /// - Throws: ``StorageError`` naming the record when it is not a regular file or does not decode.
     func decodeRecordFile<E: Storable>(
         _ type: E.Type, name: String, contents: FileContents, directoryPath: String
-    ) throws(StorageError) -> (key: String, entity: E)? {
+    ) throws(StorageError) -> (key: String, entity: E, nameSpellsKey: Bool)? {
         let entityName = E.entityName
         let path = directoryPath + "/" + name
         switch contents {
@@ -196,7 +197,7 @@ public final class FileStorageContext: StorageContext {
             let nameKey = key(fromFileName: name)
             if let nameKey, fileName(forKey: nameKey) == name,
                let entity = codec.decodeCanonicalJSON(E.self, from: data, key: nameKey) {
-                return (nameKey, entity)
+                return (nameKey, entity, true)
             }
             do {
                 let record = try codec.decode(E.self, from: data, path: path, entityName: entityName, key: nameKey)
@@ -204,7 +205,8 @@ public final class FileStorageContext: StorageContext {
                     throw StorageError(.corruptRecord(RecordEnvelope.misplacedKey(record.key)),
                                        entityName: entityName, key: record.key, location: path)
                 }
-                return (record.key, record.entity)
+                // The file is named after the key (checked above), so a key the name reads back as is spelled out.
+                return (record.key, record.entity, record.key == nameKey)
             } catch {
                 throw error as? StorageError ?? StorageError(.decodingFailed, entityName: entityName, location: path, underlyingError: error)
             }

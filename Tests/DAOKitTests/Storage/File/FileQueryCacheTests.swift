@@ -2,6 +2,11 @@
 import Foundation
 import Synchronization
 import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The file store's query cache: warm queries answer from decoded entities and indexes, stay
 /// coherent with this context's writes, other contexts' writes and other processes' writes (the
@@ -126,6 +131,55 @@ struct FileQueryCacheTests {
             #expect(output == ["done"])
             let found = try context.fetch(FileCrashRecord.self, matching: query)
             #expect(Set(found.map(\.id)) == Set((0..<12).map { "child-\($0)" }))
+        }
+    }
+
+    @Test func recordsUnderHashedNamesThatAnotherContextChangesAreSeenByTheNextQuery() throws {
+        try FileTestDirectory.with { directory in
+            let reader = try FileStorageContext(directory: directory.url)
+            let writer = try FileStorageContext(directory: directory.url)
+            // Keys too long for a file name, stored under hashed names that do not spell them out.
+            let longIDs = (0..<6).map { "h\($0)-" + String(repeating: "x", count: 300) }
+            try writer.save(longIDs.enumerated().map { Counted(id: $1, group: 3, rank: $0) } + Self.records(20))
+            #expect(reader.fileURL(for: Counted.self, id: longIDs[0]).lastPathComponent.hasPrefix("#"))
+            let groupThree = StorageQuery(filter: .compare("group", .equal, .int(3)), sort: [StorageSortKey("id")])
+            #expect(try reader.fetch(Counted.self, matching: groupThree).count == 8)  // loads the type
+            try writer.delete(Counted.self, ids: [longIDs[1], "r13"])
+            try writer.save([Counted(id: longIDs[2], group: 4, rank: 2)])
+            let found = try reader.fetch(Counted.self, matching: groupThree)
+            #expect(found.map(\.id) == ([longIDs[0]] + longIDs[3...] + ["r3"]).sorted())
+            #expect(found == (try groupThree.apply(to: try writer.fetchAll(Counted.self))))
+        }
+    }
+
+    @Test func aFirstQueryWithAnyOneCallFailingThrowsNamingAPathOrAnswersAndTheNextOneAnswers() throws {
+        try FileTestDirectory.with { directory in
+            let writer = try FileStorageContext(directory: directory.url)
+            try writer.save(Self.records(100) + [Counted(id: "long-" + String(repeating: "y", count: 300), group: 3, rank: 1_000)])
+            let expected = try Self.screen.apply(to: try writer.fetchAll(Counted.self))
+            var (thrown, triedEveryCall) = (0, false)
+            // Each call of a cold first query fails in turn: opening the directory, reading a
+            // record (in the first run or a later one), closing a file, taking the lock.
+            for call in 1...5_000 {
+                let fileSystem = FaultInjectingFileSystem()
+                let context = try FileStorageContext(directory: directory.url, fileSystem: fileSystem)
+                fileSystem.arm(.fail(operation: call, code: EIO))
+                do {
+                    #expect(try context.fetch(Counted.self, matching: Self.screen) == expected, "call \(call) failed, and the answer differs")
+                } catch let error as StorageError {
+                    thrown += 1
+                    #expect(error.location != nil, "call \(call): \(error)")
+                }
+                let injected = fileSystem.failureCount
+                fileSystem.arm(.passThrough)
+                #expect(try context.fetch(Counted.self, matching: Self.screen) == expected, "after call \(call) failed")
+                if injected == 0 {  // the query made fewer calls: every one has failed once
+                    triedEveryCall = true
+                    break
+                }
+            }
+            #expect(triedEveryCall)
+            #expect(thrown > 100, "only \(thrown) failures were reported")
         }
     }
 
