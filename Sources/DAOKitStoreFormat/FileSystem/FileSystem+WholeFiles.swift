@@ -116,8 +116,8 @@ extension FileSystem {
         }
     }
 
-    /// Writes all of `bytes` to `fd`, looping over partial writes.
-    package func writeAll(_ fd: Int32, _ bytes: Data, path: String) throws(FileSystemError) {
+    /// Writes all of `bytes` (`Data`, `[UInt8]`) to `fd`, looping over partial writes.
+    package func writeAll(_ fd: Int32, _ bytes: some ContiguousBytes, path: String) throws(FileSystemError) {
         let failure: FileSystemError? = bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {

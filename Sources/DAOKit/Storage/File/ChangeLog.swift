@@ -40,26 +40,36 @@ struct ChangeLog {
         appender = ChangeLogAppender(path: path, fileSystem: fileSystem)
     }
 
-    /// Appends the lines of a write about to change `fileNames` (or, for `nil`, every record) of
-    /// the entity directory `directoryName`. Call under the exclusive lock, before the change.
+    /// Appends the lines of a write about to change `fileNames` of the entity directory
+    /// `directoryName`. Call under the exclusive lock, before the change.
     /// - Returns: where the lines are in the file, or `nil` when the log was restarted instead.
     @discardableResult
-    func append(directoryName: String, fileNames: [String]?) throws(FileSystemError) -> Range<Int>? {
-        // Appended piece by piece into one buffer: `directoryName + "/" + name` would build two
-        // throwaway strings per record, thousands in a batch.
-        var text = ""
-        if let fileNames {
-            text.reserveCapacity(fileNames.reduce(0) { $0 + directoryName.utf8.count + $1.utf8.count + 2 })
-            for name in fileNames {
-                text += directoryName
-                text += "/"
-                text += name
-                text += "\n"
-            }
-        } else {
-            text = directoryName + "/*\n"
+    func append(directoryName: String, fileNames: some Collection<String>) throws(FileSystemError) -> Range<Int>? {
+        // The lines' bytes, appended straight into one buffer of the right size: building them as a
+        // `String` and copying that into `Data` made this append cost 4,900 instructions of a
+        // single persist, against 2,000 now.
+        let directory = directoryName.utf8
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(fileNames.reduce(0) { $0 + directory.count + $1.utf8.count + 2 })
+        for name in fileNames {
+            bytes.append(contentsOf: directory)
+            bytes.append(UInt8(ascii: "/"))
+            bytes.append(contentsOf: name.utf8)
+            bytes.append(UInt8(ascii: "\n"))
         }
-        let appended = try appender.append(Data(text.utf8), maximumLength: Self.maximumLength)
+        return try append(bytes)
+    }
+
+    /// Appends the line of a write about to change every record of the entity directory
+    /// `directoryName` (`deleteAll`, `reset`). Call under the exclusive lock, before the change.
+    /// - Returns: as ``append(directoryName:fileNames:)``.
+    @discardableResult
+    func appendEveryRecord(directoryName: String) throws(FileSystemError) -> Range<Int>? {
+        try append(Array((directoryName + "/*\n").utf8))
+    }
+
+    private func append(_ lines: [UInt8]) throws(FileSystemError) -> Range<Int>? {
+        let appended = try appender.append(lines, maximumLength: Self.maximumLength)
         if appended == nil { try restart() }
         return appended
     }
@@ -105,7 +115,7 @@ private final class ChangeLogAppender: Sendable {
     /// lets go of the file (the caller replaces it) and returns `nil`. Call under the store's
     /// exclusive lock.
     /// - Returns: where the bytes are in the file.
-    func append(_ bytes: Data, maximumLength: Int) throws(FileSystemError) -> Range<Int>? {
+    func append(_ bytes: [UInt8], maximumLength: Int) throws(FileSystemError) -> Range<Int>? {
         let result: Result<Range<Int>?, FileSystemError> = descriptor.withLock { descriptor in
             do throws(FileSystemError) {
                 return .success(try append(bytes, maximumLength: maximumLength, keeping: &descriptor))
@@ -116,7 +126,7 @@ private final class ChangeLogAppender: Sendable {
         return try result.get()
     }
 
-    private func append(_ bytes: Data, maximumLength: Int, keeping descriptor: inout Int32?) throws(FileSystemError) -> Range<Int>? {
+    private func append(_ bytes: [UInt8], maximumLength: Int, keeping descriptor: inout Int32?) throws(FileSystemError) -> Range<Int>? {
         let (fd, length) = try openLog(keeping: &descriptor)
         if length + bytes.count > maximumLength {
             drop(&descriptor)

@@ -85,7 +85,7 @@ extension FileStorageContext {
 
     /// Tells every process's query cache (and change monitor) that these directories changed whole.
     private func logWholeDirectories(_ names: [String]) throws(FileSystemError) {
-        for name in names { changeMonitor.noteOwnLines(try changeLog.append(directoryName: name, fileNames: nil)) }
+        for name in names { changeMonitor.noteOwnLines(try changeLog.appendEveryRecord(directoryName: name)) }
     }
 
     /// Writes the intent to `.journal` and makes it durable (the store's directory too, when

@@ -86,9 +86,10 @@ extension FileStorageContext {
             if seen.insert(name).inserted { changes.append(RecordChange(key: key, fileName: name, contents: nil)) }
         }
         guard !changes.isEmpty else { return }
-        let cacheUpdate = queryCache.prepare(E.self, directoryName: entityDirectoryName(E.entityName),
+        let directory = entityDirectory(E.entityName)
+        let cacheUpdate = queryCache.prepare(E.self, directoryName: directory.name,
                                              records: changes.map { ($0.fileName, $0.key, nil) })
-        try write(changes, entityName: E.entityName, cacheUpdate: cacheUpdate)
+        try write(changes, entityName: E.entityName, directory: directory, cacheUpdate: cacheUpdate)
     }
 
     /// The key a file name spells out and that this store would file under that very name; `nil`

@@ -37,6 +37,8 @@ extension FileStorageContext {
     public func save<E: Storable>(_ entities: [E], mode: SaveMode) throws {
         guard !entities.isEmpty else { return }
         let entityName = E.entityName
+        // Looked up once for the whole write (each lookup takes the context's lock).
+        let directory = entityDirectory(entityName)
         // Encoding happens before taking the lock: it is the slow part, and a failure must leave
         // nothing written. So does everything else that runs user code (the `id` getter, the
         // key's `storageKey`): none may run under the lock, where calling this context again
@@ -60,7 +62,7 @@ extension FileStorageContext {
                 data = try codec.encode(entity, key: key)
             } catch {
                 throw StorageError(.encodingFailed, entityName: entityName, key: key,
-                                   location: entityDirectoryPath(entityName) + "/" + name, underlyingError: error)
+                                   location: directory.path + "/" + name, underlyingError: error)
             }
             if let position = positions[name] {
                 changes[position].contents = data
@@ -69,12 +71,11 @@ extension FileStorageContext {
                 changes.append(RecordChange(key: key, fileName: name, contents: data))
             }
         }
-        let directoryPath = entityDirectoryPath(entityName)
-        let cacheUpdate = queryCache.prepare(E.self, directoryName: entityDirectoryName(entityName), records: cacheRecords)
-        try write(changes, entityName: entityName, cacheUpdate: cacheUpdate) {
+        let cacheUpdate = queryCache.prepare(E.self, directoryName: directory.name, records: cacheRecords)
+        try write(changes, entityName: entityName, directory: directory, cacheUpdate: cacheUpdate) {
             guard mode != .upsert else { return }
             try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
-                try fileSystem.status(atPath: directoryPath + "/" + fileName(forKey: keys[position])) != nil
+                try fileSystem.status(atPath: directory.path + "/" + fileName(forKey: keys[position])) != nil
             }
         }
     }
@@ -102,7 +103,7 @@ extension FileStorageContext {
                     throw FileSystemError.notADirectory(operation: "rename", path: directoryPath)
                 }
                 // Query caches (this one's too) reread the whole type when they see this line.
-                changeMonitor.noteOwnLines(try changeLog.append(directoryName: entityDirectoryName(entityName), fileNames: nil))
+                changeMonitor.noteOwnLines(try changeLog.appendEveryRecord(directoryName: entityDirectoryName(entityName)))
                 let trash = rootPath + "/" + FileStoreLayout.trashDirectoryPrefix + Self.uniqueSuffix()
                 guard try fileSystem.renameIfPresent(directoryPath, trash) else { return }
                 do {
@@ -122,23 +123,22 @@ extension FileStorageContext {
 
     // MARK: Single writes and batches
 
-    /// Applies `changes` under the write lock, after `check` (which may throw to write nothing),
-    /// logging them in the change log first and, once they are committed, updating this context's
-    /// query cache with `cacheUpdate`.
+    /// Applies `changes` to the records of `entityName`, whose folder is `directory`, under the
+    /// write lock, after `check` (which may throw to write nothing), logging them in the change log
+    /// first and, once they are committed, updating this context's query cache with `cacheUpdate`.
     func write(
-        _ changes: [RecordChange], entityName: String, cacheUpdate: FileQueryCache.PendingWrite? = nil,
-        check: () throws -> Void = {}
+        _ changes: [RecordChange], entityName: String, directory: EntityDirectory,
+        cacheUpdate: FileQueryCache.PendingWrite? = nil, check: () throws -> Void = {}
     ) throws {
-        let directoryPath = entityDirectoryPath(entityName)
         try mapErrors(entityName: entityName, key: changes.count == 1 ? changes[0].key : nil) {
             try withWriteLock {
                 try check()
-                let logged = try changeLog.append(directoryName: entityDirectoryName(entityName), fileNames: changes.map(\.fileName))
+                let logged = try changeLog.append(directoryName: directory.name, fileNames: changes.lazy.map(\.fileName))
                 changeMonitor.noteOwnLines(logged)
                 if changes.count == 1 {
-                    try writeSingle(changes[0], directoryPath: directoryPath, entityName: entityName)
+                    try writeSingle(changes[0], directoryPath: directory.path, entityName: entityName)
                 } else {
-                    try writeBatch(changes, directoryPath: directoryPath, entityName: entityName)
+                    try writeBatch(changes, folder: directory, entityName: entityName)
                 }
                 queryCache.apply(cacheUpdate, logged: logged)
             }
@@ -221,7 +221,8 @@ extension FileStorageContext {
     /// the shared lock, and recover a leftover journal before reading.
     ///
     /// As a single write does, it opens the entity folder once and names every file relative to it.
-    private func writeBatch(_ changes: [RecordChange], directoryPath: String, entityName: String) throws {
+    private func writeBatch(_ changes: [RecordChange], folder: EntityDirectory, entityName: String) throws {
+        let directoryPath = folder.path
         // No folder and only removals: there is nothing to remove.
         let creating = changes.contains { $0.contents != nil }
         guard let directory = try openEntityDirectory(directoryPath, creating: creating) else { return }
@@ -238,7 +239,7 @@ extension FileStorageContext {
             touched.append((change, previous?.count ?? 0))
         }
         guard !entries.isEmpty else { return }
-        let journal = Journal(directoryName: entityDirectoryName(entityName), entries: entries)
+        let journal = Journal(directoryName: folder.name, entries: entries)
         do {
             try writeJournal(journal)
         } catch {
