@@ -1,4 +1,5 @@
 import CSQLite
+@_spi(DAOKitIntegrations) import DAOKit
 import Foundation
 
 /// A DAOKit SQLite database opened read-only for `dao inspect`, `dump` and `verify`.
@@ -113,7 +114,7 @@ final class SQLiteStoreFile {
 
     /// `name` as an SQL identifier.
     static func quoted(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        SQLQuoting.identifier(name)
     }
 
     private func failure() -> SQLiteToolError {

@@ -24,13 +24,13 @@ enum PostgresSchema {
 
     /// `name` as an SQL identifier.
     static func quoted(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        SQLQuoting.identifier(name)
     }
 
     /// `text` as an SQL string literal (for field names inside expressions, which must be
     /// literals for an expression index to match them).
     static func literal(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        SQLQuoting.literal(text)
     }
 
     /// The field as `jsonb`.

@@ -199,6 +199,6 @@ struct SQLiteQueryTranslation {
 
     /// `name` as an SQL identifier.
     static func quoted(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        SQLQuoting.identifier(name)
     }
 }
