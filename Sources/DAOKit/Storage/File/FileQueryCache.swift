@@ -1,12 +1,5 @@
 import DAOKitStoreFormat
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension FileStorageContext {
     /// How many decoded entities a ``FileStorageContext`` keeps in memory to answer queries.
@@ -152,7 +145,7 @@ final class FileQueryCache: Sendable {
         let names = try context.recordFileNames(in: directory.path)
         guard names.count <= policy.maximumRecordsPerType else { return nil }
         let layout = IndexLayout.of(E.self)
-        guard let directoryFD = try Self.openDirectory(directory.path, in: context.fileSystem) else {
+        guard let directoryFD = try context.openEntityDirectory(directory.path, creating: false) else {
             // Gone since the listing: no records, as a listing now would say.
             return CachedTable(type: ObjectIdentifier(E.self), table: InMemoryTable(layout: layout, loading: [], order: &order))
         }
@@ -183,15 +176,6 @@ final class FileQueryCache: Sendable {
         }
         return CachedTable(type: ObjectIdentifier(E.self), table: InMemoryTable(layout: layout, loading: loaded, order: &order),
                            keysOfHashedNames: keysOfHashedNames)
-    }
-
-    /// The entity directory at `path`, open for reading its records by name; `nil` when there is none.
-    private static func openDirectory(_ path: String, in fileSystem: any FileSystem) throws(FileSystemError) -> Int32? {
-        do {
-            return try fileSystem.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0)
-        } catch where error.code == ENOENT && error.refusal == nil {
-            return nil
-        }
     }
 
     /// Rereads the records the log named since the table was loaded; `false` when one does not

@@ -279,8 +279,9 @@ extension FileStorageContext {
     }
 
     /// The entity folder at `path`, open (never through a link) for calls on its entries by name;
-    /// when there is none, created durably first if `creating` is set, else `nil`.
-    private func openEntityDirectory(_ path: String, creating: Bool) throws(FileSystemError) -> Int32? {
+    /// when there is none, created durably first if `creating` is set, else `nil`. Writes and the
+    /// query cache's first read of a type open it this way.
+    func openEntityDirectory(_ path: String, creating: Bool) throws(FileSystemError) -> Int32? {
         let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW
         do {
             return try fileSystem.open(path, flags, 0)
