@@ -172,9 +172,8 @@ package struct POSIXFileSystem: FileSystem {
     @inline(__always)
     private static func checkSingleComponent(_ name: String, operation: String, path: String) throws(FileSystemError) {
         let isSingle = name.utf8.withContiguousStorageIfAvailable { bytes in
-            !bytes.isEmpty && !bytes.contains(UInt8(ascii: "/"))
-                && !(bytes.count <= 2 && bytes.allSatisfy { $0 == UInt8(ascii: ".") })
-        } ?? (!name.isEmpty && !name.utf8.contains(UInt8(ascii: "/")) && name != "." && name != "..")
+            !bytes.contains(UInt8(ascii: "/")) && !isEmptyOrDotName(bytes)
+        } ?? (!name.utf8.contains(UInt8(ascii: "/")) && !isEmptyOrDotName(name.utf8))
         if !isSingle { throw FileSystemError(operation: operation, path: path, code: EXDEV) }
     }
 
@@ -377,8 +376,7 @@ private final class ConfinementRoot: Sendable {
             func walked() -> String { prefix + String(decoding: relative.utf8.prefix(end), as: UTF8.self) }
             // The store's names never are `.` or `..` (journal names are checked); should one
             // come, it is refused rather than allowed to climb out of the root.
-            let length = end - start
-            if length <= 2 && bytes[start..<end].allSatisfy({ $0 == UInt8(ascii: ".") }) {
+            if isEmptyOrDotName(bytes[start..<end]) {
                 throw FileSystemError(operation: operation, path: reportedPath, code: EXDEV)
             }
             let componentFlags = isLast ? flags | O_NOFOLLOW : O_RDONLY | O_DIRECTORY | O_NOFOLLOW
@@ -447,6 +445,13 @@ private final class ConfinementRoot: Sendable {
         defer { _ = systemClose(parent) }
         return try body(parent, name)
     }
+}
+
+/// Whether the name `bytes` is empty, `.` or `..`: no entry of its own, but the directory itself
+/// or its parent, which a name relative to a directory descriptor must never reach.
+@inline(__always)
+private func isEmptyOrDotName(_ bytes: some Collection<UInt8>) -> Bool {
+    bytes.count <= 2 && bytes.allSatisfy { $0 == UInt8(ascii: ".") }
 }
 
 // The C functions under names the protocol's methods do not shadow (file scope resolves to C).
