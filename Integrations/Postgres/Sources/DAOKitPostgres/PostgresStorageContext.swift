@@ -146,11 +146,22 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
     /// Runs `body` with a pooled connection (see ``PooledCall``), turning every failure into a
     /// ``StorageError``: after ``connectTimeout`` without a connection, the context connects once
     /// by itself, when it knows how, to say why.
+    ///
+    /// A connection whose session ended under `body` is closed before it goes back: the error can
+    /// reach `body` before the pool has seen the connection close, and the pool would hand the
+    /// dead connection to the next call.
     @discardableResult
     func withConnection<T: Sendable>(entityName: String?, key: String? = nil,
                                      _ body: @escaping (PostgresConnection) async throws -> T) async throws -> T {
         do {
-            return try await PooledCall.run(on: client, connectTimeout: connectTimeout, body)
+            return try await PooledCall.run(on: client, connectTimeout: connectTimeout) { connection in
+                do {
+                    return try await body(connection)
+                } catch {
+                    if !(error is CancellationError) && PostgresFailure.endsTheSession(error) { try? await connection.close() }
+                    throw error
+                }
+            }
         } catch let timeout as ConnectTimeout {
             throw StorageError(.io(await diagnosis(of: timeout)), entityName: entityName, key: key, location: serverDescription,
                                underlyingError: timeout)
