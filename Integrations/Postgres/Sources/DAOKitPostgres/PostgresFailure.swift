@@ -24,32 +24,62 @@ enum PostgresFailure {
     /// fails one statement and leaves the session usable, as does an error thrown by DAOKit's own
     /// code between statements.
     static func endsTheSession(_ error: any Error) -> Bool {
-        guard let psql = error as? PSQLError else { return error is CancellationError || error is ConnectionLost }
-        guard psql.code == .server else { return true }
-        return psql.serverInfo?[.severity] != "ERROR"
+        if let report = ServerReport(error) { return report.severity != "ERROR" }
+        if error is PSQLError || error is PostgresError { return true }
+        return error is CancellationError || error is ConnectionLost
     }
 
     /// What went wrong, in words.
     static func detail(of error: any Error) -> String {
-        guard let psql = error as? PSQLError else { return "PostgreSQL: \(error)" }
         var detail: String
-        switch psql.code {
-        case .server:
-            let state = psql.serverInfo?[.sqlState] ?? "?"
-            let message = psql.serverInfo?[.message] ?? "no message"
-            switch state {
+        if let report = ServerReport(error) {
+            switch report.state {
             case "57014": detail = "the server cancelled the statement (statement timeout)"
             case "28P01", "28000": detail = "the server refused the login"
             case "40001", "40P01": detail = "the transaction conflicted with another one"
             default: detail = "the server reported an error"
             }
-            detail += " — SQLSTATE \(state): \(message)"
-        case .connectionError: detail = "cannot connect to the server"
-        case .serverClosedConnection, .uncleanShutdown: detail = "the server closed the connection"
-        case .clientClosedConnection, .poolClosed: detail = "the context was closed"
-        default: detail = "PostgreSQL client error \(psql.code)"
+            detail += " — SQLSTATE \(report.state): \(report.message)"
+        } else if let psql = error as? PSQLError {
+            switch psql.code {
+            case .connectionError: detail = "cannot connect to the server"
+            case .serverClosedConnection, .uncleanShutdown: detail = "the server closed the connection"
+            case .clientClosedConnection, .poolClosed: detail = "the context was closed"
+            default: detail = "PostgreSQL client error \(psql.code)"
+            }
+        } else if let legacy = error as? PostgresError {
+            switch legacy {
+            case .connectionClosed: detail = "the server closed the connection"
+            case let .protocol(message): detail = "PostgreSQL protocol error: \(message)"
+            case .server: detail = "the server reported an error"  // a report without fields
+            }
+        } else {
+            return "PostgreSQL: \(error)"
         }
-        if let underlying = psql.underlying { detail += " (\(underlying))" }
+        if let underlying = (error as? PSQLError)?.underlying { detail += " (\(underlying))" }
         return detail
+    }
+
+    /// The SQLSTATE, message and severity of an error the server reported, in either of the forms
+    /// postgres-nio hands it over: `PSQLError` from statements, `PostgresError` from prepared
+    /// statements (``PreparedStatements``), which go through its older interface.
+    struct ServerReport {
+        var state: String
+        var message: String
+        var severity: String?
+
+        init?(_ error: any Error) {
+            if let psql = error as? PSQLError, psql.code == .server {
+                state = psql.serverInfo?[.sqlState] ?? "?"
+                message = psql.serverInfo?[.message] ?? "no message"
+                severity = psql.serverInfo?[.severity]
+            } else if case let .server(report)? = error as? PostgresError {
+                state = report.fields[.sqlState] ?? "?"
+                message = report.fields[.message] ?? "no message"
+                severity = report.fields[.severity]
+            } else {
+                return nil
+            }
+        }
     }
 }

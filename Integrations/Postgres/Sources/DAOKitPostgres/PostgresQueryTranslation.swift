@@ -40,7 +40,7 @@ struct PostgresQueryTranslation {
     var isExact: Bool { conditionIsExact && orderingIsExact }
 
     /// Translates `query` for rows whose fields have held `kinds`, appending its parameters to `binds`.
-    init(_ query: StorageQuery, kinds: [String: Set<JSONRecord.FieldKind>], binds: inout PostgresBindings) {
+    init(_ query: StorageQuery, kinds: [String: Set<JSONRecord.FieldKind>], binds: inout StatementParameters) {
         if let filter = query.filter {
             if let fragment = Self.fragment(filter, kinds: kinds, binds: &binds) {
                 condition = fragment.sql
@@ -65,7 +65,16 @@ struct PostgresQueryTranslation {
         var isExact: Bool
     }
 
-    static func fragment(_ filter: StorageFilter, kinds: [String: Set<JSONRecord.FieldKind>], binds: inout PostgresBindings) -> Fragment? {
+    /// The SQL for `filter`, or `nil` when none selects a superset; the parameters of SQL that
+    /// was tried and dropped are dropped with it (see ``StatementParameters``).
+    static func fragment(_ filter: StorageFilter, kinds: [String: Set<JSONRecord.FieldKind>], binds: inout StatementParameters) -> Fragment? {
+        let mark = binds.count
+        let translated = translate(filter, kinds: kinds, binds: &binds)
+        if translated == nil { binds.removeAll(after: mark) }
+        return translated
+    }
+
+    private static func translate(_ filter: StorageFilter, kinds: [String: Set<JSONRecord.FieldKind>], binds: inout StatementParameters) -> Fragment? {
         switch filter {
         case let .compare(field, comparison, value):
             return compare(field, comparison, value, kinds: kinds, binds: &binds)
@@ -110,7 +119,7 @@ struct PostgresQueryTranslation {
 
     /// `field <comparison> value`, exact, or `nil`.
     static func compare(_ field: FieldPath, _ comparison: StorageComparison, _ value: StorageValue,
-                        kinds: [String: Set<JSONRecord.FieldKind>], binds: inout PostgresBindings) -> Fragment? {
+                        kinds: [String: Set<JSONRecord.FieldKind>], binds: inout StatementParameters) -> Fragment? {
         guard field.keys.count == 1 else { return nil }
         let name = field.keys[0]
         let stored = kinds[name] ?? []
@@ -127,6 +136,7 @@ struct PostgresQueryTranslation {
             default: return Fragment(sql: "FALSE", isExact: true)
             }
         }
+        let mark = binds.count
         guard let (left, right, orderable) = operands(value, stored: stored, name: name, binds: &binds) else { return nil }
         let symbol: String
         switch comparison {
@@ -140,17 +150,19 @@ struct PostgresQueryTranslation {
         case .greaterOrEqual: symbol = ">="
         }
         // Swift cannot order two Bools: every ordering comparison is false.
-        if comparison != .equal && !orderable { return Fragment(sql: "FALSE", isExact: true) }
+        if comparison != .equal && !orderable {
+            binds.removeAll(after: mark)
+            return Fragment(sql: "FALSE", isExact: true)
+        }
         return Fragment(sql: "\(left) \(symbol) \(right)", isExact: true)
     }
 
     /// The field expression and the bound constant to compare, and whether the kind is ordered;
     /// `nil` when PostgreSQL would not compare them as Swift does.
     private static func operands(_ value: StorageValue, stored: Set<JSONRecord.FieldKind>, name: String,
-                                 binds: inout PostgresBindings) -> (String, String, Bool)? {
+                                 binds: inout StatementParameters) -> (String, String, Bool)? {
         func parameter(_ text: String, cast: String = "") -> String {
-            binds.append(text)
-            return "$\(binds.count)" + cast
+            binds.append(text: text) + cast
         }
         let number = PostgresSchema.numberExpression(name)
         switch value {

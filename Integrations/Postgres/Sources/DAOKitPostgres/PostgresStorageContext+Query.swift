@@ -20,25 +20,18 @@ extension PostgresStorageContext {
         var refresh = false
         while true {
             let (kinds, kindRows) = try await self.kinds(of: entityName, refresh: refresh)
-            var binds = PostgresBindings()
-            binds.append(entityName)
-            let translation = PostgresQueryTranslation(query, kinds: kinds, binds: &binds)
-            var sql = "SELECT daokit_key, record::text, (SELECT count(*) FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = $1) FROM \(table)"
+            var parameters = StatementParameters()
+            let entity = parameters.append(text: entityName)
+            let translation = PostgresQueryTranslation(query, kinds: kinds, binds: &parameters)
+            var sql = "SELECT daokit_key, record::text, (SELECT count(*) FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = \(entity)) FROM \(table)"
             if let condition = translation.condition { sql += " WHERE " + condition }
             if translation.isExact {
                 if let ordering = translation.ordering { sql += " ORDER BY " + ordering }
-                if let limit = query.limit {
-                    binds.append(limit)
-                    sql += " LIMIT $\(binds.count)"
-                }
-                if query.offset > 0 {
-                    binds.append(query.offset)
-                    sql += " OFFSET $\(binds.count)"
-                }
+                if let limit = query.limit { sql += " LIMIT " + parameters.append(integer: limit) }
+                if query.offset > 0 { sql += " OFFSET " + parameters.append(integer: query.offset) }
             }
-            let statement = PostgresQuery(unsafeSQL: sql, binds: binds)
-            let (rows, counted) = try await withConnection(entityName: entityName) { connection in
-                try await self.rowsAndKindCount(statement, on: connection)
+            let (rows, counted) = try await withConnection(entityName: entityName) { [sql, parameters] connection in
+                try Self.rowsAndKindCount(try await PreparedStatements.rows(sql, parameters, on: connection))
             }
             guard try await kindsUnchanged(counted, expected: kindRows, entityName: entityName) else {
                 refresh = true
@@ -68,18 +61,19 @@ extension PostgresStorageContext {
         var refresh = false
         while true {
             let (kinds, kindRows) = try await self.kinds(of: entityName, refresh: refresh)
-            var binds = PostgresBindings()
-            binds.append(entityName)
-            let translation = PostgresQueryTranslation(StorageQuery(filter: filter), kinds: kinds, binds: &binds)
+            var parameters = StatementParameters()
+            let entity = parameters.append(text: entityName)
+            let translation = PostgresQueryTranslation(StorageQuery(filter: filter), kinds: kinds, binds: &parameters)
             guard translation.conditionIsExact else { break }
             let sql = """
-                SELECT (SELECT count(*) FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = $1), \
+                SELECT (SELECT count(*) FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = \(entity)), \
                 (SELECT count(*) FROM \(table)\(translation.condition.map { " WHERE " + $0 } ?? ""))
                 """
-            let statement = PostgresQuery(unsafeSQL: sql, binds: binds)
-            let (counted, count) = try await withConnection(entityName: entityName) { connection in
-                for try await pair in try await connection.query(statement, logger: Self.logger).decode((Int, Int).self) { return pair }
-                return (-1, 0)
+            let (counted, count) = try await withConnection(entityName: entityName) { [parameters] connection in
+                guard let row = try await PreparedStatements.rows(sql, parameters, on: connection).first else { return (-1, 0) }
+                var cells = row.makeIterator()
+                guard let kinds = cells.next(), let count = cells.next() else { return (-1, 0) }
+                return (try Self.integer(kinds), try Self.integer(count))
             }
             if counted == kindRows { return count }
             refresh = true
@@ -97,21 +91,21 @@ extension PostgresStorageContext {
         var refresh = false
         while true {
             let (kinds, kindRows) = try await self.kinds(of: entityName, refresh: refresh)
-            var binds = PostgresBindings()
-            binds.append(entityName)
-            binds.append(PostgresSchema.channel)
-            binds.append(notificationPayload(entityName: entityName, keys: nil))
-            binds.append(kindRows)
+            var binds = StatementParameters()
+            let entity = binds.append(text: entityName)
+            let channel = binds.append(text: PostgresSchema.channel)
+            let payload = binds.append(text: notificationPayload(entityName: entityName, keys: nil))
+            let expectedKinds = binds.append(integer: kindRows)
             let translation = PostgresQueryTranslation(StorageQuery(filter: filter), kinds: kinds, binds: &binds)
             let condition = translation.condition.map { " AND (\($0))" } ?? ""
-            let counting = "(SELECT count(*) FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = $1)"
+            let counting = "(SELECT count(*) FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = \(entity))"
             if translation.conditionIsExact {
                 // Deletes nothing unless the kinds are the ones the condition was built for.
                 let sql = """
-                    WITH gone AS (DELETE FROM \(table) WHERE \(counting) = $4\(condition) RETURNING 1) \
-                    SELECT \(counting), pg_notify($2, $3)::text
+                    WITH gone AS (DELETE FROM \(table) WHERE \(counting) = \(expectedKinds)\(condition) RETURNING 1) \
+                    SELECT \(counting), pg_notify(\(channel), \(payload))::text
                     """
-                let statement = PostgresQuery(unsafeSQL: sql, binds: binds)
+                let statement = PostgresQuery(unsafeSQL: sql, binds: binds.bindings)
                 let counted = try await transaction(entityName: entityName) { connection in
                     var counted = -1
                     for try await (count, _) in try await connection.query(statement, logger: Self.logger).decode((Int, String).self) {
@@ -125,9 +119,9 @@ extension PostgresStorageContext {
             }
             let select = PostgresQuery(unsafeSQL: """
                 SELECT daokit_key, record::text, \(counting) FROM \(table) WHERE TRUE\(condition) FOR UPDATE
-                """, binds: binds)
+                """, binds: binds.bindings)
             let outcome: Bool = try await transaction(entityName: entityName) { connection in
-                let (rows, counted) = try await self.rowsAndKindCount(select, on: connection)
+                let (rows, counted) = try Self.rowsAndKindCount(try await connection.query(select, logger: Self.logger).collect())
                 if let counted, counted != kindRows { return false }
                 var doomed: [String] = []
                 for row in rows {
@@ -151,16 +145,23 @@ extension PostgresStorageContext {
 
     /// The rows of a `SELECT daokit_key, record::text, <count of the recorded kinds>`, and the count
     /// the statement saw (`nil` when it returned no row).
-    private func rowsAndKindCount(_ statement: PostgresQuery, on connection: PostgresConnection) async throws -> (rows: [Row], kindCount: Int?) {
-        var rows: [Row] = []
-        var counted: Int?
-        for try await row in try await connection.query(statement, logger: Self.logger) {
-            rows.append(Row(row))
-            // One count for the whole statement, repeated in every row. The third cell straight
-            // from the row: a random-access view would build a column index for every statement.
-            if counted == nil { counted = try row.dropFirst(2).first?.decode(Int.self) }
+    private static func rowsAndKindCount(_ rows: [PostgresRow]) throws -> (rows: [Row], kindCount: Int?) {
+        // One count for the whole statement, repeated in every row. The third cell straight from
+        // the row: a random-access view would build a column index for every statement.
+        let counted = try rows.first?.dropFirst(2).first.map(integer)
+        return (rows.map(Row.init), counted)
+    }
+
+    /// The integer in an `int8` cell, read from its bytes: postgres-nio asks for every result in
+    /// binary, yet labels the columns of a prepared statement's rows as text (it keeps the
+    /// description the server gave before the format was chosen), so that its decoding would
+    /// read the eight bytes as digits.
+    /// - Throws: `PostgresDecodingError` when the cell is not eight bytes of `int8`.
+    private static func integer(_ cell: PostgresCell) throws -> Int {
+        guard cell.dataType == .int8, var bytes = cell.bytes, bytes.readableBytes == 8, let value = bytes.readInteger(as: Int64.self) else {
+            return try cell.decode(Int.self)
         }
-        return (rows, counted)
+        return Int(value)
     }
 
     /// Whether the kinds a statement counted (`nil` when it returned no row) are the ones its SQL
@@ -183,7 +184,7 @@ extension PostgresStorageContext {
     /// How `query` would run on the entity's table now: what SQL answers and what is left to
     /// Swift. For tests and diagnostics.
     func translation<E: Storable>(of query: StorageQuery, for type: E.Type) async throws -> PostgresQueryTranslation {
-        var binds = PostgresBindings()
+        var binds = StatementParameters()
         return PostgresQueryTranslation(query, kinds: try await kinds(of: E.entityName, refresh: true).kinds, binds: &binds)
     }
 
@@ -192,13 +193,13 @@ extension PostgresStorageContext {
     /// off) so that a small table still shows whether an index can serve it. For tests and diagnostics.
     func plan<E: Storable>(of query: StorageQuery, for type: E.Type) async throws -> [String] {
         let table = try table(E.self)
-        var binds = PostgresBindings()
+        var binds = StatementParameters()
         let translation = PostgresQueryTranslation(query, kinds: try await kinds(of: E.entityName, refresh: true).kinds, binds: &binds)
         var sql = "EXPLAIN SELECT daokit_key, record::text FROM \(table)"
         if let condition = translation.condition { sql += " WHERE " + condition }
         if let ordering = translation.ordering { sql += " ORDER BY " + ordering }
         if let limit = query.limit { sql += " LIMIT \(limit)" }
-        let statement = PostgresQuery(unsafeSQL: sql, binds: binds)
+        let statement = PostgresQuery(unsafeSQL: sql, binds: binds.bindings)
         return try await transaction(entityName: E.entityName) { connection in
             try await connection.execute("SET LOCAL enable_seqscan = off", logger: Self.logger)
             try await connection.execute("SET LOCAL enable_sort = off", logger: Self.logger)

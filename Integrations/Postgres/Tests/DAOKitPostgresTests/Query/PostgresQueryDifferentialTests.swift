@@ -77,7 +77,7 @@ struct PostgresQueryDifferentialTests {
     }
 
     @Test func aFieldHoldingNonASCIIStringsIsComparedInSwift() throws {
-        var binds = PostgresBindings()
+        var binds = StatementParameters()
         let translation = PostgresQueryTranslation(StorageQuery(filter: .compare("name", .less, .string("b"))),
                                                    kinds: ["name": [.asciiString, .string]], binds: &binds)
         #expect(!translation.conditionIsExact)

@@ -1,0 +1,62 @@
+import PostgresNIO
+
+/// The constants a statement binds, `$1`, `$2`, …: each `append` returns the placeholder to write
+/// into the SQL, with its type spelled out.
+///
+/// The same parameters run unnamed, as postgres-nio's typed `PostgresBindings`, or in a named
+/// prepared statement (``PreparedStatements``), where PostgreSQL knows a parameter's type only
+/// from the SQL. So the type is written into the SQL (`$3::text`, never left to inference:
+/// `$3::numeric` would make the parameter itself `numeric`, and the text bound to it would be
+/// read as a binary number), and no parameter may go unused (a prepared statement counts its
+/// parameters from the SQL): SQL generation that drops a fragment drops its parameters with it
+/// (``removeAll(after:)``).
+struct StatementParameters {
+    private enum Value {
+        case text(String)
+        case integer(Int)
+    }
+
+    private var values: [Value] = []
+
+    /// How many constants have been appended.
+    var count: Int { values.count }
+
+    /// Appends `text` as a `text` parameter; returns its placeholder.
+    mutating func append(text: String) -> String {
+        values.append(.text(text))
+        return "$\(count)::text"
+    }
+
+    /// Appends `integer` as an `int8` parameter; returns its placeholder.
+    mutating func append(integer: Int) -> String {
+        values.append(.integer(integer))
+        return "$\(count)::int8"
+    }
+
+    /// Drops the parameters appended after the first `count`, whose SQL was dropped.
+    mutating func removeAll(after count: Int) {
+        values.removeSubrange(count...)
+    }
+
+    /// The parameters for a statement run unnamed.
+    var bindings: PostgresBindings {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values {
+            switch value {
+            case let .text(text): bindings.append(text)
+            case let .integer(integer): bindings.append(integer)
+            }
+        }
+        return bindings
+    }
+
+    /// The parameters for a prepared statement, in the form postgres-nio binds them there.
+    var preparedValues: [PostgresData] {
+        values.map { value in
+            switch value {
+            case let .text(text): PostgresData(string: text)
+            case let .integer(integer): PostgresData(int: integer)
+            }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+@_spi(DAOKitIntegrations) import DAOKit
+@testable import DAOKitPostgres
+import Testing
+
+/// The parameters a translation binds are exactly those its SQL uses, numbered in order and typed
+/// in the SQL: what a named prepared statement, which counts and types its parameters from the
+/// SQL alone, needs.
+@Suite("Postgres statement parameters")
+struct StatementParametersTests {
+    private let kinds: [String: Set<JSONRecord.FieldKind>] = ["a": [.asciiString], "b": [.asciiString], "n": [.integer], "flag": [.bool]]
+
+    /// The translation's condition and how many parameters it bound.
+    private func translate(_ filter: StorageFilter) -> (condition: String?, count: Int) {
+        var parameters = StatementParameters()
+        let translation = PostgresQueryTranslation(StorageQuery(filter: filter), kinds: kinds, binds: &parameters)
+        return (translation.condition, parameters.count)
+    }
+
+    /// The placeholders `$1`, `$2`, … the SQL holds, in the order they appear.
+    private func placeholders(in sql: String) -> [Int] {
+        var numbers: [Int] = []
+        var rest = Substring(sql)
+        while let dollar = rest.firstIndex(of: "$") {
+            rest = rest[rest.index(after: dollar)...]
+            let digits = rest.prefix { $0.isNumber }
+            if let number = Int(digits) { numbers.append(number) }
+            rest = rest.dropFirst(digits.count)
+        }
+        return numbers
+    }
+
+    @Test func everyPlaceholderIsNumberedInOrderAndTypedInTheSQL() throws {
+        let (condition, count) = translate(.and([.compare("a", .equal, .string("x")), .compare("n", .greater, .int(3)),
+                                                 .isIn("b", [.string("y"), .string("z")])]))
+        let sql = try #require(condition)
+        #expect(count == 4)
+        #expect(placeholders(in: sql) == [1, 2, 3, 4])
+        #expect(sql.contains("$1::text") && sql.contains("$2::text::numeric") && sql.contains("$3::text") && sql.contains("$4::text"), "\(sql)")
+    }
+
+    @Test func aMembershipDroppedForOneUntranslatableValueLeavesNoParameterBehind() throws {
+        let (condition, count) = translate(.and([.isIn("b", [.string("y"), .string("é")]), .compare("a", .equal, .string("x"))]))
+        let sql = try #require(condition)
+        #expect(count == 1)
+        #expect(placeholders(in: sql) == [1], "\(sql)")
+    }
+
+    @Test func aNegationOfAnInexactPartLeavesNoParameterBehind() throws {
+        let (condition, count) = translate(.and([.not(.and([.compare("a", .equal, .string("x")), .hasPrefix("b", "p")])),
+                                                 .compare("b", .notEqual, .string("q"))]))
+        let sql = try #require(condition)
+        #expect(count == 1)
+        #expect(placeholders(in: sql) == [1], "\(sql)")
+    }
+
+    @Test func aDisjunctionDroppedAfterItsFirstPartLeavesNoParameterBehind() {
+        let (condition, count) = translate(.or([.compare("a", .equal, .string("x")), .hasPrefix("b", "p")]))
+        #expect(condition == nil)
+        #expect(count == 0)
+    }
+
+    @Test func anOrderingOfFlagsIsFalseWithoutAParameter() throws {
+        let (condition, count) = translate(.compare("flag", .less, .bool(true)))
+        #expect(condition == "FALSE")
+        #expect(count == 0)
+    }
+}
