@@ -20,17 +20,8 @@ extension PostgresStorageContext {
         var refresh = false
         while true {
             let (kinds, kindRows) = try await self.kinds(of: entityName, refresh: refresh)
-            var parameters = StatementParameters()
-            let entity = parameters.append(text: entityName)
-            let translation = PostgresQueryTranslation(query, kinds: kinds, binds: &parameters)
-            var sql = "SELECT daokit_key, record::text, (SELECT count(*) FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = \(entity)) FROM \(table)"
-            if let condition = translation.condition { sql += " WHERE " + condition }
-            if translation.isExact {
-                if let ordering = translation.ordering { sql += " ORDER BY " + ordering }
-                if let limit = query.limit { sql += " LIMIT " + parameters.append(integer: limit) }
-                if query.offset > 0 { sql += " OFFSET " + parameters.append(integer: query.offset) }
-            }
-            let (rows, counted) = try await withConnection(entityName: entityName) { [sql, parameters] connection in
+            let (sql, parameters, translation) = selectStatement(query, table: table, entityName: entityName, kinds: kinds)
+            let (rows, counted) = try await withConnection(entityName: entityName) { connection in
                 try Self.rowsAndKindCount(try await PreparedStatements.rows(sql, parameters, on: connection))
             }
             guard try await kindsUnchanged(counted, expected: kindRows, entityName: entityName) else {
@@ -143,6 +134,23 @@ extension PostgresStorageContext {
         notifier.post(.entity(entityName))
     }
 
+    /// The `SELECT` ``fetch(_:matching:)`` runs: the rows SQL selects, each with the count of the
+    /// kinds recorded for the entity; ordered and paged in SQL only when the translation is exact.
+    private func selectStatement(_ query: StorageQuery, table: String, entityName: String, kinds: [String: Set<JSONRecord.FieldKind>])
+        -> (sql: String, parameters: StatementParameters, translation: PostgresQueryTranslation) {
+        var parameters = StatementParameters()
+        let entity = parameters.append(text: entityName)
+        let translation = PostgresQueryTranslation(query, kinds: kinds, binds: &parameters)
+        var sql = "SELECT daokit_key, record::text, (SELECT count(*) FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = \(entity)) FROM \(table)"
+        if let condition = translation.condition { sql += " WHERE " + condition }
+        if translation.isExact {
+            if let ordering = translation.ordering { sql += " ORDER BY " + ordering }
+            if let limit = query.limit { sql += " LIMIT " + parameters.append(integer: limit) }
+            if query.offset > 0 { sql += " OFFSET " + parameters.append(integer: query.offset) }
+        }
+        return (sql, parameters, translation)
+    }
+
     /// The rows of a `SELECT daokit_key, record::text, <count of the recorded kinds>`, and the count
     /// the statement saw (`nil` when it returned no row).
     private static func rowsAndKindCount(_ rows: [PostgresRow]) throws -> (rows: [Row], kindCount: Int?) {
@@ -188,23 +196,32 @@ extension PostgresStorageContext {
         return PostgresQueryTranslation(query, kinds: try await kinds(of: E.entityName, refresh: true).kinds, binds: &binds)
     }
 
-    /// PostgreSQL's plan (`EXPLAIN`) for the `SELECT` that ``fetch(_:matching:)`` runs for an
-    /// exact query, with sequential scans and sorts discouraged (`enable_seqscan`, `enable_sort`
-    /// off) so that a small table still shows whether an index can serve it. For tests and diagnostics.
-    func plan<E: Storable>(of query: StorageQuery, for type: E.Type) async throws -> [String] {
+    /// PostgreSQL's plan (`EXPLAIN`) for the `SELECT` that ``fetch(_:matching:)`` runs, with
+    /// sequential scans and sorts discouraged (`enable_seqscan`, `enable_sort` off) so that a small
+    /// table still shows whether an index can serve it. `generic` explains the plan a prepared
+    /// statement settles on after its first runs, made without the parameters' values
+    /// (``PreparedStatements``); otherwise the plan for these values. For tests and diagnostics.
+    func plan<E: Storable>(of query: StorageQuery, for type: E.Type, generic: Bool = false) async throws -> [String] {
         let table = try table(E.self)
-        var binds = StatementParameters()
-        let translation = PostgresQueryTranslation(query, kinds: try await kinds(of: E.entityName, refresh: true).kinds, binds: &binds)
-        var sql = "EXPLAIN SELECT daokit_key, record::text FROM \(table)"
-        if let condition = translation.condition { sql += " WHERE " + condition }
-        if let ordering = translation.ordering { sql += " ORDER BY " + ordering }
-        if let limit = query.limit { sql += " LIMIT \(limit)" }
-        let statement = PostgresQuery(unsafeSQL: sql, binds: binds.bindings)
+        let kinds = try await kinds(of: E.entityName, refresh: true).kinds
+        let (sql, parameters, _) = selectStatement(query, table: table, entityName: E.entityName, kinds: kinds)
         return try await transaction(entityName: E.entityName) { connection in
             try await connection.execute("SET LOCAL enable_seqscan = off", logger: Self.logger)
             try await connection.execute("SET LOCAL enable_sort = off", logger: Self.logger)
             var lines: [String] = []
-            for try await line in try await connection.query(statement, logger: Self.logger).decode(String.self) { lines.append(line) }
+            guard generic else {
+                let explain = PostgresQuery(unsafeSQL: "EXPLAIN " + sql, binds: parameters.bindings)
+                for try await line in try await connection.query(explain, logger: Self.logger).decode(String.self) { lines.append(line) }
+                return lines
+            }
+            // A generic plan does not look at the values: NULL stands for each.
+            try await connection.execute("SET LOCAL plan_cache_mode = force_generic_plan", logger: Self.logger)
+            try await connection.execute(PostgresQuery(unsafeSQL: "PREPARE daokit_explained AS " + sql), logger: Self.logger)
+            let nulls = Array(repeating: "NULL", count: parameters.count).joined(separator: ", ")
+            let explain = PostgresQuery(unsafeSQL: "EXPLAIN EXECUTE daokit_explained" + (nulls.isEmpty ? "" : "(\(nulls))"))
+            for try await line in try await connection.query(explain, logger: Self.logger).decode(String.self) { lines.append(line) }
+            // Outlives the transaction otherwise: a statement belongs to the session.
+            try await connection.execute("DEALLOCATE daokit_explained", logger: Self.logger)
             return lines
         }
     }
