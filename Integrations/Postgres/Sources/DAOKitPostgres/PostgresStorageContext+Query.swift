@@ -17,17 +17,12 @@ extension PostgresStorageContext {
         let entityName = E.entityName
         let table = try table(E.self)
         try await ensureTable(entityName, table: table)
-        var refresh = false
-        while true {
-            let (kinds, kindRows) = try await self.kinds(of: entityName, refresh: refresh)
+        return try await withCurrentKinds(of: entityName) { kinds, kindRows in
             let (sql, parameters, translation) = selectStatement(query, table: table, entityName: entityName, kinds: kinds)
             let (rows, counted) = try await withConnection(entityName: entityName) { connection in
                 try Self.rowsAndKindCount(try await PreparedStatements.rows(sql, parameters, on: connection))
             }
-            guard try await kindsUnchanged(counted, expected: kindRows, entityName: entityName) else {
-                refresh = true
-                continue
-            }
+            guard try await kindsUnchanged(counted, expected: kindRows, entityName: entityName) else { return .retry }
             var entities: [E] = []
             entities.reserveCapacity(rows.count)
             var failures: [StorageError] = []
@@ -39,7 +34,7 @@ extension PostgresStorageContext {
                 }
             }
             try StorageError.throwIfAny(failures, entityName: entityName, location: serverDescription)
-            return translation.isExact ? entities : try query.apply(to: entities)
+            return .answer(translation.isExact ? entities : try query.apply(to: entities))
         }
     }
 
@@ -49,13 +44,11 @@ extension PostgresStorageContext {
         let entityName = E.entityName
         let table = try table(E.self)
         try await ensureTable(entityName, table: table)
-        var refresh = false
-        while true {
-            let (kinds, kindRows) = try await self.kinds(of: entityName, refresh: refresh)
+        let counted: Int? = try await withCurrentKinds(of: entityName) { kinds, kindRows in
             var parameters = StatementParameters()
             let entity = parameters.append(text: entityName)
             let translation = PostgresQueryTranslation(StorageQuery(filter: filter), kinds: kinds, binds: &parameters)
-            guard translation.conditionIsExact else { break }
+            guard translation.conditionIsExact else { return .answer(nil) }
             let sql = """
                 SELECT (SELECT count(*) FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = \(entity)), \
                 (SELECT count(*) FROM \(table)\(translation.condition.map { " WHERE " + $0 } ?? ""))
@@ -66,9 +59,9 @@ extension PostgresStorageContext {
                 guard let kinds = cells.next(), let count = cells.next() else { return (-1, 0) }
                 return (try Self.integer(kinds), try Self.integer(count))
             }
-            if counted == kindRows { return count }
-            refresh = true
+            return counted == kindRows ? .answer(count) : .retry
         }
+        if let counted { return counted }
         return try StorageQuery(filter: filter).apply(to: try await fetch(E.self, matching: StorageQuery(filter: filter))).count
     }
 
@@ -79,9 +72,7 @@ extension PostgresStorageContext {
         let entityName = E.entityName
         let table = try table(E.self)
         try await ensureTable(entityName, table: table)
-        var refresh = false
-        while true {
-            let (kinds, kindRows) = try await self.kinds(of: entityName, refresh: refresh)
+        try await withCurrentKinds(of: entityName) { kinds, kindRows -> Attempt<Void> in
             var binds = StatementParameters()
             let entity = binds.append(text: entityName)
             let channel = binds.append(text: PostgresSchema.channel)
@@ -104,9 +95,7 @@ extension PostgresStorageContext {
                     }
                     return counted
                 }
-                if counted == kindRows { break }
-                refresh = true
-                continue
+                return counted == kindRows ? .answer(()) : .retry
             }
             let select = PostgresQuery(unsafeSQL: """
                 SELECT daokit_key, record::text, \(counting) FROM \(table) WHERE TRUE\(condition) FOR UPDATE
@@ -128,10 +117,29 @@ extension PostgresStorageContext {
                     """, binds: deleteBinds), logger: Self.logger)
                 return true
             }
-            if outcome { break }
-            refresh = true
+            return outcome ? .answer(()) : .retry
         }
         notifier.post(.entity(entityName))
+    }
+
+    /// How one attempt of a query ended: with its answer, or seeing other kinds than its SQL was
+    /// built for (see the extension's description).
+    private enum Attempt<Answer> {
+        case answer(Answer)
+        case retry
+    }
+
+    /// Runs `attempt` with the kinds recorded for the entity until it answers: after a `.retry`,
+    /// with the kinds read again from the server.
+    private func withCurrentKinds<Answer>(
+        of entityName: String, _ attempt: (_ kinds: [String: Set<JSONRecord.FieldKind>], _ kindRows: Int) async throws -> Attempt<Answer>
+    ) async throws -> Answer {
+        var refresh = false
+        while true {
+            let (kinds, kindRows) = try await self.kinds(of: entityName, refresh: refresh)
+            if case let .answer(answer) = try await attempt(kinds, kindRows) { return answer }
+            refresh = true
+        }
     }
 
     /// The `SELECT` ``fetch(_:matching:)`` runs: the rows SQL selects, each with the count of the
