@@ -65,7 +65,7 @@ struct IndexEntry: InPlaceComparable {
 /// values, it agrees with it (so `nil` comes first, and walking an index in order is sorting by
 /// a ``StorageSortKey`` without a string comparator); values it cannot order get an order anyway —
 /// by kind, `false` before `true`, `Data` and `URL` by bytes and text, `Double.nan` after every
-/// other number — because an index needs one. Queries never rely on that part: every entry an
+/// other number and a NaN date after every other date — because an index needs one. Queries never rely on that part: every entry an
 /// index walk yields is checked against the whole filter.
 enum IndexOrder {
     /// The kinds indexes hold most — integers, dates, flags — compared in line, without copying
@@ -76,7 +76,10 @@ enum IndexOrder {
         case let .int(a):
             if case let .int(b) = rhs { return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending) }
         case let .date(a):
-            if case let .date(b) = rhs { return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending) }
+            // A NaN date is neither less, equal nor greater: `compareAnyKinds` places it.
+            if case let .date(b) = rhs, !a.timeIntervalSinceReferenceDate.isNaN, !b.timeIntervalSinceReferenceDate.isNaN {
+                return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
+            }
         case let .bool(a):
             if case let .bool(b) = rhs { return a == b ? .orderedSame : (a ? .orderedDescending : .orderedAscending) }
         default:
@@ -99,9 +102,11 @@ enum IndexOrder {
         }
     }
 
-    /// The rank of a value's kind; NaN ranks just after the numbers.
+    /// The rank of a value's kind; a NaN number ranks just after the numbers, a NaN date just
+    /// after the dates.
     private static func nanAware(_ value: StorageValue) -> Double {
         if case let .double(d) = value, d.isNaN { return Double(value.kind) + 0.5 }
+        if case let .date(d) = value, d.timeIntervalSinceReferenceDate.isNaN { return Double(value.kind) + 0.5 }
         switch value {
         case .int, .uint, .double: return 3  // numbers compare with each other; one rank
         default: return Double(value.kind)

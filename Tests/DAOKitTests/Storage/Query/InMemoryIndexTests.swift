@@ -203,6 +203,37 @@ struct InMemoryIndexTests {
         }
     }
 
+    @Test func entitiesWithNaNDatesCanBeReplacedAndDeletedAndEveryIndexStaysExact() throws {
+        // Every fifth date NaN: each index must find those entries again to move or remove them.
+        let chats = Self.chats(1_200).map { chat in
+            var chat = chat
+            if chat.id % 5 == 0 { chat.date = Date(timeIntervalSinceReferenceDate: .nan) }
+            return chat
+        }
+        let stores = try daos(chats)
+        let redated = chats.filter { $0.id % 10 < 2 }.map { chat in
+            var chat = chat
+            chat.date = chat.date.timeIntervalSinceReferenceDate.isNaN ? Date(timeIntervalSinceReferenceDate: 5) : Date(timeIntervalSinceReferenceDate: .nan)
+            return chat
+        }
+        try persist(redated, to: stores)
+        let doomed = chats.filter { $0.id % 15 == 0 }.map(\.id)
+        try stores.indexed.erase(ids: doomed)
+        try stores.plain.erase(ids: doomed)
+        let middle = Date(timeIntervalSinceReferenceDate: 500)
+        for dialog in 0..<10 {
+            // NaN dates sort nowhere in particular, and a NaN date equals nothing, itself included:
+            // compare ids, in id order.
+            for predicate in [#Predicate<Chat> { $0.dialogID == dialog }, #Predicate<Chat> { $0.dialogID == dialog && $0.date > middle },
+                              #Predicate<Chat> { $0.dialogID == dialog && $0.date <= middle }] {
+                #expect(try stores.indexed.read(where: predicate, sortedBy: [SortDescriptor(\.id)]).map(\.id)
+                        == stores.plain.read(where: predicate, sortedBy: [SortDescriptor(\.id)]).map(\.id))
+                #expect(try stores.indexed.count(where: predicate) == stores.plain.count(where: predicate))
+            }
+        }
+        #expect(try stores.indexed.count(where: #Predicate { $0.dialogID >= 0 }) == chats.count - doomed.count)
+    }
+
     @Test func flippingTheLeadingFieldOfAnIndexMovesEachEntryBetweenChunksAndKeepsEveryIndexExact() throws {
         // Enough records for several chunks per index, so that moved entries leave and enter
         // chunks at their ends as well as in their middles.

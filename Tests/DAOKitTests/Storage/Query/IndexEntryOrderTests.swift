@@ -83,4 +83,31 @@ struct IndexEntryOrderTests {
             #expect(mismatches == 0)
         }
     }
+
+    /// A sorted index needs a total order: were two values each "after" the other (as a NaN date
+    /// was against every date), a search could walk past entries it should find.
+    @Test func theValueOrderIsATotalOrderOverEveryKindIncludingNaN() {
+        func reversed(_ order: ComparisonResult) -> ComparisonResult {
+            switch order {
+            case .orderedAscending: .orderedDescending
+            case .orderedDescending: .orderedAscending
+            case .orderedSame: .orderedSame
+            }
+        }
+        // Foundation's `Date.description` traps on a NaN date: name dates by their seconds.
+        func name(_ value: StorageValue) -> String {
+            if case let .date(date) = value { return "date(\(date.timeIntervalSinceReferenceDate))" }
+            return "\(value)"
+        }
+        let values = Self.fieldValues
+        for a in values {
+            #expect(IndexOrder.compare(a, a) == .orderedSame, "\(name(a)) against itself")
+            for b in values {
+                #expect(IndexOrder.compare(a, b) == reversed(IndexOrder.compare(b, a)), "\(name(a)) against \(name(b))")
+                for c in values where IndexOrder.compare(a, b) != .orderedDescending && IndexOrder.compare(b, c) != .orderedDescending {
+                    #expect(IndexOrder.compare(a, c) != .orderedDescending, "\(name(a)) <= \(name(b)) <= \(name(c))")
+                }
+            }
+        }
+    }
 }
