@@ -99,7 +99,14 @@ struct IndexEntryOrderTests {
             if case let .date(date) = value { return "date(\(date.timeIntervalSinceReferenceDate))" }
             return "\(value)"
         }
-        let values = Self.fieldValues
+        let values = Self.fieldValues + [
+            .uint(.max), .double(-.infinity), .double(.infinity), .double(-0.0), .int(-0),
+            .decimal(Decimal(string: "-1.5")!), .decimal(0), .decimal(Decimal(string: "1e100")!), .decimal(.nan),
+            .string(""), .string("e\u{301}"), .string("\u{E9}"), .string("f"),
+            .uuid(UUID(uuidString: "00000000-0000-0000-0000-000000000001")!), .uuid(UUID(uuidString: "F0000000-0000-0000-0000-000000000000")!),
+            .url(URL(string: "https://a.example/x")!), .url(URL(string: "x", relativeTo: URL(string: "https://a.example/")!)!),
+            .data(Data()), .data(Data([0])), .data(Data([1, 2])),
+        ]
         for a in values {
             #expect(IndexOrder.compare(a, a) == .orderedSame, "\(name(a)) against itself")
             for b in values {
