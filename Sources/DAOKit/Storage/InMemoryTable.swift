@@ -102,7 +102,8 @@ struct InMemoryTable {
             record.indexValues = values
             for index in trees.indices where trees[index] != nil {
                 // In place when the index's own fields did not change (only the values it carries did).
-                trees[index]!.replace(layout.entry(old, of: record, in: index), with: layout.entry(of: record, in: index))
+                let found = trees[index]!.replace(layout.entry(old, of: record, in: index), with: layout.entry(of: record, in: index))
+                precondition(found, Self.lostEntry)
             }
         }
         record.snapshot = snapshot
@@ -110,10 +111,18 @@ struct InMemoryTable {
         return old
     }
 
+    /// Why a write stops when an index does not find a record's entry: left behind, the entry
+    /// would hold its record `unowned(unsafe)` (see ``IndexEntry``) after the record is freed,
+    /// and the next walk over it would read freed memory. Only an order that is not total (as a
+    /// NaN date's once was) makes an entry unfindable.
+    private static let lostEntry = "an index lost track of a record's entry: its order is not total"
+
     /// Removes the record under `key`; returns its snapshot.
     mutating func remove(forKey key: String) -> (any Storable)? {
         guard let record = records.removeValue(forKey: key) else { return nil }
-        for index in trees.indices where trees[index] != nil { trees[index]!.remove(layout.entry(of: record, in: index)) }
+        for index in trees.indices where trees[index] != nil {
+            precondition(trees[index]!.remove(layout.entry(of: record, in: index)), Self.lostEntry)
+        }
         count(record.snapshot, by: -1)
         return record.snapshot
     }
