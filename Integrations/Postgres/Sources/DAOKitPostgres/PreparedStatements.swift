@@ -54,15 +54,16 @@ enum PreparedStatements {
     /// The prepared statement for `sql` on `connection`: the one kept, or a new one.
     private static func statement(_ sql: String, on connection: PostgresConnection) async throws -> PreparedQuery {
         let id = ObjectIdentifier(connection)
+        // Every change below is made in place (`prepared[id]!…`): a copy of the entry, changed and
+        // stored back, would copy its dictionary of statements on every query.
         let (kept, isFirst) = prepared.withLock { prepared -> (PreparedQuery?, Bool) in
-            guard var entry = prepared[id] else {
+            guard prepared[id] != nil else {
                 prepared[id] = Prepared(connection: connection)
                 return (nil, true)
             }
-            entry.clock &+= 1
-            let kept = entry.statements[sql]?.query
-            if kept != nil { entry.statements[sql]!.lastUse = entry.clock }
-            prepared[id] = entry
+            prepared[id]!.clock &+= 1
+            guard let kept = prepared[id]!.statements[sql]?.query else { return (nil, false) }
+            prepared[id]!.statements[sql]!.lastUse = prepared[id]!.clock
             return (kept, false)
         }
         if let kept { return kept }
@@ -72,14 +73,14 @@ enum PreparedStatements {
         let query = try await connection.prepare(query: sql).get()
         let evicted = prepared.withLock { prepared -> PreparedQuery? in
             // No entry: the connection closed meanwhile, and the statement is used this once.
-            guard var entry = prepared[id] else { return nil }
+            guard prepared[id] != nil else { return nil }
             var evicted: PreparedQuery?
-            if entry.statements.count >= limit, let oldest = entry.statements.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-                evicted = entry.statements.removeValue(forKey: oldest.key)?.query
+            if prepared[id]!.statements.count >= limit,
+               let oldest = prepared[id]!.statements.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                evicted = prepared[id]!.statements.removeValue(forKey: oldest.key)?.query
             }
-            entry.clock &+= 1
-            entry.statements[sql] = (query, entry.clock)
-            prepared[id] = entry
+            prepared[id]!.clock &+= 1
+            prepared[id]!.statements[sql] = (query, prepared[id]!.clock)
             return evicted
         }
         // A failure here leaves a statement the server keeps until the session ends: harmless.
