@@ -4,14 +4,17 @@ import PostgresNIO
 
 /// Reading by id, reading everything, counting, and reading past records that do not decode.
 extension PostgresStorageContext {
-    /// ``StorageContext/fetch(_:id:)``.
+    /// ``StorageContext/fetch(_:id:)``, as a prepared statement (see ``PreparedStatements``): the
+    /// read an app makes most, and one whose parsing and planning cost as much as running it.
     public func fetch<E: Storable>(_ type: E.Type, id: E.ID) async throws -> E? {
-        let key = Self.columnKey(id.storageKey)
-        var binds = PostgresBindings()
-        binds.append(key)
-        return try await readRows(E.self, where: "daokit_key = $1", binds: binds, into: nil) { entity, row in
-            entity = try self.decode(E.self, row)
+        let table = try table(E.self)
+        try await ensureTable(E.entityName, table: table)
+        var parameters = StatementParameters()
+        let sql = "SELECT daokit_key, record::text FROM \(table) WHERE daokit_key = " + parameters.append(text: Self.columnKey(id.storageKey))
+        let rows = try await withConnection(entityName: E.entityName, key: id.storageKey) { connection in
+            try await PreparedStatements.rows(sql, parameters, on: connection).map(Row.init)
         }
+        return try rows.first.map { try decode(E.self, $0) }
     }
 
     /// ``StorageContext/fetchAll(_:)``.
@@ -24,7 +27,7 @@ extension PostgresStorageContext {
 
     /// ``StorageContext/fetchReadable(_:)``: every record that decodes, and the others with their errors.
     public func fetchReadable<E: Storable>(_ type: E.Type) async throws -> ReadableRecords<E, E.ID> {
-        try await readRows(E.self, where: nil, binds: PostgresBindings(), into: ReadableRecords(values: [], failures: [])) { result, row in
+        try await readEveryRow(E.self, into: ReadableRecords(values: [], failures: [])) { result, row in
             do {
                 result.values.append(try self.decode(E.self, row))
             } catch let error as StorageError {
@@ -78,20 +81,20 @@ extension PostgresStorageContext {
         var key: String { String(buffer: keyColumn) }
     }
 
-    /// Reads the rows `SELECT … WHERE condition` returns (every row for `nil`) into `result`, each
-    /// with `read` as it arrives: decoding then overlaps the server's sending of the rows after it,
-    /// as in a hand-written postgres-nio loop, where decoding after the last row would add the two.
+    /// Reads every row of the entity's table into `result`, each with `read` as it arrives: decoding
+    /// then overlaps the server's sending of the rows after it, as in a hand-written postgres-nio
+    /// loop, where decoding after the last row would add the two.
     /// - Throws: what `read` throws, or a ``StorageError`` when the server fails.
-    func readRows<E: Storable, Result>(_ type: E.Type, where condition: String?, binds: PostgresBindings, into result: Result,
-                                       _ read: @escaping (inout Result, Row) throws -> Void) async throws -> Result {
+    func readEveryRow<E: Storable, Result>(_ type: E.Type, into result: Result,
+                                           _ read: @escaping (inout Result, Row) throws -> Void) async throws -> Result {
         let table = try table(E.self)
         try await ensureTable(E.entityName, table: table)
-        let sql = "SELECT daokit_key, record::text FROM \(table)" + (condition.map { " WHERE " + $0 } ?? "")
+        let sql = "SELECT daokit_key, record::text FROM \(table)"
         // `withConnection` runs its body in a task of its own and waits for it: the result (entities,
         // which need not be `Sendable`) is handed over once, after that task has finished with it.
         let transfer = try await withConnection(entityName: E.entityName) { connection in
             var result = result
-            for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger) {
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: Self.logger) {
                 try read(&result, Row(row))
             }
             return UncheckedTransfer(result)
