@@ -2,8 +2,8 @@
 import Foundation
 import PostgresNIO
 
-/// A ``StorageQuery`` in PostgreSQL's SQL over the `jsonb` records, as far as PostgreSQL answers
-/// it exactly as ``StorageQuery/apply(to:)`` does.
+/// PostgreSQL's part of a ``SQLQueryTranslation`` over the `jsonb` records: how a field compares
+/// and orders as ``StorageQuery/apply(to:)`` does.
 ///
 /// A JSON number may be an integer, a `Double`, a `Date` or a `Decimal`, a JSON string a
 /// `String`, a `UUID`, a `URL` or Base64 `Data`, and Swift compares each kind its own way. So a
@@ -22,128 +22,42 @@ import PostgresNIO
 ///   `COALESCE(…, FALSE)`, so `NOT` means Swift's `!`;
 /// - anything else — nested paths, prefix and contains, `Decimal`, `URL`, `Data`, non-ASCII
 ///   strings, mixed kinds — stays in Swift.
-///
-/// A filter that does not translate whole still yields SQL that selects a superset (the
-/// translatable conjuncts of an `AND`); the context then evaluates the whole query in Swift.
-/// Paging goes to SQL only when the filter and the sort do.
-struct PostgresQueryTranslation {
-    /// The `WHERE` condition, `nil` for none.
-    var condition: String?
-    /// Whether ``condition`` selects exactly the entities the filter holds for.
-    var conditionIsExact = true
-    /// The `ORDER BY` list, `nil` when no key needs ordering.
-    var ordering: String?
-    /// Whether ``ordering`` orders exactly as the query's sort (ties aside).
-    var orderingIsExact = true
+struct PostgresDialect: SQLDialect {
+    /// The kinds each field has held, by field name.
+    let kinds: [String: Set<JSONRecord.FieldKind>]
 
-    /// Whether SQL answers the whole query, paging included.
-    var isExact: Bool { conditionIsExact && orderingIsExact }
+    var alwaysTrue: String { "TRUE" }
+    var alwaysFalse: String { "FALSE" }
 
-    /// Translates `query` for rows whose fields have held `kinds`, appending its parameters to `binds`.
-    init(_ query: StorageQuery, kinds: [String: Set<JSONRecord.FieldKind>], binds: inout StatementParameters) {
-        if let filter = query.filter {
-            if let fragment = Self.fragment(filter, kinds: kinds, binds: &binds) {
-                condition = fragment.sql
-                conditionIsExact = fragment.isExact
-            } else {
-                conditionIsExact = false
-            }
-        }
-        var terms: [String] = []
-        for key in query.sort {
-            guard let term = Self.orderTerm(key, kinds: kinds) else {
-                orderingIsExact = false
-                break
-            }
-            if !term.isEmpty { terms.append(term) }
-        }
-        if orderingIsExact && !terms.isEmpty { ordering = terms.joined(separator: ", ") }
-    }
-
-    struct Fragment {
-        var sql: String
-        var isExact: Bool
-    }
-
-    /// The SQL for `filter`, or `nil` when none selects a superset; the parameters of SQL that
-    /// was tried and dropped are dropped with it (see ``StatementParameters``).
-    static func fragment(_ filter: StorageFilter, kinds: [String: Set<JSONRecord.FieldKind>], binds: inout StatementParameters) -> Fragment? {
-        let mark = binds.count
-        let translated = translate(filter, kinds: kinds, binds: &binds)
-        if translated == nil { binds.removeAll(after: mark) }
-        return translated
-    }
-
-    private static func translate(_ filter: StorageFilter, kinds: [String: Set<JSONRecord.FieldKind>], binds: inout StatementParameters) -> Fragment? {
-        switch filter {
-        case let .compare(field, comparison, value):
-            return compare(field, comparison, value, kinds: kinds, binds: &binds)
-        case let .isIn(field, values):
-            if values.isEmpty { return Fragment(sql: "FALSE", isExact: true) }
-            var parts: [Fragment] = []
-            for value in values {
-                guard let part = compare(field, .equal, value, kinds: kinds, binds: &binds), part.isExact else { return nil }
-                parts.append(part)
-            }
-            return join(parts, with: "OR")
-        case .hasPrefix, .contains:
-            return nil
-        case let .and(filters):
-            if filters.isEmpty { return Fragment(sql: "TRUE", isExact: true) }
-            let parts = filters.map { fragment($0, kinds: kinds, binds: &binds) }
-            let translated = parts.compactMap { $0 }
-            if translated.isEmpty { return nil }
-            var joined = join(translated, with: "AND")
-            joined.isExact = translated.count == parts.count && translated.allSatisfy(\.isExact)
-            return joined
-        case let .or(filters):
-            if filters.isEmpty { return Fragment(sql: "FALSE", isExact: true) }
-            var parts: [Fragment] = []
-            for filter in filters {
-                // A part with no SQL at all lets every row through, and so does the whole.
-                guard let part = fragment(filter, kinds: kinds, binds: &binds) else { return nil }
-                parts.append(part)
-            }
-            return join(parts, with: "OR")
-        case let .not(inner):
-            // The negation of a superset is not a superset of anything: only exact parts.
-            guard let part = fragment(inner, kinds: kinds, binds: &binds), part.isExact else { return nil }
-            return Fragment(sql: "NOT COALESCE((\(part.sql)), FALSE)", isExact: true)
-        }
-    }
-
-    private static func join(_ parts: [Fragment], with connective: String) -> Fragment {
-        if parts.count == 1 { return parts[0] }
-        return Fragment(sql: parts.map { "(\($0.sql))" }.joined(separator: " \(connective) "), isExact: parts.allSatisfy(\.isExact))
-    }
+    func negation(of condition: String) -> String { "NOT COALESCE((\(condition)), FALSE)" }
 
     /// `field <comparison> value`, exact, or `nil`.
-    static func compare(_ field: FieldPath, _ comparison: StorageComparison, _ value: StorageValue,
-                        kinds: [String: Set<JSONRecord.FieldKind>], binds: inout StatementParameters) -> Fragment? {
+    func compare(_ field: FieldPath, _ comparison: StorageComparison, _ value: StorageValue,
+                 parameters binds: inout StatementParameters) -> SQLFragment? {
         guard field.keys.count == 1 else { return nil }
         let name = field.keys[0]
         let stored = kinds[name] ?? []
         if stored.isEmpty {
             // No row holds a value: the field is nil everywhere.
-            return Fragment(sql: comparison.holds(.null, value) ? "TRUE" : "FALSE", isExact: true)
+            return SQLFragment(sql: comparison.holds(.null, value) ? "TRUE" : "FALSE", isExact: true)
         }
         if stored.contains(.opaque) { return nil }
         if case .null = value {
             switch comparison {
             case .equal, .notEqual:
                 guard let present = PostgresSchema.isPresent(name, kinds: stored) else { return nil }
-                return Fragment(sql: comparison == .equal ? "NOT \(present)" : present, isExact: true)
-            default: return Fragment(sql: "FALSE", isExact: true)
+                return SQLFragment(sql: comparison == .equal ? "NOT \(present)" : present, isExact: true)
+            default: return SQLFragment(sql: "FALSE", isExact: true)
             }
         }
         let mark = binds.count
-        guard let (left, right, orderable) = operands(value, stored: stored, name: name, binds: &binds) else { return nil }
+        guard let (left, right, orderable) = Self.operands(value, stored: stored, name: name, binds: &binds) else { return nil }
         let symbol: String
         switch comparison {
         case .equal: symbol = "="
         case .notEqual:
             // NULL (a nil field) is unequal to every constant.
-            return Fragment(sql: "NOT COALESCE(\(left) = \(right), FALSE)", isExact: true)
+            return SQLFragment(sql: "NOT COALESCE(\(left) = \(right), FALSE)", isExact: true)
         case .less: symbol = "<"
         case .lessOrEqual: symbol = "<="
         case .greater: symbol = ">"
@@ -152,9 +66,9 @@ struct PostgresQueryTranslation {
         // Swift cannot order two Bools: every ordering comparison is false.
         if comparison != .equal && !orderable {
             binds.removeAll(after: mark)
-            return Fragment(sql: "FALSE", isExact: true)
+            return SQLFragment(sql: "FALSE", isExact: true)
         }
-        return Fragment(sql: "\(left) \(symbol) \(right)", isExact: true)
+        return SQLFragment(sql: "\(left) \(symbol) \(right)", isExact: true)
     }
 
     /// The field expression and the bound constant to compare, and whether the kind is ordered;
@@ -193,7 +107,7 @@ struct PostgresQueryTranslation {
 
     /// The `ORDER BY` term for a sort key: `nil` when PostgreSQL cannot order as Swift does, empty
     /// when the key leaves every row tied.
-    static func orderTerm(_ key: StorageSortKey, kinds: [String: Set<JSONRecord.FieldKind>]) -> String? {
+    func orderTerm(_ key: StorageSortKey) -> String? {
         guard key.field.keys.count == 1 else { return nil }
         let name = key.field.keys[0]
         let stored = kinds[name] ?? []
@@ -212,5 +126,16 @@ struct PostgresQueryTranslation {
             return "\(PostgresSchema.textExpression(name)) \(direction)"
         }
         return nil
+    }
+}
+
+/// A query in PostgreSQL's SQL; its constants are bound as ``StatementParameters``.
+typealias PostgresQueryTranslation = SQLQueryTranslation<StatementParameters>
+
+extension SQLQueryTranslation where Parameters == StatementParameters {
+    /// Translates `query` for rows whose fields have held `kinds`, appending its constants to `binds`.
+    init(_ query: StorageQuery, kinds: [String: Set<JSONRecord.FieldKind>], binds: inout StatementParameters) {
+        self.init(query, dialect: PostgresDialect(kinds: kinds), parameters: binds)
+        binds = parameters
     }
 }

@@ -1,3 +1,4 @@
+@_spi(DAOKitIntegrations) import DAOKit
 import PostgresNIO
 
 /// The constants a statement binds, `$1`, `$2`, …: each `append` returns the placeholder to write
@@ -10,7 +11,7 @@ import PostgresNIO
 /// read as a binary number), and no parameter may go unused (a prepared statement counts its
 /// parameters from the SQL): SQL generation that drops a fragment drops its parameters with it
 /// (``removeAll(after:)``).
-struct StatementParameters {
+struct StatementParameters: SQLParameterList {
     private enum Value {
         case text(String)
         case integer(Int)

@@ -16,14 +16,14 @@ struct SQLiteTable {
 
     init(entityName: String, columns: [String], recordedKinds: [String: SQLiteFieldKinds]) {
         self.entityName = entityName
-        self.quotedName = SQLiteQueryTranslation.quoted(entityName)
+        self.quotedName = SQLiteDialect.quoted(entityName)
         self.columns = columns
         self.recordedKinds = recordedKinds
     }
 
     /// `INSERT OR REPLACE` of a whole row: the key, then every field column in order.
     var upsertSQL: String {
-        let names = (["daokit_key"] + columns.map(SQLiteQueryTranslation.quoted)).joined(separator: ", ")
+        let names = (["daokit_key"] + columns.map(SQLiteDialect.quoted)).joined(separator: ", ")
         let marks = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
         return "INSERT OR REPLACE INTO \(quotedName) (\(names)) VALUES (\(marks))"
     }
@@ -141,8 +141,8 @@ enum SQLiteSchema {
             for index in indexes {
                 let fields = index.fields.filter { $0.keys.count == 1 }.map { $0.keys[0] }
                 guard fields.count == index.fields.count else { continue }  // nested paths are not indexed (README)
-                let name = SQLiteQueryTranslation.quoted("daokit_index_\(entityName)_" + fields.joined(separator: "_"))
-                let columns = fields.map { SQLiteQueryTranslation.quoted($0) + " COLLATE " + SwiftStringCollation.name }
+                let name = SQLiteDialect.quoted("daokit_index_\(entityName)_" + fields.joined(separator: "_"))
+                let columns = fields.map { SQLiteDialect.quoted($0) + " COLLATE " + SwiftStringCollation.name }
                 try connection.execute("CREATE INDEX IF NOT EXISTS \(name) ON \(table.quotedName) (\(columns.joined(separator: ", ")))")
             }
             table.indexesEnsured = true
@@ -177,6 +177,6 @@ enum SQLiteSchema {
 
     /// A field column: no declared type, so each value keeps the storage class it was bound with.
     private static func columnDefinition(_ name: String) -> String {
-        SQLiteQueryTranslation.quoted(name)
+        SQLiteDialect.quoted(name)
     }
 }

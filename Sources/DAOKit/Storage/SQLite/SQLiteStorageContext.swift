@@ -186,7 +186,7 @@ public final class SQLiteStorageContext: StorageContext {
                     for name in names {
                         let lowered = name.lowercased()
                         if lowered.hasPrefix(SQLiteSchema.reservedPrefix) || lowered.hasPrefix("sqlite_") { continue }
-                        try connection.execute("DELETE FROM \(SQLiteQueryTranslation.quoted(name))")
+                        try connection.execute("DELETE FROM \(SQLiteDialect.quoted(name))")
                     }
                 }
             } catch let failure as SQLiteError {

@@ -1,4 +1,4 @@
-@testable import DAOKit
+@_spi(DAOKitIntegrations) @testable import DAOKit
 import DAOKitTesting
 import Foundation
 import Testing

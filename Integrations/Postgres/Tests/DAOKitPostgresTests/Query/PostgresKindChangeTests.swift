@@ -1,4 +1,4 @@
-import DAOKit
+@_spi(DAOKitIntegrations) import DAOKit
 @testable import DAOKitPostgres
 import DAOKitTesting
 import Testing

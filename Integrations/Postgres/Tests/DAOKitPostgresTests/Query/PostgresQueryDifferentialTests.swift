@@ -81,9 +81,9 @@ struct PostgresQueryDifferentialTests {
     }
 
     @Test func aFieldHoldingNonASCIIStringsIsComparedInSwift() throws {
-        var binds = StatementParameters()
         let translation = PostgresQueryTranslation(StorageQuery(filter: .compare("name", .less, .string("b"))),
-                                                   kinds: ["name": [.asciiString, .string]], binds: &binds)
+                                                   dialect: PostgresDialect(kinds: ["name": [.asciiString, .string]]),
+                                                   parameters: StatementParameters())
         #expect(!translation.conditionIsExact)
         #expect(translation.condition == nil)
     }

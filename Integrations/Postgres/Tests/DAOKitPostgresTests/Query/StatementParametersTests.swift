@@ -11,9 +11,9 @@ struct StatementParametersTests {
 
     /// The translation's condition and how many parameters it bound.
     private func translate(_ filter: StorageFilter) -> (condition: String?, count: Int) {
-        var parameters = StatementParameters()
-        let translation = PostgresQueryTranslation(StorageQuery(filter: filter), kinds: kinds, binds: &parameters)
-        return (translation.condition, parameters.count)
+        let translation = PostgresQueryTranslation(StorageQuery(filter: filter), dialect: PostgresDialect(kinds: kinds),
+                                                   parameters: StatementParameters())
+        return (translation.condition, translation.parameters.count)
     }
 
     /// The placeholders `$1`, `$2`, … the SQL holds, in the order they appear.
