@@ -11,5 +11,9 @@ if CommandLine.arguments.dropFirst().first == ObserveWriterChild.flag {
 if let spec = ProcessInfo.processInfo.environment[ColdQueryProfile.variable] {
     exit(ColdQueryProfile.run(spec))
 }
+// One side of the indexed-persist target alone, for a profiler (see `PersistProfile`).
+if let spec = ProcessInfo.processInfo.environment[PersistProfile.variable] {
+    exit(PersistProfile.run(spec))
+}
 let status = RatioCommand(arguments: Array(CommandLine.arguments.dropFirst())).run()
 exit(status.rawValue)

@@ -366,8 +366,8 @@ struct IndexLayout: Sendable, Equatable {
     private let positions: [[Int]]
     /// For each index, whether ``entryFields`` is ``fields``.
     private let sharesRecordValues: [Bool]
-    /// Reads ``fields`` from an entity.
-    let extractor: FieldExtractor
+    /// Reads ``fields`` from an entity: from its stored properties where that is proven exact.
+    let reader: EntityFieldReader
 
     static let none = IndexLayout(indexes: [])
 
@@ -381,7 +381,7 @@ struct IndexLayout: Sendable, Equatable {
         entryFields = indexes.map { index in index.fields + fields.filter { !index.fields.contains($0) } }
         positions = entryFields.map { entry in entry.map { fields.firstIndex(of: $0)! } }
         sharesRecordValues = entryFields.map { $0 == fields }
-        extractor = FieldExtractor(fields: fields)
+        reader = EntityFieldReader(fields: fields)
     }
 
     /// Whether the layouts keep the same indexes. Every write compares its type's layout with the
@@ -407,9 +407,9 @@ struct IndexLayout: Sendable, Equatable {
     private static let cache = Locked<[ObjectIdentifier: IndexLayout]>([:])
 
     /// The values of ``fields`` in `entity`, which a record of it carries.
-    /// - Throws: what `entity`'s `encode(to:)` throws.
-    func values(of entity: some Encodable) throws -> [StorageValue] {
-        fields.isEmpty ? [] : try extractor.values(of: entity)
+    /// - Throws: what `entity`'s `encode(to:)` throws, where it is called.
+    func values(of entity: some Codable) throws -> [StorageValue] {
+        fields.isEmpty ? [] : try reader.values(of: entity)
     }
 
     /// Whether records carry the value of every one of `queryFields`.

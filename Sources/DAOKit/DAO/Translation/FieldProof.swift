@@ -1,5 +1,4 @@
 import DAOKitStoreFormat
-@_spi(Reflection) import Swift
 import Foundation
 
 /// Answers "which stored field does this key path of `Domain` read?" — only when it is proven
@@ -31,9 +30,9 @@ import Foundation
 final class FieldProof<Domain: Decodable, Entity: Storable> {
     private let mapper: EntityMapper
     private let sample: () throws -> Entity?
-    /// The sample as a JSON object, once fetched; `.none` until then, `.some(nil)` when there is
-    /// no usable sample.
-    private var base: [String: Any]??
+    /// Probes of the sample, once fetched; `.none` until then, `.some(nil)` when there is no
+    /// usable sample.
+    private var probes: FieldProbes<Entity>??
 
     /// A proof for one query; `sample` is called at most once, when a key path not proven before
     /// needs a probe.
@@ -51,32 +50,25 @@ final class FieldProof<Domain: Decodable, Entity: Storable> {
             FieldProofCache.results.withLock { $0[cacheKey] = .some(nil) }
             return nil
         }
-        guard let object = sampleObject() else { return nil }  // not cached: a later query may have a sample
-        let proven = probe(leaf, keyPath: keyPath, base: object) ? FieldPath(leaf.names) : nil
+        guard let probes = sampleProbes() else { return nil }  // not cached: a later query may have a sample
+        let proven = probe(leaf, keyPath: keyPath, probes: probes) ? FieldPath(leaf.names) : nil
         FieldProofCache.results.withLock { $0[cacheKey] = .some(proven) }
         return proven
     }
 
-    private func sampleObject() -> [String: Any]? {
-        if let base { return base }
-        var object: [String: Any]?
-        if let entity = try? sample(), let data = try? Self.encoder.encode(entity) {
-            object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-        }
-        base = .some(object)
-        return object
+    private func sampleProbes() -> FieldProbes<Entity>? {
+        if let probes { return probes }
+        let made = (try? sample()).flatMap { FieldProbes(sample: $0) }
+        probes = .some(made)
+        return made
     }
 
     /// Runs the probes for one leaf: two with distinct values, and one with `nil` for an optional.
-    private func probe(_ leaf: StoredLeaf, keyPath: AnyKeyPath, base: [String: Any]) -> Bool {
+    private func probe(_ leaf: StoredLeaf, keyPath: AnyKeyPath, probes: FieldProbes<Entity>) -> Bool {
         let extractor = FieldExtractor(fields: [FieldPath(leaf.names)])
         var previous: StorageValue?
-        for round in 0..<(leaf.isOptional ? 3 : 2) {
-            var object = base
-            let value = round == 2 ? NSNull() : leaf.kind.probeValue(round: round)
-            guard Self.set(value, at: leaf.names, in: &object),
-                  let data = try? JSONSerialization.data(withJSONObject: object),
-                  let entity = try? Self.decoder.decode(Entity.self, from: data),
+        for round in FieldProbes<Entity>.rounds(of: leaf) {
+            guard let entity = probes.entity(setting: leaf, round: round),
                   let domain = try? mapper.map(entity, to: Domain.self),
                   let stored = try? extractor.values(of: entity)[0],
                   let value = domain[keyPath: keyPath], let read = storageValue(of: value),
@@ -86,35 +78,6 @@ final class FieldProof<Domain: Decodable, Entity: Storable> {
             if let previous, StorageValue.equal(previous, stored) { return false }
             previous = stored
         }
-        return true
-    }
-
-
-    /// JSON only builds the probe entities; what is compared is what the entity and the mapper do.
-    private static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
-        return encoder
-    }
-
-    private static var decoder: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
-        return decoder
-    }
-
-    /// Sets `value` at the keys `path` in `object`; `false` when a key on the way does not hold
-    /// an object.
-    private static func set(_ value: Any, at path: [String], in object: inout [String: Any]) -> Bool {
-        guard let first = path.first else { return false }
-        if path.count == 1 {
-            object[first] = value
-            return true
-        }
-        guard var nested = object[first] as? [String: Any], set(value, at: Array(path.dropFirst()), in: &nested) else {
-            return false
-        }
-        object[first] = nested
         return true
     }
 }
@@ -136,118 +99,4 @@ private enum FieldProofCache {
     /// change (`AnyKeyPath` is not `Sendable` only because a key path can capture subscript
     /// arguments).
     static let results = Locked<[CacheKey: FieldPath?]>([:])
-}
-
-/// A stored property chain of a struct whose value a query can compare.
-private struct StoredLeaf {
-    /// The property names from the root: the coding keys synthesized conformances use.
-    let names: [String]
-    let kind: ProbeKind
-    let isOptional: Bool
-
-    /// The leaf `keyPath` reads, if it is a chain of stored properties of `Root` (a struct) ending
-    /// in a comparable value.
-    static func leaf<Root>(of root: Root.Type, at keyPath: AnyKeyPath) -> StoredLeaf? {
-        guard let partial = keyPath as? PartialKeyPath<Root>, let offset = MemoryLayout<Root>.offset(of: partial) else {
-            return nil
-        }
-        return find(offset: offset, type: Swift.type(of: keyPath).valueType, in: root, names: [])
-    }
-
-    /// Searches the stored fields of `container` (and of its struct fields) for the one at
-    /// `offset` (relative to `container`) with type `type`.
-    private static func find(offset: Int, type: Any.Type, in container: Any.Type, names: [String]) -> StoredLeaf? {
-        var found: StoredLeaf?
-        _ = _forEachField(of: container) { name, fieldOffset, fieldType, kind in
-            let fieldNames = names + [String(cString: name)]
-            if fieldOffset == offset && fieldType == type {
-                if let kind = ProbeKind(fieldType) {
-                    found = StoredLeaf(names: fieldNames, kind: kind, isOptional: false)
-                } else if let wrapped = (fieldType as? any OptionalProtocol.Type)?.wrappedType, let kind = ProbeKind(wrapped) {
-                    found = StoredLeaf(names: fieldNames, kind: kind, isOptional: true)
-                }
-                return false
-            }
-            // A field that contains the offset: look inside it, if it is a struct of ours.
-            if kind == .struct, ProbeKind(fieldType) == nil, fieldOffset <= offset,
-               offset < fieldOffset + Self.size(of: fieldType) {
-                found = find(offset: offset - fieldOffset, type: type, in: fieldType, names: fieldNames)
-                return false
-            }
-            return true
-        }
-        return found
-    }
-
-    private static func size(of type: Any.Type) -> Int {
-        func size<T>(_: T.Type) -> Int { MemoryLayout<T>.size }
-        return size(type)
-    }
-}
-
-/// Lets reflection see through `Optional` to the wrapped type.
-private protocol OptionalProtocol {
-    static var wrappedType: Any.Type { get }
-}
-
-extension Optional: OptionalProtocol {
-    fileprivate static var wrappedType: Any.Type { Wrapped.self }
-}
-
-/// The value types a probe can give distinct values to, and so translate.
-private enum ProbeKind {
-    case signed, unsigned, floating, decimal, bool, string, date, uuid, url, data
-
-    init?(_ type: Any.Type) {
-        switch type {
-        case is Int.Type, is Int8.Type, is Int16.Type, is Int32.Type, is Int64.Type: self = .signed
-        case is UInt.Type, is UInt8.Type, is UInt16.Type, is UInt32.Type, is UInt64.Type: self = .unsigned
-        case is Double.Type, is Float.Type: self = .floating
-        case is Decimal.Type: self = .decimal
-        case is Bool.Type: self = .bool
-        case is String.Type: self = .string
-        case is Date.Type: self = .date
-        case is UUID.Type: self = .uuid
-        case is URL.Type: self = .url
-        case is Data.Type: self = .data
-        default: return nil
-        }
-    }
-
-    /// The JSON form of the probe value for `round` (0 or 1): the two differ, and fit every
-    /// integer width.
-    func probeValue(round: Int) -> Any {
-        let first = round == 0
-        switch self {
-        case .signed: return first ? 101 : 57
-        case .unsigned: return first ? 101 : 57
-        case .floating: return first ? 1.5 : -3.25
-        case .decimal: return first ? 2.75 : -6.5
-        case .bool: return first
-        case .string: return first ? "daokit.probe.first" : "daokit.probe.second"
-        case .date: return first ? 1_000_000.5 : 2_000_000.25
-        case .uuid: return first ? "00000000-0000-4000-8000-000000000001" : "00000000-0000-4000-8000-000000000002"
-        case .url: return first ? "https://probe.invalid/first" : "https://probe.invalid/second"
-        case .data: return Data([first ? 1 : 2, 3]).base64EncodedString()
-        }
-    }
-}
-
-extension StorageValue {
-    /// A number for the kind of value, so that a probe can tell an `Int` from a `Double` that
-    /// compares equal to it.
-    var kind: Int {
-        switch self {
-        case .null: return 0
-        case .bool: return 1
-        case .int, .uint: return 2
-        case .double: return 3
-        case .string: return 4
-        case .date: return 5
-        case .uuid: return 6
-        case .url: return 7
-        case .data: return 8
-        case .decimal: return 9
-        }
-    }
 }

@@ -1,0 +1,37 @@
+import BenchmarkModels
+import Foundation
+
+/// Runs one side of the query section's indexed-persist target alone, for a profiler:
+///
+///     DAOKIT_PERSIST_PROFILE=indexed|plain[:<n>[:<iterations>]] ratios
+///
+/// `indexed` is `persist` of one message with the entity that declares two indexes, `plain` the
+/// same with the one that declares none (see ``QueryTarget/indexedPersist(messages:)``), on an
+/// `InMemoryStorageContext` holding `n` messages of each (10,000 unless given), `iterations` times
+/// (10,000 unless given) after one untimed persist. Under `valgrind --tool=callgrind` the
+/// difference of two iteration counts' totals over the difference of the counts is one persist's
+/// instructions, start-up and filling excluded.
+enum PersistProfile {
+    static let variable = "DAOKIT_PERSIST_PROFILE"
+
+    /// Runs the side `spec` names; returns the exit status.
+    static func run(_ spec: String) -> Int32 {
+        let parts = spec.split(separator: ":").map(String.init)
+        let size = parts.count > 1 ? Int(parts[1]) : 10_000
+        let iterations = parts.count > 2 ? Int(parts[2]) : 10_000
+        guard let size, let iterations, size > 0, iterations >= 0, ["indexed", "plain"].contains(parts[0]) else {
+            FileHandle.standardError.write(Data("usage: \(variable)=indexed|plain[:<n>[:<iterations>]]\n".utf8))
+            return 64
+        }
+        do {
+            let target = try QueryTarget.indexedPersist(messages: SampleData.dialogMessages(count: size))
+            let operation = parts[0] == "indexed" ? target.measured : target.baselines[0].run
+            _ = try operation(0)
+            for iteration in 0..<iterations { _ = try operation(iteration) }
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("\(variable): \(error)\n".utf8))
+            return 1
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// Probe entities: a sample entity with one stored field replaced by a probe value, made through
+/// the entity's own `init(from:)`, for the proofs that a field reads what the entity stores.
+///
+/// Probes start from the sample's own encoding, so the fields a probe leaves alone hold valid
+/// values. JSON only builds them; what a proof compares is what the entity (and the mapper) do
+/// with them.
+struct FieldProbes<Entity: Codable> {
+    /// The sample as a JSON object.
+    private let base: [String: Any]
+
+    /// Probes of `sample`, or `nil` when it does not encode as a JSON object.
+    init?(sample: Entity) {
+        guard let data = try? Self.encoder.encode(sample),
+              let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return nil }
+        base = object
+    }
+
+    /// How many probes a leaf gets: two distinct values, and `nil` for an optional.
+    static func rounds(of leaf: StoredLeaf) -> Range<Int> {
+        0..<(leaf.isOptional ? 3 : 2)
+    }
+
+    /// Whether `round` of ``rounds(of:)`` is the one that sets `nil`.
+    static func isNilRound(_ round: Int) -> Bool { round == 2 }
+
+    /// The sample with `leaf` set to the probe value of `round`, decoded by the entity's own
+    /// `init(from:)`; `nil` when that fails.
+    func entity(setting leaf: StoredLeaf, round: Int) -> Entity? {
+        var object = base
+        let value = Self.isNilRound(round) ? NSNull() : leaf.kind.probeValue(round: round)
+        guard Self.set(value, at: leaf.names, in: &object),
+              let data = try? JSONSerialization.data(withJSONObject: object) else { return nil }
+        return try? Self.decoder.decode(Entity.self, from: data)
+    }
+
+    private static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+        return encoder
+    }
+
+    private static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+        return decoder
+    }
+
+    /// Sets `value` at the keys `path` in `object`; `false` when a key on the way does not hold
+    /// an object.
+    private static func set(_ value: Any, at path: [String], in object: inout [String: Any]) -> Bool {
+        guard let first = path.first else { return false }
+        if path.count == 1 {
+            object[first] = value
+            return true
+        }
+        guard var nested = object[first] as? [String: Any], set(value, at: Array(path.dropFirst()), in: &nested) else {
+            return false
+        }
+        object[first] = nested
+        return true
+    }
+}
