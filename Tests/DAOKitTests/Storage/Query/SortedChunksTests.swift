@@ -159,6 +159,23 @@ struct SortedChunksTests {
         #expect(Array(built.chunks.joined()) == [-1] + Array(0..<1_500) + Array(1_501...3_000))
     }
 
+    @Test func aListBuiltFromElementsHandedOverOneByOneHoldsEachOnceInOrderAtEverySize() {
+        // Around the three-quarter fill of a chunk (96) and its multiples.
+        for count in [1, 95, 96, 97, 192, 193, 1_000] {
+            var asked: [Int] = []
+            let built = SortedChunks<Int>(count: count) { position in
+                asked.append(position)
+                return position * 2
+            }
+            #expect(asked == Array(0..<count), "each element is asked for once, in order (\(count))")
+            #expect(built.count == count)
+            #expect(Array(built.chunks.joined()) == Array(0..<count).map { $0 * 2 })
+            #expect(built.chunks.dropLast().allSatisfy { $0.count == SortedChunks<Int>.maxChunk * 3 / 4 })
+            #expect(built.lasts == built.chunks.map { $0[$0.count - 1] })
+        }
+        #expect(SortedChunks<Int>(count: 0) { _ in Issue.record("asked for an element of none"); return 0 }.isEmpty)
+    }
+
     @Test func aListBuiltFromNoElementsIsEmpty() {
         var built = SortedChunks<Int>(sorted: [])
         #expect(built.isEmpty && built.chunks.isEmpty)
