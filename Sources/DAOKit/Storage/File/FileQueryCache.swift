@@ -222,12 +222,23 @@ final class FileQueryCache: Sendable {
         let records: [(fileName: String, key: String, entity: (any Storable, [StorageValue])?)]
     }
 
+    /// Whether this cache keeps the entities of `E` from the entity directory `directoryName`, so
+    /// that a write to it has something to ``prepare(_:directoryName:records:)``. A write asks
+    /// before it gathers what it would prepare, which it then spares itself in the usual case of a
+    /// type nobody has queried.
+    ///
+    /// A table loaded between this answer and the write's commit is not updated by the write; the
+    /// next query rereads what the change log shows the write changed.
+    func keeps<E: Storable>(_ type: E.Type, directoryName: String) -> Bool {
+        isEnabled && state.withLock { $0.tables[directoryName]?.type == ObjectIdentifier(E.self) }
+    }
+
     /// Prepares `entities` (or removals, for `nil`) for ``apply(_:logged:)``; `nil` when this cache
     /// does not keep the type, so there is nothing to update.
     func prepare<E: Storable>(
         _ type: E.Type, directoryName: String, records: [(fileName: String, key: String, entity: E?)]
     ) -> PendingWrite? {
-        guard isEnabled, state.withLock({ $0.tables[directoryName]?.type == ObjectIdentifier(E.self) }) else { return nil }
+        guard keeps(E.self, directoryName: directoryName) else { return nil }
         let layout = IndexLayout.of(E.self)
         let copier = EntityMapper()
         var prepared: [(fileName: String, key: String, entity: (any Storable, [StorageValue])?)] = []
