@@ -39,8 +39,8 @@ struct InMemoryTable {
             table.trees = Array(repeating: nil, count: layout.indexes.count)
         }
 
-        /// Adds `snapshot` under `key`, with the values of its indexed fields, both taken as they
-        /// are (the record is the only holder); a new key gets `order`, which then moves on by one.
+        /// Adds `snapshot` under `key`, with the values of its indexed fields, both taken over by
+        /// the record rather than copied; a new key gets `order`, which then moves on by one.
         mutating func add(_ snapshot: consuming any Storable, values: consuming [StorageValue], forKey key: String, order: inout UInt64) {
             let record = InMemoryRecord(key: key, snapshot: snapshot, indexValues: values, order: order)
             let type = ObjectIdentifier(Swift.type(of: record.snapshot))

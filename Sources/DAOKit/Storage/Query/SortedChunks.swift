@@ -35,18 +35,13 @@ struct SortedChunks<Element: InPlaceComparable> {
 
     init() {}
 
-    /// A list of `elements`, which must be sorted and distinct: what inserting them one by one
-    /// builds, without searching for each one's place, and with every chunk three quarters full,
-    /// so that the insertions that follow split few of them.
-    init(sorted elements: [Element]) {
-        self.init(count: elements.count) { elements[$0] }
-    }
-
     /// A list of `count` elements, `element(i)` for `i` from 0 up, which must come sorted and
-    /// distinct: ``init(sorted:)`` without an array of them. Each element goes into its chunk as
-    /// `element` returns it, so a caller that moves them out of storage of its own (an index built
-    /// from its sorted entries) hands them over without copying them — for index entries, without
-    /// a retain and a release of each one's values, which lie all over the heap.
+    /// distinct: what inserting them one by one builds, without searching for each one's place,
+    /// and with every chunk three quarters full, so that the insertions that follow split few of
+    /// them. Each element goes into its chunk as `element` returns it, and no array of them is
+    /// needed, so a caller that moves them out of storage of its own (an index built from its
+    /// sorted entries) hands them over without copying them — for index entries, without a retain
+    /// and a release of each one's values, which lie all over the heap.
     init(count: Int, sortedElementAt element: (Int) -> Element) {
         let fill = Self.maxChunk * 3 / 4
         chunks.reserveCapacity((count + fill - 1) / fill)

@@ -96,7 +96,7 @@ struct SortedChunksTests {
 
     @Test func replacingTheLastOrOnlyElementOfAChunkWithOneThatMovesKeepsEverySearchRight() {
         // Chunks of 96 (a sorted build fills them three quarters): 0, 10, ... 9_590 in 100 chunks.
-        var list = SortedChunks(sorted: (0..<9_600).map { $0 * 10 })
+        var list = SortedChunks<Int>(count: 9_600) { $0 * 10 }
         let lastsBefore = list.chunks.map { $0[$0.count - 1] }
         // The last element of every other chunk moves past the end, into another chunk.
         for (step, last) in lastsBefore.enumerated() where step % 2 == 0 {
@@ -147,7 +147,8 @@ struct SortedChunksTests {
         let values = Array(0..<3_000).shuffled(using: &generator)
         var inserted = SortedChunks<Int>()
         for value in values { inserted.insert(value) }
-        var built = SortedChunks(sorted: values.sorted())
+        let sorted = values.sorted()
+        var built = SortedChunks(count: sorted.count) { sorted[$0] }
         #expect(built.count == inserted.count)
         #expect(built.chunks.allSatisfy { !$0.isEmpty && $0.count <= SortedChunks<Int>.maxChunk })
         #expect(Array(built.chunks.joined()) == Array(inserted.chunks.joined()))
@@ -173,11 +174,13 @@ struct SortedChunksTests {
             #expect(built.chunks.dropLast().allSatisfy { $0.count == SortedChunks<Int>.maxChunk * 3 / 4 })
             #expect(built.lasts == built.chunks.map { $0[$0.count - 1] })
         }
-        #expect(SortedChunks<Int>(count: 0) { _ in Issue.record("asked for an element of none"); return 0 }.isEmpty)
     }
 
     @Test func aListBuiltFromNoElementsIsEmpty() {
-        var built = SortedChunks<Int>(sorted: [])
+        var built = SortedChunks<Int>(count: 0) { _ in
+            Issue.record("asked for an element of none")
+            return 0
+        }
         #expect(built.isEmpty && built.chunks.isEmpty)
         built.insert(4)
         #expect(Array(built.chunks.joined()) == [4])
