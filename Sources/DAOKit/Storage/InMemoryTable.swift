@@ -21,45 +21,59 @@ struct InMemoryTable {
         trees = Array(repeating: SortedChunks(), count: layout.indexes.count)
     }
 
-    /// A table of `loaded`, as storing each in turn would build it (a later entity under a key
-    /// replaces an earlier one), but with its indexes built only when a query first walks one
-    /// (see ``select(_:)``), each sorted once rather than kept sorted through every insertion: a
-    /// file context's first query, which loads the table, builds only the index it walks.
-    /// `order` is the ``InMemoryRecord/order`` the first new key gets; each next one gets the next.
-    init(layout: IndexLayout, loading loaded: [(key: String, snapshot: any Storable, values: [StorageValue])], order: inout UInt64) {
-        self.init(layout: layout)
-        records.reserveCapacity(loaded.count)
-        // Types counted by runs of one type as the records go in: a dictionary update per run,
-        // not per record, and no second walk over records that lie all over the heap.
-        var run: (type: ObjectIdentifier, count: Int)?
-        for (key, snapshot, values) in loaded {
-            let type = ObjectIdentifier(Swift.type(of: snapshot))
+    /// A table of records added in turn through a ``Loader``, as storing each would build it (a
+    /// later entity under a key replaces an earlier one), but with its indexes built only when a
+    /// query first walks one (see ``select(_:)``), each sorted once rather than kept sorted through
+    /// every insertion: a file context's first query, which loads the table, builds only the index
+    /// it walks.
+    struct Loader {
+        private var table: InMemoryTable
+        /// The type of the last records added, and how many: types are counted by runs as the
+        /// records go in, a dictionary update per run rather than per record.
+        private var run: (type: ObjectIdentifier, count: Int)?
+
+        /// Starts a table of about `capacity` records.
+        init(layout: IndexLayout, capacity: Int) {
+            table = InMemoryTable(layout: layout)
+            table.records.reserveCapacity(capacity)
+            table.trees = Array(repeating: nil, count: layout.indexes.count)
+        }
+
+        /// Adds `snapshot` under `key`, with the values of its indexed fields, both taken over by
+        /// the record rather than copied; a new key gets `order`, which then moves on by one.
+        mutating func add(_ snapshot: consuming any Storable, values: consuming [StorageValue], forKey key: String, order: inout UInt64) {
+            let record = InMemoryRecord(key: key, snapshot: snapshot, indexValues: values, order: order)
+            let type = ObjectIdentifier(Swift.type(of: record.snapshot))
             if run?.type == type { run!.count += 1 } else {
-                if let run { typeCounts[run.type, default: 0] += run.count }
+                if let run { table.typeCounts[run.type, default: 0] += run.count }
                 run = (type, 1)
             }
             // One hash per key; a key seen before (rare) gets its earlier record back, with its order.
-            let record = InMemoryRecord(key: key, snapshot: snapshot, indexValues: values, order: order)
-            if let earlier = records.updateValue(record, forKey: key) {
-                count(earlier.snapshot, by: -1)
-                earlier.snapshot = snapshot
-                earlier.indexValues = values
-                records[key] = earlier
+            if let earlier = table.records.updateValue(record, forKey: key) {
+                table.count(earlier.snapshot, by: -1)
+                earlier.snapshot = record.snapshot
+                earlier.indexValues = record.indexValues
+                table.records[key] = earlier
             } else {
                 order &+= 1
             }
         }
-        if let run { typeCounts[run.type, default: 0] += run.count }
-        typeCounts = typeCounts.filter { $0.value != 0 }  // a type all of whose entities were replaced
-        trees = Array(repeating: nil, count: layout.indexes.count)
+
+        /// The table of the records added.
+        consuming func finish() -> InMemoryTable {
+            if let run { table.typeCounts[run.type, default: 0] += run.count }
+            table.typeCounts = table.typeCounts.filter { $0.value != 0 }  // a type all of whose entities were replaced
+            return table
+        }
     }
 
     /// Builds the tree of index `index` from the records, if it is not built yet.
     private mutating func buildIndex(_ index: Int) {
         guard trees[index] == nil else { return }
         // Sorted as positions, each comparison reading the entries where they lie, and then moved
-        // into place: sorting or copying the entries themselves retains and releases each one's
-        // values at every step, a cache miss apiece in a large table (the arrays lie all over the heap).
+        // into the chunks: sorting or copying the entries themselves retains and releases each
+        // one's values at every step, a cache miss apiece in a large table (the arrays lie all
+        // over the heap).
         let count = records.count
         let entries = UnsafeMutablePointer<IndexEntry>.allocate(capacity: count)
         defer { entries.deallocate() }  // every entry is moved out below
@@ -70,11 +84,7 @@ struct InMemoryTable {
         }
         var order = Array(0..<count)
         order.sort { IndexEntry.isBelow(entries + $0, entries + $1) }
-        let sorted = [IndexEntry](unsafeUninitializedCapacity: count) { buffer, initialized in
-            for (position, source) in order.enumerated() { (buffer.baseAddress! + position).initialize(to: (entries + source).move()) }
-            initialized = count
-        }
-        trees[index] = SortedChunks(sorted: sorted)
+        trees[index] = SortedChunks(count: count) { position in (entries + order[position]).move() }
     }
 
     var count: Int { records.count }

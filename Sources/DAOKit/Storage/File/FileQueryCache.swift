@@ -135,7 +135,8 @@ final class FileQueryCache: Sendable {
     static let readBatch = 64
 
     /// Reads and decodes every record of `E`; `nil` when there are more than the policy keeps or
-    /// one does not decode. The table is built at once from all of them (its indexes sorted once).
+    /// one does not decode. The table is loaded record by record, its indexes left to be sorted
+    /// once each, when a query first walks one.
     ///
     /// The records are opened by name in their directory, open once, so the system resolves one
     /// component per record rather than the whole path below the store's root.
@@ -147,12 +148,13 @@ final class FileQueryCache: Sendable {
         let layout = IndexLayout.of(E.self)
         guard let directoryFD = try context.openEntityDirectory(directory.path, creating: false) else {
             // Gone since the listing: no records, as a listing now would say.
-            return CachedTable(type: ObjectIdentifier(E.self), table: InMemoryTable(layout: layout, loading: [], order: &order))
+            return CachedTable(type: ObjectIdentifier(E.self), table: InMemoryTable(layout: layout))
         }
         defer { try? context.fileSystem.close(directoryFD, path: directory.path) }
         var keysOfHashedNames: [String: String] = [:]
-        var loaded: [(key: String, snapshot: any Storable, values: [StorageValue])] = []
-        loaded.reserveCapacity(names.count)
+        // Each record goes straight into the table as it is decoded: no list of them in between,
+        // whose copies would retain and release every entity and its values once more.
+        var loader = InMemoryTable.Loader(layout: layout, capacity: names.count)
         var batch: [FileContents] = []
         batch.reserveCapacity(Self.readBatch)
         for start in stride(from: 0, to: names.count, by: Self.readBatch) {
@@ -171,11 +173,10 @@ final class FileQueryCache: Sendable {
                 guard let (key, entity, spelledOut) = decoded else { continue }  // removed since the listing
                 guard let values = try? layout.values(of: entity) else { return nil }
                 if !spelledOut { keysOfHashedNames[name] = key }
-                loaded.append((key, entity, values))
+                loader.add(entity, values: values, forKey: key, order: &order)
             }
         }
-        return CachedTable(type: ObjectIdentifier(E.self), table: InMemoryTable(layout: layout, loading: loaded, order: &order),
-                           keysOfHashedNames: keysOfHashedNames)
+        return CachedTable(type: ObjectIdentifier(E.self), table: loader.finish(), keysOfHashedNames: keysOfHashedNames)
     }
 
     /// Rereads the records the log named since the table was loaded; `false` when one does not
@@ -221,12 +222,23 @@ final class FileQueryCache: Sendable {
         let records: [(fileName: String, key: String, entity: (any Storable, [StorageValue])?)]
     }
 
+    /// Whether this cache keeps the entities of `E` from the entity directory `directoryName`, so
+    /// that a write to it has something to ``prepare(_:directoryName:records:)``. A write asks
+    /// before it gathers what it would prepare, which it then spares itself in the usual case of a
+    /// type nobody has queried.
+    ///
+    /// A table loaded between this answer and the write's commit is not updated by the write; the
+    /// next query rereads what the change log shows the write changed.
+    func keeps<E: Storable>(_ type: E.Type, directoryName: String) -> Bool {
+        isEnabled && state.withLock { $0.tables[directoryName]?.type == ObjectIdentifier(E.self) }
+    }
+
     /// Prepares `entities` (or removals, for `nil`) for ``apply(_:logged:)``; `nil` when this cache
     /// does not keep the type, so there is nothing to update.
     func prepare<E: Storable>(
         _ type: E.Type, directoryName: String, records: [(fileName: String, key: String, entity: E?)]
     ) -> PendingWrite? {
-        guard isEnabled, state.withLock({ $0.tables[directoryName]?.type == ObjectIdentifier(E.self) }) else { return nil }
+        guard keeps(E.self, directoryName: directoryName) else { return nil }
         let layout = IndexLayout.of(E.self)
         let copier = EntityMapper()
         var prepared: [(fileName: String, key: String, entity: (any Storable, [StorageValue])?)] = []

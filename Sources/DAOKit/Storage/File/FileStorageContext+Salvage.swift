@@ -87,8 +87,9 @@ extension FileStorageContext {
         }
         guard !changes.isEmpty else { return }
         let directory = entityDirectory(E.entityName)
-        let cacheUpdate = queryCache.prepare(E.self, directoryName: directory.name,
-                                             records: changes.map { ($0.fileName, $0.key, nil) })
+        let cacheUpdate = queryCache.keeps(E.self, directoryName: directory.name)
+            ? queryCache.prepare(E.self, directoryName: directory.name, records: changes.map { ($0.fileName, $0.key, nil) })
+            : nil
         try write(changes, entityName: E.entityName, directory: directory, cacheUpdate: cacheUpdate)
     }
 

@@ -48,15 +48,16 @@ extension FileStorageContext {
         var keys: [String] = []
         keys.reserveCapacity(entities.count)
         var positions: [String: Int] = [:]
-        // What this context's query cache is given once the write commits; names and keys are
-        // computed once, here, not again for the cache.
+        // What this context's query cache is given once the write commits, when it keeps the
+        // type; names and keys are computed once, here, not again for the cache.
+        let cacheKeepsType = queryCache.keeps(E.self, directoryName: directory.name)
         var cacheRecords: [(fileName: String, key: String, entity: E?)] = []
-        cacheRecords.reserveCapacity(entities.count)
+        if cacheKeepsType { cacheRecords.reserveCapacity(entities.count) }
         for entity in entities {
             let key = entity.id.storageKey
             keys.append(key)
             let name = fileName(forKey: key)
-            cacheRecords.append((name, key, entity))
+            if cacheKeepsType { cacheRecords.append((name, key, entity)) }
             let data: Data
             do {
                 data = try codec.encode(entity, key: key)
@@ -71,7 +72,7 @@ extension FileStorageContext {
                 changes.append(RecordChange(key: key, fileName: name, contents: data))
             }
         }
-        let cacheUpdate = queryCache.prepare(E.self, directoryName: directory.name, records: cacheRecords)
+        let cacheUpdate = cacheKeepsType ? queryCache.prepare(E.self, directoryName: directory.name, records: cacheRecords) : nil
         try write(changes, entityName: entityName, directory: directory, cacheUpdate: cacheUpdate) {
             guard mode != .upsert else { return }
             try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in

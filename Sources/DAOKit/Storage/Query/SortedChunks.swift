@@ -35,17 +35,25 @@ struct SortedChunks<Element: InPlaceComparable> {
 
     init() {}
 
-    /// A list of `elements`, which must be sorted and distinct: what inserting them one by one
-    /// builds, without searching for each one's place, and with every chunk three quarters full,
-    /// so that the insertions that follow split few of them.
-    init(sorted elements: [Element]) {
+    /// A list of `count` elements, `element(i)` for `i` from 0 up, which must come sorted and
+    /// distinct: what inserting them one by one builds, without searching for each one's place,
+    /// and with every chunk three quarters full, so that the insertions that follow split few of
+    /// them. Each element goes into its chunk as `element` returns it, and no array of them is
+    /// needed, so a caller that moves them out of storage of its own (an index built from its
+    /// sorted entries) hands them over without copying them — for index entries, without a retain
+    /// and a release of each one's values, which lie all over the heap.
+    init(count: Int, sortedElementAt element: (Int) -> Element) {
         let fill = Self.maxChunk * 3 / 4
-        chunks.reserveCapacity((elements.count + fill - 1) / fill)
-        for start in stride(from: 0, to: elements.count, by: fill) {
-            chunks.append(Array(elements[start..<Swift.min(start + fill, elements.count)]))
+        chunks.reserveCapacity((count + fill - 1) / fill)
+        for start in stride(from: 0, to: count, by: fill) {
+            let size = Swift.min(fill, count - start)
+            chunks.append([Element](unsafeUninitializedCapacity: size) { buffer, initialized in
+                for offset in 0..<size { (buffer.baseAddress! + offset).initialize(to: element(start + offset)) }
+                initialized = size
+            })
         }
         lasts = chunks.map { $0[$0.count - 1] }
-        count = elements.count
+        self.count = count
     }
 
     /// Inserts `element`.

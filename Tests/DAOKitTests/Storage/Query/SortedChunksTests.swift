@@ -96,7 +96,7 @@ struct SortedChunksTests {
 
     @Test func replacingTheLastOrOnlyElementOfAChunkWithOneThatMovesKeepsEverySearchRight() {
         // Chunks of 96 (a sorted build fills them three quarters): 0, 10, ... 9_590 in 100 chunks.
-        var list = SortedChunks(sorted: (0..<9_600).map { $0 * 10 })
+        var list = SortedChunks<Int>(count: 9_600) { $0 * 10 }
         let lastsBefore = list.chunks.map { $0[$0.count - 1] }
         // The last element of every other chunk moves past the end, into another chunk.
         for (step, last) in lastsBefore.enumerated() where step % 2 == 0 {
@@ -147,7 +147,8 @@ struct SortedChunksTests {
         let values = Array(0..<3_000).shuffled(using: &generator)
         var inserted = SortedChunks<Int>()
         for value in values { inserted.insert(value) }
-        var built = SortedChunks(sorted: values.sorted())
+        let sorted = values.sorted()
+        var built = SortedChunks(count: sorted.count) { sorted[$0] }
         #expect(built.count == inserted.count)
         #expect(built.chunks.allSatisfy { !$0.isEmpty && $0.count <= SortedChunks<Int>.maxChunk })
         #expect(Array(built.chunks.joined()) == Array(inserted.chunks.joined()))
@@ -159,8 +160,27 @@ struct SortedChunksTests {
         #expect(Array(built.chunks.joined()) == [-1] + Array(0..<1_500) + Array(1_501...3_000))
     }
 
+    @Test func aListBuiltFromElementsHandedOverOneByOneHoldsEachOnceInOrderAtEverySize() {
+        // Around the three-quarter fill of a chunk (96) and its multiples.
+        for count in [1, 95, 96, 97, 192, 193, 1_000] {
+            var asked: [Int] = []
+            let built = SortedChunks<Int>(count: count) { position in
+                asked.append(position)
+                return position * 2
+            }
+            #expect(asked == Array(0..<count), "each element is asked for once, in order (\(count))")
+            #expect(built.count == count)
+            #expect(Array(built.chunks.joined()) == Array(0..<count).map { $0 * 2 })
+            #expect(built.chunks.dropLast().allSatisfy { $0.count == SortedChunks<Int>.maxChunk * 3 / 4 })
+            #expect(built.lasts == built.chunks.map { $0[$0.count - 1] })
+        }
+    }
+
     @Test func aListBuiltFromNoElementsIsEmpty() {
-        var built = SortedChunks<Int>(sorted: [])
+        var built = SortedChunks<Int>(count: 0) { _ in
+            Issue.record("asked for an element of none")
+            return 0
+        }
         #expect(built.isEmpty && built.chunks.isEmpty)
         built.insert(4)
         #expect(Array(built.chunks.joined()) == [4])
