@@ -436,7 +436,13 @@ struct IndexLayout: Sendable, Equatable {
     /// The entry `record` has in index `index` when it carries `values` (in ``fields`` order).
     func entry(_ values: [StorageValue], of record: InMemoryRecord, in index: Int) -> IndexEntry {
         if sharesRecordValues[index] { return IndexEntry(values: values, record: record) }
-        return IndexEntry(values: positions[index].map { values[$0] }, record: record)
+        // Made at its final size in one allocation: every persist that moves an entry makes two.
+        let positions = positions[index]
+        let reordered = [StorageValue](unsafeUninitializedCapacity: positions.count) { buffer, initialized in
+            for (slot, position) in positions.enumerated() { (buffer.baseAddress! + slot).initialize(to: values[position]) }
+            initialized = positions.count
+        }
+        return IndexEntry(values: reordered, record: record)
     }
 }
 

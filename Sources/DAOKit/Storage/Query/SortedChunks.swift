@@ -106,12 +106,15 @@ struct SortedChunks<Element: InPlaceComparable> {
     @discardableResult
     mutating func replace(_ old: Element, with new: Element) -> Bool {
         guard let (chunk, index) = place(of: old) else { return false }
-        let fits = chunks[chunk].withUnsafeBufferPointer { elements in
-            let afterPrevious = index > 0 ? elements[index - 1] < new
-                : chunk == 0 || lasts.withUnsafeBufferPointer { $0[chunk - 1] < new }
-            let beforeNext = index < elements.count - 1 ? new < elements[index + 1]
-                : chunk == chunks.count - 1 || chunks[chunk + 1].withUnsafeBufferPointer { new < $0[0] }
-            return afterPrevious && beforeNext
+        // Compared where the neighbours lie (``InPlaceComparable``), not copied out to `<`.
+        let fits = withUnsafePointer(to: new) { new in
+            chunks[chunk].withUnsafeBufferPointer { elements in
+                let afterPrevious = index > 0 ? Element.isBelow(elements.baseAddress! + index - 1, new)
+                    : chunk == 0 || lasts.withUnsafeBufferPointer { Element.isBelow($0.baseAddress! + chunk - 1, new) }
+                let beforeNext = index < elements.count - 1 ? Element.isBelow(new, elements.baseAddress! + index + 1)
+                    : chunk == chunks.count - 1 || chunks[chunk + 1].withUnsafeBufferPointer { Element.isBelow(new, $0.baseAddress!) }
+                return afterPrevious && beforeNext
+            }
         }
         guard fits else {
             // Where `old` is was just found: no second search for it.
