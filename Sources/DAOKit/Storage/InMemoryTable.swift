@@ -112,7 +112,7 @@ struct InMemoryTable {
             record.indexValues = values
             for index in trees.indices where trees[index] != nil {
                 // In place when the index's own fields did not change (only the values it carries did).
-                let found = trees[index]!.replace(layout.entry(old, of: record, in: index), with: layout.entry(of: record, in: index))
+                let found = trees[index]!.update(layout.target(old, of: record, in: index)) { layout.reload(&$0, with: values, in: index) }
                 precondition(found, Self.lostEntry)
             }
         }
@@ -131,7 +131,7 @@ struct InMemoryTable {
     mutating func remove(forKey key: String) -> (any Storable)? {
         guard let record = records.removeValue(forKey: key) else { return nil }
         for index in trees.indices where trees[index] != nil {
-            precondition(trees[index]!.remove(layout.entry(of: record, in: index)), Self.lostEntry)
+            precondition(trees[index]!.remove(layout.target(record.indexValues, of: record, in: index)), Self.lostEntry)
         }
         count(record.snapshot, by: -1)
         return record.snapshot
@@ -431,6 +431,17 @@ struct IndexLayout: Sendable, Equatable {
     /// index listing the fields in ``fields`` order are the record's own (shared, not copied).
     func entry(of record: InMemoryRecord, in index: Int) -> IndexEntry {
         entry(record.indexValues, of: record, in: index)
+    }
+
+    /// What finds the entry `record` has in index `index` when it carries `values` (in ``fields``
+    /// order), without the copy of them in the index's order that ``entry(_:of:in:)`` makes.
+    func target(_ values: [StorageValue], of record: InMemoryRecord, in index: Int) -> IndexEntry.Target {
+        IndexEntry.Target(values: values, reordered: sharesRecordValues[index] ? nil : positions[index], record: record)
+    }
+
+    /// Makes `entry`, of index `index`, carry `values` (in ``fields`` order), in place.
+    func reload(_ entry: inout IndexEntry, with values: [StorageValue], in index: Int) {
+        entry.reload(values, reordered: sharesRecordValues[index] ? nil : positions[index])
     }
 
     /// The entry `record` has in index `index` when it carries `values` (in ``fields`` order).

@@ -15,14 +15,27 @@ import Foundation
 /// while the record is there (both change together under the context's lock), and entries never
 /// leave the lock: what leaves it is a ``Selected``, which holds the record strongly.
 struct IndexEntry: InPlaceComparable {
-    let values: [StorageValue]
+    private(set) var values: [StorageValue]
     unowned(unsafe) let record: InMemoryRecord
-    private let keys: InlineIndexKeys
+    private var keys: InlineIndexKeys
 
     init(values: [StorageValue], record: InMemoryRecord) {
         self.values = values
         self.record = record
         keys = InlineIndexKeys(values)
+    }
+
+    /// Makes the entry carry `values` (in the record's order), read in the index's order through
+    /// `positions` (`nil`: the same order, and the entry then shares the array). Reordered values
+    /// are written into the entry's own array, which is changed in place when the entry is its
+    /// only holder: a persist that moves an entry then allocates nothing for it.
+    mutating func reload(_ values: [StorageValue], reordered positions: [Int]?) {
+        if let positions {
+            for (slot, position) in positions.enumerated() { self.values[slot] = values[position] }
+        } else {
+            self.values = values
+        }
+        keys = InlineIndexKeys(self.values)
     }
 
     static func < (lhs: IndexEntry, rhs: IndexEntry) -> Bool {
@@ -42,18 +55,57 @@ struct IndexEntry: InPlaceComparable {
     /// Whether `lhs` comes before `rhs`, which are equal in their first `equalPrefix` values.
     @inline(never)
     private static func precedes(_ lhs: IndexEntry, _ rhs: IndexEntry, from equalPrefix: Int) -> Bool {
+        precedes(lhs, rhs.values, reordered: nil, record: rhs.record, from: equalPrefix)
+    }
+
+    /// Whether `entry` comes before the entry of `record` whose values are `values`, read in the
+    /// index's order through `positions` (`nil`: already in it), the two being equal in their
+    /// first `equalPrefix` values.
+    @inline(never)
+    private static func precedes(_ entry: IndexEntry, _ values: [StorageValue], reordered positions: [Int]?, record: InMemoryRecord,
+                                 from equalPrefix: Int) -> Bool {
         // Read the values in place rather than copying each out of its array.
-        let order = lhs.values.withUnsafeBufferPointer { left in
-            rhs.values.withUnsafeBufferPointer { right in
+        let order = entry.values.withUnsafeBufferPointer { left in
+            values.withUnsafeBufferPointer { right in
                 for position in equalPrefix..<left.count {
-                    let order = IndexOrder.compare(left[position], right[position])
+                    let order = IndexOrder.compare(left[position], right[positions?[position] ?? position])
                     if order != .orderedSame { return order }
                 }
                 return .orderedSame
             }
         }
         if order != .orderedSame { return order == .orderedAscending }
-        return lhs.record.order < rhs.record.order
+        return entry.record.order < record.order
+    }
+
+    /// The entry a record has in an index, to find it there (``SortedChunksTarget``):
+    /// described by the record and its values in the record's order (``InMemoryRecord/indexValues``),
+    /// so that finding an entry whose index orders the fields otherwise makes no array of them.
+    struct Target: SortedChunksTarget {
+        private let values: [StorageValue]
+        private let positions: [Int]?
+        private let keys: InlineIndexKeys
+        private unowned(unsafe) let record: InMemoryRecord
+
+        /// The entry `record` has when it carries `values`, read in the index's order through
+        /// `positions` (`nil` when the index orders them as the record does).
+        init(values: [StorageValue], reordered positions: [Int]?, record: InMemoryRecord) {
+            self.values = values
+            self.positions = positions
+            self.record = record
+            keys = InlineIndexKeys(values, reordered: positions)
+        }
+
+        func comesAfter(_ entry: UnsafePointer<IndexEntry>) -> Bool {
+            let (inlineOrder, equalPrefix) = InlineIndexKeys.compare(entry.pointee.keys, keys)
+            if inlineOrder != .orderedSame { return inlineOrder == .orderedAscending }
+            return IndexEntry.precedes(entry.pointee, values, reordered: positions, record: record, from: equalPrefix)
+        }
+
+        /// An index holds one entry per record.
+        func isTarget(_ entry: UnsafePointer<IndexEntry>) -> Bool {
+            entry.pointee.record === record
+        }
     }
 
     static func == (lhs: IndexEntry, rhs: IndexEntry) -> Bool {

@@ -27,9 +27,14 @@ struct InlineIndexKeys {
 
     /// The keys of the first ``capacity`` of `values`.
     init(_ values: [StorageValue]) {
+        self.init(values, reordered: nil)
+    }
+
+    /// The keys of `values` read in the order `positions` gives (`nil`: their own order).
+    init(_ values: [StorageValue], reordered positions: [Int]?) {
         let count = Swift.min(values.count, Self.capacity)
         for position in 0..<count {
-            guard let (kind, key) = Self.key(of: values[position]) else { break }
+            guard let (kind, key) = Self.key(of: values[positions?[position] ?? position]) else { break }
             switch position {
             case 0: first = key
             case 1: second = key

@@ -66,8 +66,9 @@ struct SortedChunks<Element: InPlaceComparable> {
         }
         // The first chunk whose last element is not below `element`, or the last chunk.
         let (chunk, index) = withUnsafePointer(to: element) { element in
-            let chunk = min(lasts.withUnsafeBufferPointer { Self.lowerBound(of: element, in: $0) }, chunks.count - 1)
-            return (chunk, chunks[chunk].withUnsafeBufferPointer { Self.lowerBound(of: element, in: $0) })
+            let target = ElementTarget(element: element)
+            let chunk = min(lasts.withUnsafeBufferPointer { Self.lowerBound(of: target, in: $0) }, chunks.count - 1)
+            return (chunk, chunks[chunk].withUnsafeBufferPointer { Self.lowerBound(of: target, in: $0) })
         }
         chunks[chunk].insert(element, at: index)
         if index == chunks[chunk].count - 1 { lasts[chunk] = element }
@@ -83,7 +84,13 @@ struct SortedChunks<Element: InPlaceComparable> {
     /// Removes `element`; `false` when it is not there.
     @discardableResult
     mutating func remove(_ element: Element) -> Bool {
-        guard let (chunk, index) = place(of: element) else { return false }
+        withUnsafePointer(to: element) { remove(ElementTarget(element: $0)) }
+    }
+
+    /// Removes the element `target` stands for; `false` when it is not there.
+    @discardableResult
+    mutating func remove(_ target: some SortedChunksTarget<Element>) -> Bool {
+        guard let (chunk, index) = place(of: target) else { return false }
         remove(at: chunk, index)
         return true
     }
@@ -105,38 +112,46 @@ struct SortedChunks<Element: InPlaceComparable> {
     /// insertion. `false`, changing nothing, when `old` is not there.
     @discardableResult
     mutating func replace(_ old: Element, with new: Element) -> Bool {
-        guard let (chunk, index) = place(of: old) else { return false }
+        withUnsafePointer(to: old) { update(ElementTarget(element: $0)) { $0 = new } }
+    }
+
+    /// Changes the element `target` stands for with `change`, where it lies, then moves it if it
+    /// no longer sorts between its neighbours. An element that keeps its place is changed without
+    /// being copied (an index entry's values are then rewritten in their own array, not a new one),
+    /// one that moves is removed where it was found and inserted. `false`, changing nothing, when
+    /// the element is not there. `change` must keep the element distinct from every other.
+    @discardableResult
+    mutating func update(_ target: some SortedChunksTarget<Element>, _ change: (inout Element) -> Void) -> Bool {
+        guard let (chunk, index) = place(of: target) else { return false }
+        change(&chunks[chunk][index])
         // Compared where the neighbours lie (``InPlaceComparable``), not copied out to `<`.
-        let fits = withUnsafePointer(to: new) { new in
-            chunks[chunk].withUnsafeBufferPointer { elements in
-                let afterPrevious = index > 0 ? Element.isBelow(elements.baseAddress! + index - 1, new)
-                    : chunk == 0 || lasts.withUnsafeBufferPointer { Element.isBelow($0.baseAddress! + chunk - 1, new) }
-                let beforeNext = index < elements.count - 1 ? Element.isBelow(new, elements.baseAddress! + index + 1)
-                    : chunk == chunks.count - 1 || chunks[chunk + 1].withUnsafeBufferPointer { Element.isBelow(new, $0.baseAddress!) }
-                return afterPrevious && beforeNext
-            }
+        let fits = chunks[chunk].withUnsafeBufferPointer { elements in
+            let element = elements.baseAddress! + index
+            let afterPrevious = index > 0 ? Element.isBelow(element - 1, element)
+                : chunk == 0 || lasts.withUnsafeBufferPointer { Element.isBelow($0.baseAddress! + chunk - 1, element) }
+            let beforeNext = index < elements.count - 1 ? Element.isBelow(element, element + 1)
+                : chunk == chunks.count - 1 || chunks[chunk + 1].withUnsafeBufferPointer { Element.isBelow(element, $0.baseAddress!) }
+            return afterPrevious && beforeNext
         }
         guard fits else {
-            // Where `old` is was just found: no second search for it.
+            // Where it is was just found: no second search for it.
+            let moved = chunks[chunk][index]
             remove(at: chunk, index)
-            insert(new)
+            insert(moved)
             return true
         }
-        chunks[chunk][index] = new
-        if index == chunks[chunk].count - 1 { lasts[chunk] = new }
+        if index == chunks[chunk].count - 1 { lasts[chunk] = chunks[chunk][index] }
         return true
     }
 
-    /// Where `element` is, or `nil` when it is not there.
-    private func place(of element: Element) -> (chunk: Int, index: Int)? {
-        withUnsafePointer(to: element) { element in
-            let chunk = lasts.withUnsafeBufferPointer { Self.lowerBound(of: element, in: $0) }
-            guard chunk < chunks.count else { return nil }
-            return chunks[chunk].withUnsafeBufferPointer { elements in
-                let index = Self.lowerBound(of: element, in: elements)
-                guard index < elements.count, !Element.isBelow(element, elements.baseAddress! + index) else { return nil }
-                return (chunk, index)
-            }
+    /// Where the element `target` stands for is, or `nil` when it is not there.
+    private func place(of target: some SortedChunksTarget<Element>) -> (chunk: Int, index: Int)? {
+        let chunk = lasts.withUnsafeBufferPointer { Self.lowerBound(of: target, in: $0) }
+        guard chunk < chunks.count else { return nil }
+        return chunks[chunk].withUnsafeBufferPointer { elements in
+            let index = Self.lowerBound(of: target, in: elements)
+            guard index < elements.count, target.isTarget(elements.baseAddress! + index) else { return nil }
+            return (chunk, index)
         }
     }
 
@@ -189,18 +204,36 @@ struct SortedChunks<Element: InPlaceComparable> {
         return low
     }
 
-    /// The first index of `elements` whose element is not below `element`: ``lowerBound(in:_:)``
+    /// The first index of `elements` whose element does not come before `target`: ``lowerBound(in:_:)``
     /// comparing in place (``InPlaceComparable``), without a closure between the search and the
-    /// comparison.
-    private static func lowerBound(of element: UnsafePointer<Element>, in elements: UnsafeBufferPointer<Element>) -> Int {
+    /// comparison (the target's type is known where this is specialized).
+    private static func lowerBound(of target: some SortedChunksTarget<Element>, in elements: UnsafeBufferPointer<Element>) -> Int {
         guard let base = elements.baseAddress else { return 0 }
         var low = 0, high = elements.count
         while low < high {
             let middle = (low + high) / 2
-            if Element.isBelow(base + middle, element) { low = middle + 1 } else { high = middle }
+            if target.comesAfter(base + middle) { low = middle + 1 } else { high = middle }
         }
         return low
     }
+
+    /// An element as its own search target.
+    private struct ElementTarget: SortedChunksTarget {
+        let element: UnsafePointer<Element>
+
+        func comesAfter(_ other: UnsafePointer<Element>) -> Bool { Element.isBelow(other, element) }
+        func isTarget(_ other: UnsafePointer<Element>) -> Bool { !Element.isBelow(element, other) }
+    }
+}
+
+/// What a search of ``SortedChunks`` looks for: one element, described without being one (an
+/// index entry found by its record and values, with no array of the values made for the search).
+protocol SortedChunksTarget<Element> {
+    associatedtype Element
+    /// Whether the element at `element` comes before the one looked for.
+    func comesAfter(_ element: UnsafePointer<Element>) -> Bool
+    /// Whether the element at `element`, the first that does not come before it, is the one looked for.
+    func isTarget(_ element: UnsafePointer<Element>) -> Bool
 }
 
 /// An element ``SortedChunks`` can order where it lies: a binary search then reads only what each
