@@ -22,32 +22,26 @@ enum ColdQueryProfile {
 
     /// Runs the side `spec` names; returns the exit status.
     static func run(_ spec: String) -> Int32 {
-        let parts = spec.split(separator: ":").map(String.init)
-        let size = parts.count > 1 ? Int(parts[1]) : 10_000
-        let iterations = parts.count > 2 ? Int(parts[2]) : 3
-        guard let size, let iterations, size > 0, iterations >= 0 else {
+        guard let spec = ProfileSpec(spec, sides: ["cold", "readall", "scan", "memory"], defaultIterations: 3) else {
             FileHandle.standardError.write(Data("usage: \(variable)=cold|readall|scan|memory[:<n>[:<iterations>]]\n".utf8))
             return 64
         }
         do {
             let cache = QueryStoreCache()
-            let messages = SampleData.dialogMessages(count: size)
-            let location = try cache.store(named: "files-v\(QueryStores.dataVersion)-\(size)") { scratch in
+            let messages = SampleData.dialogMessages(count: spec.size)
+            let location = try cache.store(named: "files-v\(QueryStores.dataVersion)-\(spec.size)") { scratch in
                 try QueryStores.fill(try FileStorageContext(directory: scratch), with: messages)
             }
             let target = QueryTarget.coldFileQuery(at: location, messages: messages)
             let operation: (Int) throws -> [Int]
-            switch parts[0] {
+            switch spec.side {
             case "cold": operation = target.measured
             case "readall": operation = target.baselines[0].run
             case "scan": operation = target.baselines[1].run
-            case "memory": return printMemory(at: location, size: size)
-            default:
-                FileHandle.standardError.write(Data("\(variable): unknown side \(parts[0])\n".utf8))
-                return 64
+            default: return printMemory(at: location, size: spec.size)  // "memory", the one side left
             }
             _ = try operation(0)
-            for iteration in 0..<iterations { _ = try operation(iteration % SampleData.dialogCount) }
+            for iteration in 0..<spec.iterations { _ = try operation(iteration % SampleData.dialogCount) }
             return 0
         } catch {
             FileHandle.standardError.write(Data("\(variable): \(error)\n".utf8))

@@ -16,18 +16,15 @@ enum PersistProfile {
 
     /// Runs the side `spec` names; returns the exit status.
     static func run(_ spec: String) -> Int32 {
-        let parts = spec.split(separator: ":").map(String.init)
-        let size = parts.count > 1 ? Int(parts[1]) : 10_000
-        let iterations = parts.count > 2 ? Int(parts[2]) : 10_000
-        guard let size, let iterations, size > 0, iterations >= 0, ["indexed", "plain"].contains(parts[0]) else {
+        guard let spec = ProfileSpec(spec, sides: ["indexed", "plain"], defaultIterations: 10_000) else {
             FileHandle.standardError.write(Data("usage: \(variable)=indexed|plain[:<n>[:<iterations>]]\n".utf8))
             return 64
         }
         do {
-            let target = try QueryTarget.indexedPersist(messages: SampleData.dialogMessages(count: size))
-            let operation = parts[0] == "indexed" ? target.measured : target.baselines[0].run
+            let target = try QueryTarget.indexedPersist(messages: SampleData.dialogMessages(count: spec.size))
+            let operation = spec.side == "indexed" ? target.measured : target.baselines[0].run
             _ = try operation(0)
-            for iteration in 0..<iterations { _ = try operation(iteration) }
+            for iteration in 0..<spec.iterations { _ = try operation(iteration) }
             return 0
         } catch {
             FileHandle.standardError.write(Data("\(variable): \(error)\n".utf8))

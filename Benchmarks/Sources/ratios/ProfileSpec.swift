@@ -1,0 +1,17 @@
+/// What a profiling variable (`DAOKIT_COLD_PROFILE`, `DAOKIT_PERSIST_PROFILE`) asks for:
+/// `<side>[:<n>[:<iterations>]]`, the side to run alone, on `n` messages (10,000 unless given),
+/// `iterations` times.
+struct ProfileSpec {
+    let side: String
+    let size: Int
+    let iterations: Int
+
+    /// `nil` when `spec` is malformed or names a side not in `sides`.
+    init?(_ spec: String, sides: [String], defaultIterations: Int) {
+        let parts = spec.split(separator: ":").map(String.init)
+        guard let side = parts.first, sides.contains(side) else { return nil }
+        guard let size = parts.count > 1 ? Int(parts[1]) : 10_000, size > 0,
+              let iterations = parts.count > 2 ? Int(parts[2]) : defaultIterations, iterations >= 0 else { return nil }
+        (self.side, self.size, self.iterations) = (side, size, iterations)
+    }
+}
