@@ -117,8 +117,8 @@ struct IndexEntry: InPlaceComparable {
 /// values, it agrees with it (so `nil` comes first, and walking an index in order is sorting by
 /// a ``StorageSortKey`` without a string comparator); values it cannot order get an order anyway —
 /// by kind, `false` before `true`, `Data` and `URL` by bytes and text, `Double.nan` after every
-/// other number and a NaN date after every other date — because an index needs one. Queries never rely on that part: every entry an
-/// index walk yields is checked against the whole filter.
+/// other number and a NaN date after every other date — because an index needs one. Queries
+/// never rely on that part: every entry an index walk yields is checked against the whole filter.
 enum IndexOrder {
     /// The kinds indexes hold most — integers, dates, flags — compared in line, without copying
     /// the values; everything else by ``compareAnyKinds(_:_:)``.
