@@ -16,7 +16,7 @@ import PostgresNIO
 /// a `jsonb` record; ``Storable/indexes`` become expression indexes (see `PostgresSchema.swift`).
 ///
 /// **Queries** run in SQL with bound parameters wherever PostgreSQL answers exactly as Swift would
-/// (see `PostgresQueryTranslation.swift`), and in Swift on the rows SQL narrowed down otherwise.
+/// (see `PostgresDialect.swift`), and in Swift on the rows SQL narrowed down otherwise.
 ///
 /// **Writes.** A batch, and ``save(_:mode:)``'s id check with its write, is one transaction: all
 /// or nothing, also across a dropped connection or a server restart; two instances creating the
