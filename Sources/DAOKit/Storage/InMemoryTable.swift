@@ -372,10 +372,9 @@ struct IndexLayout: Sendable, Equatable {
     /// the others only break ties), and carry every field so that a walk evaluates a query on the
     /// entries alone, without reaching for the records.
     let entryFields: [[FieldPath]]
-    /// For each index, the positions of ``entryFields`` in ``fields``.
-    private let positions: [[Int]]
-    /// For each index, whether ``entryFields`` is ``fields``.
-    private let sharesRecordValues: [Bool]
+    /// For each index, the positions of ``entryFields`` in ``fields``; `nil` where they are
+    /// ``fields`` in order, and the index's entries share the record's values.
+    private let reorderings: [[Int]?]
     /// Reads ``fields`` from an entity: from its stored properties where that is proven exact.
     let reader: EntityFieldReader
 
@@ -389,8 +388,7 @@ struct IndexLayout: Sendable, Equatable {
         }
         self.fields = fields
         entryFields = indexes.map { index in index.fields + fields.filter { !index.fields.contains($0) } }
-        positions = entryFields.map { entry in entry.map { fields.firstIndex(of: $0)! } }
-        sharesRecordValues = entryFields.map { $0 == fields }
+        reorderings = entryFields.map { entry in entry == fields ? nil : entry.map { fields.firstIndex(of: $0)! } }
         reader = EntityFieldReader(fields: fields)
     }
 
@@ -436,24 +434,17 @@ struct IndexLayout: Sendable, Equatable {
     /// What finds the entry `record` has in index `index` when it carries `values` (in ``fields``
     /// order), without the copy of them in the index's order that ``entry(_:of:in:)`` makes.
     func target(_ values: [StorageValue], of record: InMemoryRecord, in index: Int) -> IndexEntry.Target {
-        IndexEntry.Target(values: values, reordered: sharesRecordValues[index] ? nil : positions[index], record: record)
+        IndexEntry.Target(values: values, reordered: reorderings[index], record: record)
     }
 
     /// Makes `entry`, of index `index`, carry `values` (in ``fields`` order), in place.
     func reload(_ entry: inout IndexEntry, with values: [StorageValue], in index: Int) {
-        entry.reload(values, reordered: sharesRecordValues[index] ? nil : positions[index])
+        entry.reload(values, reordered: reorderings[index])
     }
 
     /// The entry `record` has in index `index` when it carries `values` (in ``fields`` order).
     func entry(_ values: [StorageValue], of record: InMemoryRecord, in index: Int) -> IndexEntry {
-        if sharesRecordValues[index] { return IndexEntry(values: values, record: record) }
-        // Made at its final size in one allocation: every persist that moves an entry makes two.
-        let positions = positions[index]
-        let reordered = [StorageValue](unsafeUninitializedCapacity: positions.count) { buffer, initialized in
-            for (slot, position) in positions.enumerated() { (buffer.baseAddress! + slot).initialize(to: values[position]) }
-            initialized = positions.count
-        }
-        return IndexEntry(values: reordered, record: record)
+        IndexEntry(values: values, reordered: reorderings[index], record: record)
     }
 }
 

@@ -25,6 +25,21 @@ struct IndexEntry: InPlaceComparable {
         keys = InlineIndexKeys(values)
     }
 
+    /// The entry of `record` carrying `values` (in the record's order), read in the index's order
+    /// through `positions` (`nil`: the same order, and the entry then shares the array).
+    init(values: [StorageValue], reordered positions: [Int]?, record: InMemoryRecord) {
+        guard let positions else {
+            self.init(values: values, record: record)
+            return
+        }
+        // Made at its final size in one allocation (`map` grows its result as it goes).
+        let reordered = [StorageValue](unsafeUninitializedCapacity: positions.count) { buffer, initialized in
+            for (slot, position) in positions.enumerated() { (buffer.baseAddress! + slot).initialize(to: values[position]) }
+            initialized = positions.count
+        }
+        self.init(values: reordered, record: record)
+    }
+
     /// Makes the entry carry `values` (in the record's order), read in the index's order through
     /// `positions` (`nil`: the same order, and the entry then shares the array). Reordered values
     /// are written into the entry's own array, which is changed in place when the entry is its
