@@ -233,12 +233,12 @@ final class FileQueryCache: Sendable {
         isEnabled && state.withLock { $0.tables[directoryName]?.type == ObjectIdentifier(E.self) }
     }
 
-    /// Prepares `entities` (or removals, for `nil`) for ``apply(_:logged:)``; `nil` when this cache
-    /// does not keep the type, so there is nothing to update.
+    /// Prepares `entities` (or removals, for `nil`) for ``apply(_:logged:)``, for a write that
+    /// asked ``keeps(_:directoryName:)`` first (which ``apply(_:logged:)`` checks again, under the
+    /// lock, at the commit); `nil` when an entity cannot be copied, and the next query rereads it.
     func prepare<E: Storable>(
         _ type: E.Type, directoryName: String, records: [(fileName: String, key: String, entity: E?)]
     ) -> PendingWrite? {
-        guard keeps(E.self, directoryName: directoryName) else { return nil }
         let layout = IndexLayout.of(E.self)
         let copier = EntityMapper()
         var prepared: [(fileName: String, key: String, entity: (any Storable, [StorageValue])?)] = []
