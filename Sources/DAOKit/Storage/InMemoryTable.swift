@@ -111,8 +111,13 @@ struct InMemoryTable {
             let old = record.indexValues
             record.indexValues = values
             for index in trees.indices where trees[index] != nil {
+                // Taken out of the layout first: a closure reading `layout` while `trees` is being
+                // changed would copy the whole layout (a retain and a release of each of its arrays).
+                let reordering = layout.reordering(in: index)
                 // In place when the index's own fields did not change (only the values it carries did).
-                let found = trees[index]!.update(layout.target(old, of: record, in: index)) { layout.reload(&$0, with: values, in: index) }
+                let found = trees[index]!.update(IndexEntry.Target(values: old, reordered: reordering, record: record)) {
+                    $0.reload(values, reordered: reordering)
+                }
                 precondition(found, Self.lostEntry)
             }
         }
@@ -437,9 +442,10 @@ struct IndexLayout: Sendable, Equatable {
         IndexEntry.Target(values: values, reordered: reorderings[index], record: record)
     }
 
-    /// Makes `entry`, of index `index`, carry `values` (in ``fields`` order), in place.
-    func reload(_ entry: inout IndexEntry, with values: [StorageValue], in index: Int) {
-        entry.reload(values, reordered: reorderings[index])
+    /// Where index `index` reads each of its entries' values in ``fields`` (`nil`: the same
+    /// order), for ``IndexEntry/Target`` and ``IndexEntry/reload(_:reordered:)``.
+    func reordering(in index: Int) -> [Int]? {
+        reorderings[index]
     }
 
     /// The entry `record` has in index `index` when it carries `values` (in ``fields`` order).

@@ -32,20 +32,29 @@ struct InlineIndexKeys {
 
     /// The keys of `values` read in the order `positions` gives (`nil`: their own order).
     init(_ values: [StorageValue], reordered positions: [Int]?) {
-        let count = Swift.min(values.count, Self.capacity)
-        for position in 0..<count {
-            guard let (kind, key) = Self.key(of: values[positions?[position] ?? position]) else { break }
-            switch position {
-            case 0: first = key
-            case 1: second = key
-            default: third = key
+        // Each value is read where it lies: copying one out of the array would call the enum's
+        // outlined copy and destroy (a switch over every kind) for a key that is a plain integer.
+        let (keys, kinds) = values.withUnsafeBufferPointer { values in
+            var keys: (UInt64, UInt64, UInt64) = (0, 0, 0)
+            var kinds: UInt8 = 0
+            for position in 0..<Swift.min(values.count, Self.capacity) {
+                guard let (kind, key) = Self.key(of: values[positions?[position] ?? position]) else { break }
+                switch position {
+                case 0: keys.0 = key
+                case 1: keys.1 = key
+                default: keys.2 = key
+                }
+                kinds |= kind.rawValue << (2 * position)
             }
-            kinds |= kind.rawValue << (2 * position)
+            return (keys, kinds)
         }
+        (first, second, third) = keys
+        self.kinds = kinds
     }
 
     /// `value` as a kind and an integer that orders values of that kind as ``IndexOrder`` does
     /// and is equal exactly when it finds them the same; `nil` for a value kept as itself.
+    @inline(__always)
     private static func key(of value: StorageValue) -> (Kind, UInt64)? {
         switch value {
         case let .int(number):

@@ -57,21 +57,20 @@ struct SortedChunks<Element: InPlaceComparable> {
     }
 
     /// Inserts `element`.
-    mutating func insert(_ element: Element) {
+    mutating func insert(_ element: consuming Element) {
         count += 1
         if chunks.isEmpty {
+            lasts.append(copy element)
             chunks.append([element])
-            lasts.append(element)
             return
         }
         // The first chunk whose last element is not below `element`, or the last chunk.
         let (chunk, index) = withUnsafePointer(to: element) { element in
             let target = ElementTarget(element: element)
-            let chunk = min(lasts.withUnsafeBufferPointer { Self.lowerBound(of: target, in: $0) }, chunks.count - 1)
-            return (chunk, chunks[chunk].withUnsafeBufferPointer { Self.lowerBound(of: target, in: $0) })
+            return search(for: target) { lasts, chunkCount in min(Self.lowerBound(of: target, in: lasts), chunkCount - 1) }
         }
+        if index == chunks[chunk].count { lasts[chunk] = copy element }  // it goes last
         chunks[chunk].insert(element, at: index)
-        if index == chunks[chunk].count - 1 { lasts[chunk] = element }
         if chunks[chunk].count > Self.maxChunk {
             let upper = Array(chunks[chunk][(Self.maxChunk / 2)...])
             chunks[chunk].removeSubrange((Self.maxChunk / 2)...)
@@ -95,9 +94,10 @@ struct SortedChunks<Element: InPlaceComparable> {
         return true
     }
 
-    /// Removes the element at `index` of chunk `chunk`, which must be there.
-    private mutating func remove(at chunk: Int, _ index: Int) {
-        chunks[chunk].remove(at: index)
+    /// Removes the element at `index` of chunk `chunk`, which must be there, and returns it.
+    @discardableResult
+    private mutating func remove(at chunk: Int, _ index: Int) -> Element {
+        let element = chunks[chunk].remove(at: index)
         if chunks[chunk].isEmpty {
             chunks.remove(at: chunk)
             lasts.remove(at: chunk)
@@ -105,6 +105,7 @@ struct SortedChunks<Element: InPlaceComparable> {
             lasts[chunk] = chunks[chunk][index - 1]
         }
         count -= 1
+        return element
     }
 
     /// Replaces `old` with `new`: in place when `new` sorts between `old`'s neighbours (an entry
@@ -125,19 +126,19 @@ struct SortedChunks<Element: InPlaceComparable> {
         guard let (chunk, index) = place(of: target) else { return false }
         change(&chunks[chunk][index])
         // Compared where the neighbours lie (``InPlaceComparable``), not copied out to `<`.
-        let fits = chunks[chunk].withUnsafeBufferPointer { elements in
-            let element = elements.baseAddress! + index
-            let afterPrevious = index > 0 ? Element.isBelow(element - 1, element)
-                : chunk == 0 || lasts.withUnsafeBufferPointer { Element.isBelow($0.baseAddress! + chunk - 1, element) }
-            let beforeNext = index < elements.count - 1 ? Element.isBelow(element, element + 1)
-                : chunk == chunks.count - 1 || chunks[chunk + 1].withUnsafeBufferPointer { Element.isBelow(element, $0.baseAddress!) }
-            return afterPrevious && beforeNext
-        }
+        let fits = lasts.withUnsafeBufferPointer { lasts in chunks.withUnsafeBufferPointer { chunks in
+            chunks[chunk].withUnsafeBufferPointer { elements in
+                let element = elements.baseAddress! + index
+                let afterPrevious = index > 0 ? Element.isBelow(element - 1, element)
+                    : chunk == 0 || Element.isBelow(lasts.baseAddress! + chunk - 1, element)
+                let beforeNext = index < elements.count - 1 ? Element.isBelow(element, element + 1)
+                    : chunk == chunks.count - 1 || chunks[chunk + 1].withUnsafeBufferPointer { Element.isBelow(element, $0.baseAddress!) }
+                return afterPrevious && beforeNext
+            }
+        } }
         guard fits else {
-            // Where it is was just found: no second search for it.
-            let moved = chunks[chunk][index]
-            remove(at: chunk, index)
-            insert(moved)
+            // Where it is was just found: no second search for it, and it is moved out, not copied.
+            insert(remove(at: chunk, index))
             return true
         }
         if index == chunks[chunk].count - 1 { lasts[chunk] = chunks[chunk][index] }
@@ -146,12 +147,28 @@ struct SortedChunks<Element: InPlaceComparable> {
 
     /// Where the element `target` stands for is, or `nil` when it is not there.
     private func place(of target: some SortedChunksTarget<Element>) -> (chunk: Int, index: Int)? {
-        let chunk = lasts.withUnsafeBufferPointer { Self.lowerBound(of: target, in: $0) }
+        let (chunk, index) = search(for: target) { lasts, _ in Self.lowerBound(of: target, in: lasts) }
         guard chunk < chunks.count else { return nil }
-        return chunks[chunk].withUnsafeBufferPointer { elements in
-            let index = Self.lowerBound(of: target, in: elements)
-            guard index < elements.count, target.isTarget(elements.baseAddress! + index) else { return nil }
-            return (chunk, index)
+        let found = chunks.withUnsafeBufferPointer { chunks in
+            chunks[chunk].withUnsafeBufferPointer { index < $0.count && target.isTarget($0.baseAddress! + index) }
+        }
+        return found ? (chunk, index) : nil
+    }
+
+    /// The chunk `chooseChunk` picks from ``lasts`` (and the number of chunks), and the first
+    /// index in it whose element does not come before `target` (0 for a chunk past the end).
+    ///
+    /// The arrays are read through buffers taken once: reading a chunk through `chunks[chunk]`
+    /// would retain and release its storage around the search, two atomic operations on a cache
+    /// line the search itself may not need.
+    private func search(for target: some SortedChunksTarget<Element>,
+                        chunk chooseChunk: (UnsafeBufferPointer<Element>, Int) -> Int) -> (chunk: Int, index: Int) {
+        lasts.withUnsafeBufferPointer { lasts in
+            chunks.withUnsafeBufferPointer { chunks in
+                let chunk = chooseChunk(lasts, chunks.count)
+                guard chunk < chunks.count else { return (chunk, 0) }
+                return (chunk, chunks[chunk].withUnsafeBufferPointer { Self.lowerBound(of: target, in: $0) })
+            }
         }
     }
 
