@@ -113,11 +113,12 @@ struct InMemoryTable {
             for index in trees.indices where trees[index] != nil {
                 // Taken out of the layout first: a closure reading `layout` while `trees` is being
                 // changed would copy the whole layout (a retain and a release of each of its arrays).
-                let reordering = layout.reordering(in: index)
-                // In place when the index's own fields did not change (only the values it carries did).
-                let found = trees[index]!.update(IndexEntry.Target(values: old, reordered: reordering, record: record)) {
-                    $0.reload(values, reordered: reordering)
-                }
+                let (positions, count) = (layout.positions(in: index), layout.indexes[index].fields.count)
+                // An index is ordered by its own fields alone; one whose fields kept their values
+                // keeps its entry as it is.
+                if IndexEntry.fieldsAreEqual(old, values, fields: positions, count: count) { continue }
+                let target = IndexEntry.Target(values: old, fields: positions, count: count, record: record)
+                let found = trees[index]!.update(target) { $0.reload(values, fields: positions) }
                 precondition(found, Self.lostEntry)
             }
         }
@@ -187,7 +188,7 @@ struct InMemoryTable {
             let limit = query.limit ?? .max
             if limit == 0 { return .answer([]) }
             walk(plan, reversed: plan.reversed) { entry in
-                guard evaluator.matches(entry.values) else { return true }
+                guard evaluator.matches(entry.record.indexValues) else { return true }
                 if skipped < query.offset {
                     skipped += 1
                     return true
@@ -197,14 +198,14 @@ struct InMemoryTable {
             }
             return .answer(result)
         }
-        var result: [IndexEntry] = []
-        forEachInRange(access.plan) { entry in
-            if evaluator.matches(entry.values) { result.append(entry) }
+        var result: [InMemoryRecord] = []
+        forEachInRange(access.plan) { record in
+            if evaluator.matches(record.indexValues) { result.append(record) }
         }
         if !query.sort.isEmpty {
-            result.sort { evaluator.precedes($0.values, $1.values) }
+            result.sort { evaluator.precedes($0.indexValues, $1.indexValues) }
         }
-        return .answer(result[evaluator.page(ofCount: result.count)].map { Selected($0.record) })
+        return .answer(result[evaluator.page(ofCount: result.count)].map(Selected.init))
     }
 
     /// How many records `filter` holds for, counted through an index where one applies (built
@@ -213,8 +214,8 @@ struct InMemoryTable {
         let access = access(for: StorageQuery(filter: filter))
         guard let evaluator = access.evaluator else { return .candidates(candidates(access.plan)) }
         var count = 0
-        forEachInRange(access.plan) { entry in
-            if evaluator.matches(entry.values) { count += 1 }
+        forEachInRange(access.plan) { record in
+            if evaluator.matches(record.indexValues) { count += 1 }
         }
         return .answer(count)
     }
@@ -239,28 +240,26 @@ struct InMemoryTable {
             let unmet = conjuncts.filter { !plan.guarantees($0, in: layout) }
             if unmet.count < conjuncts.count { residual.filter = Self.conjunction(of: unmet) }
         }
-        // The values it sees are those of the walked index's entries, or the records' own.
-        let fields = plan.map { layout.entryFields[$0.index] } ?? layout.fields
-        return Access(plan: plan, evaluator: QueryEvaluator(residual, fields: fields))
+        // It reads the records' values, whether or not an index is walked.
+        return Access(plan: plan, evaluator: QueryEvaluator(residual, fields: layout.fields))
     }
 
     /// Every record in `plan`'s range (every record without a plan), in no particular order: a
     /// superset of what the query selects, for evaluating outside the lock.
     private func candidates(_ plan: IndexPlan?) -> [Selected] {
         var found: [Selected] = []
-        forEachInRange(plan) { found.append(Selected($0.record)) }
+        forEachInRange(plan) { found.append(Selected($0)) }
         return found
     }
 
-    /// Calls `body` with the entry of every record in `plan`'s range, or, without a plan, with
-    /// every record and its values (in ``IndexLayout/fields`` order).
-    private func forEachInRange(_ plan: IndexPlan?, _ body: (IndexEntry) -> Void) {
+    /// Calls `body` with every record in `plan`'s range, or every record without a plan.
+    private func forEachInRange(_ plan: IndexPlan?, _ body: (InMemoryRecord) -> Void) {
         guard let plan else {
-            for record in records.values { body(IndexEntry(values: record.indexValues, record: record)) }
+            for record in records.values { body(record) }
             return
         }
         walk(plan, reversed: false) { entry in
-            body(entry)
+            body(entry.record)
             return true
         }
     }
@@ -372,14 +371,9 @@ struct IndexLayout: Sendable, Equatable {
     let indexes: [StorageIndex]
     /// Every indexed field, each once.
     let fields: [FieldPath]
-    /// For each index, the fields its entries hold, in their order: the index's own, then every
-    /// other field of ``fields``. Entries are ordered by all of them (the index's fields decide,
-    /// the others only break ties), and carry every field so that a walk evaluates a query on the
-    /// entries alone, without reaching for the records.
-    let entryFields: [[FieldPath]]
-    /// For each index, the positions of ``entryFields`` in ``fields``; `nil` where they are
-    /// ``fields`` in order, and the index's entries share the record's values.
-    private let reorderings: [[Int]?]
+    /// For each index, the positions of its fields in ``fields``; `nil` where they are the first
+    /// of ``fields``, in order, and the index's entries share the record's values.
+    private let positions: [[Int]?]
     /// Reads ``fields`` from an entity: from its stored properties where that is proven exact.
     let reader: EntityFieldReader
 
@@ -392,8 +386,9 @@ struct IndexLayout: Sendable, Equatable {
             for field in index.fields where !fields.contains(field) { fields.append(field) }
         }
         self.fields = fields
-        entryFields = indexes.map { index in index.fields + fields.filter { !index.fields.contains($0) } }
-        reorderings = entryFields.map { entry in entry == fields ? nil : entry.map { fields.firstIndex(of: $0)! } }
+        positions = indexes.map { index in
+            index.fields == Array(fields.prefix(index.fields.count)) ? nil : index.fields.map { fields.firstIndex(of: $0)! }
+        }
         reader = EntityFieldReader(fields: fields)
     }
 
@@ -430,27 +425,22 @@ struct IndexLayout: Sendable, Equatable {
         queryFields.allSatisfy(fields.contains)
     }
 
-    /// The entry `record` has in index `index`: its values in ``entryFields`` order, which for an
-    /// index listing the fields in ``fields`` order are the record's own (shared, not copied).
+    /// The entry `record` has in index `index`, which for an index of the first of ``fields``
+    /// shares the record's values rather than copying them.
     func entry(of record: InMemoryRecord, in index: Int) -> IndexEntry {
-        entry(record.indexValues, of: record, in: index)
+        IndexEntry(values: record.indexValues, fields: positions[index], count: indexes[index].fields.count, record: record)
     }
 
     /// What finds the entry `record` has in index `index` when it carries `values` (in ``fields``
-    /// order), without the copy of them in the index's order that ``entry(_:of:in:)`` makes.
+    /// order), without the copy of the index's fields that ``entry(of:in:)`` may make.
     func target(_ values: [StorageValue], of record: InMemoryRecord, in index: Int) -> IndexEntry.Target {
-        IndexEntry.Target(values: values, reordered: reorderings[index], record: record)
+        IndexEntry.Target(values: values, fields: positions[index], count: indexes[index].fields.count, record: record)
     }
 
-    /// Where index `index` reads each of its entries' values in ``fields`` (`nil`: the same
-    /// order), for ``IndexEntry/Target`` and ``IndexEntry/reload(_:reordered:)``.
-    func reordering(in index: Int) -> [Int]? {
-        reorderings[index]
-    }
-
-    /// The entry `record` has in index `index` when it carries `values` (in ``fields`` order).
-    func entry(_ values: [StorageValue], of record: InMemoryRecord, in index: Int) -> IndexEntry {
-        IndexEntry(values: values, reordered: reorderings[index], record: record)
+    /// Where index `index` finds its fields in ``fields`` (`nil`: they are the first ones), for
+    /// ``IndexEntry``.
+    func positions(in index: Int) -> [Int]? {
+        positions[index]
     }
 }
 

@@ -1,16 +1,25 @@
 import Foundation
 
-/// One entity in an in-memory index: the values of the index's fields (then of the type's other
-/// indexed fields, ``IndexLayout/entryFields``) and the record, ordered value by value
-/// (``IndexOrder``) and then by the record's order, which no two records share, so that no two
-/// entries are equal.
+/// One entity in an in-memory index: the values of the index's fields and the record, ordered
+/// value by value (``IndexOrder``) and then by the record's order, which no two records share, so
+/// that no two entries are equal.
 ///
-/// The first values are also kept inline as ``InlineIndexKeys``, which decide most comparisons of
-/// an index's binary searches without reading `values` (a heap array of its own).
+/// An entry holds only what it is ordered by. A walk evaluates a query on the record's values
+/// (``InMemoryRecord/indexValues``), so a write that changes only fields an index does not order
+/// by leaves that index untouched: flipping a message's read state moves it in an `isRead` index
+/// and changes nothing in a `(dialogID, date)` one.
+///
+/// `values` starts with the index's fields, in the index's order, and may go on with values the
+/// entry ignores: for an index whose fields are the first of ``IndexLayout/fields`` it is the
+/// record's own array, shared rather than copied — or an earlier one of the record's, equal in
+/// those first values, when a write changed only the others.
+///
+/// The first values and the record's order are also kept inline as ``InlineIndexKeys``, which
+/// decide most comparisons of an index's binary searches without reading `values` (a heap array
+/// of its own) or the record.
 ///
 /// The record is held `unowned(unsafe)`: copying an entry — which a walk does for every entry it
-/// passes on — then neither retains the record nor touches its memory, and a walk that only reads
-/// values (a count) never reaches the records, which lie all over the heap. Sound because an
+/// passes on — then neither retains the record nor touches its memory. Sound because an
 /// ``InMemoryTable`` owns every record in its `records` and keeps an entry in an index exactly
 /// while the record is there (both change together under the context's lock), and entries never
 /// leave the lock: what leaves it is a ``Selected``, which holds the record strongly.
@@ -19,44 +28,58 @@ struct IndexEntry: InPlaceComparable {
     unowned(unsafe) let record: InMemoryRecord
     private var keys: InlineIndexKeys
 
+    /// The entry of `record` in an index of every one of `values`, in their order.
     init(values: [StorageValue], record: InMemoryRecord) {
-        self.values = values
+        self.init(values: values, fields: nil, count: values.count, record: record)
+    }
+
+    /// The entry of `record`, which carries `values` (in the record's order), in an index of
+    /// `count` fields found in `values` at `positions` (`nil`: its first `count`, and the entry
+    /// then shares the array).
+    init(values: [StorageValue], fields positions: [Int]?, count: Int, record: InMemoryRecord) {
+        if let positions {
+            // Made at its final size in one allocation (`map` grows its result as it goes).
+            self.values = [StorageValue](unsafeUninitializedCapacity: positions.count) { buffer, initialized in
+                for (slot, position) in positions.enumerated() { (buffer.baseAddress! + slot).initialize(to: values[position]) }
+                initialized = positions.count
+            }
+        } else {
+            self.values = values
+        }
         self.record = record
-        keys = InlineIndexKeys(values)
+        keys = InlineIndexKeys(self.values, reordered: nil, count: count, order: record.order)
     }
 
-    /// The entry of `record` carrying `values` (in the record's order), read in the index's order
-    /// through `positions` (`nil`: the same order, and the entry then shares the array).
-    init(values: [StorageValue], reordered positions: [Int]?, record: InMemoryRecord) {
-        guard let positions else {
-            self.init(values: values, record: record)
-            return
-        }
-        // Made at its final size in one allocation (`map` grows its result as it goes).
-        let reordered = [StorageValue](unsafeUninitializedCapacity: positions.count) { buffer, initialized in
-            for (slot, position) in positions.enumerated() { (buffer.baseAddress! + slot).initialize(to: values[position]) }
-            initialized = positions.count
-        }
-        self.init(values: reordered, record: record)
-    }
-
-    /// Makes the entry carry `values` (in the record's order), read in the index's order through
-    /// `positions` (`nil`: the same order, and the entry then shares the array). Reordered values
-    /// are written into the entry's own array, which is changed in place when the entry is its
-    /// only holder: a persist that moves an entry then allocates nothing for it.
-    mutating func reload(_ values: [StorageValue], reordered positions: [Int]?) {
+    /// Makes the entry carry `values` (in the record's order), its index's fields read at
+    /// `positions` (`nil`: the first ones, and the entry then shares the array). A copy of the
+    /// fields is rewritten in place when the entry is its only holder: a persist that moves an
+    /// entry then allocates nothing for it.
+    mutating func reload(_ values: [StorageValue], fields positions: [Int]?) {
         if let positions {
             for (slot, position) in positions.enumerated() { self.values[slot] = values[position] }
         } else {
             self.values = values
         }
-        keys = InlineIndexKeys(self.values)
+        keys = InlineIndexKeys(self.values, reordered: nil, count: Int(keys.count), order: keys.order)
+    }
+
+    /// Whether an index of `count` fields, found at `positions` (`nil`: the first ones), orders
+    /// a record carrying `old` and one carrying `new` (both in the record's order) alike: then a
+    /// write from one to the other need not touch the record's entry.
+    static func fieldsAreEqual(_ old: [StorageValue], _ new: [StorageValue], fields positions: [Int]?, count: Int) -> Bool {
+        old.withUnsafeBufferPointer { old in
+            new.withUnsafeBufferPointer { new in
+                for slot in 0..<count {
+                    let position = positions?[slot] ?? slot
+                    if IndexOrder.compare(old[position], new[position]) != .orderedSame { return false }
+                }
+                return true
+            }
+        }
     }
 
     static func < (lhs: IndexEntry, rhs: IndexEntry) -> Bool {
-        let (inlineOrder, equalPrefix) = InlineIndexKeys.compare(lhs.keys, rhs.keys)
-        if inlineOrder != .orderedSame { return inlineOrder == .orderedAscending }
-        return precedes(lhs, rhs, from: equalPrefix)
+        withUnsafePointer(to: lhs) { lhs in withUnsafePointer(to: rhs) { rhs in isBelow(lhs, rhs) } }
     }
 
     /// `<` reading the keys where the entries lie: only when they tie does it read their values.
@@ -64,57 +87,51 @@ struct IndexEntry: InPlaceComparable {
     static func isBelow(_ lhs: UnsafePointer<IndexEntry>, _ rhs: UnsafePointer<IndexEntry>) -> Bool {
         let (inlineOrder, equalPrefix) = InlineIndexKeys.compare(lhs.pointee.keys, rhs.pointee.keys)
         if inlineOrder != .orderedSame { return inlineOrder == .orderedAscending }
-        return precedes(lhs.pointee, rhs.pointee, from: equalPrefix)
+        return precedes(lhs, rhs.pointee.values, fields: nil, keys: rhs.pointee.keys, from: equalPrefix)
     }
 
-    /// Whether `lhs` comes before `rhs`, which are equal in their first `equalPrefix` values.
+    /// Whether the entry at `entry` comes before the one whose index fields are read from
+    /// `values` at `positions` (`nil`: the first ones) and whose keys are `keys`, the two being
+    /// equal in their first `equalPrefix` values.
     @inline(never)
-    private static func precedes(_ lhs: IndexEntry, _ rhs: IndexEntry, from equalPrefix: Int) -> Bool {
-        precedes(lhs, rhs.values, reordered: nil, record: rhs.record, from: equalPrefix)
-    }
-
-    /// Whether `entry` comes before the entry of `record` whose values are `values`, read in the
-    /// index's order through `positions` (`nil`: already in it), the two being equal in their
-    /// first `equalPrefix` values.
-    @inline(never)
-    private static func precedes(_ entry: IndexEntry, _ values: [StorageValue], reordered positions: [Int]?, record: InMemoryRecord,
-                                 from equalPrefix: Int) -> Bool {
+    private static func precedes(_ entry: UnsafePointer<IndexEntry>, _ values: [StorageValue], fields positions: [Int]?,
+                                 keys: InlineIndexKeys, from equalPrefix: Int) -> Bool {
         // Read the values in place rather than copying each out of its array.
-        let order = entry.values.withUnsafeBufferPointer { left in
+        let order = entry.pointee.values.withUnsafeBufferPointer { left in
             values.withUnsafeBufferPointer { right in
-                for position in equalPrefix..<left.count {
-                    let order = IndexOrder.compare(left[position], right[positions?[position] ?? position])
+                for slot in equalPrefix..<Int(keys.count) {
+                    let order = IndexOrder.compare(left[slot], right[positions?[slot] ?? slot])
                     if order != .orderedSame { return order }
                 }
                 return .orderedSame
             }
         }
         if order != .orderedSame { return order == .orderedAscending }
-        return entry.record.order < record.order
+        return entry.pointee.keys.order < keys.order
     }
 
-    /// The entry a record has in an index, to find it there (``SortedChunksTarget``):
-    /// described by the record and its values in the record's order (``InMemoryRecord/indexValues``),
-    /// so that finding an entry whose index orders the fields otherwise makes no array of them.
+    /// The entry a record has in an index, to find it there (``SortedChunksTarget``): described
+    /// by the record and its values in the record's order (``InMemoryRecord/indexValues``), so
+    /// that finding an entry whose index orders the fields otherwise makes no array of them.
     struct Target: SortedChunksTarget {
         private let values: [StorageValue]
         private let positions: [Int]?
         private let keys: InlineIndexKeys
         private unowned(unsafe) let record: InMemoryRecord
 
-        /// The entry `record` has when it carries `values`, read in the index's order through
-        /// `positions` (`nil` when the index orders them as the record does).
-        init(values: [StorageValue], reordered positions: [Int]?, record: InMemoryRecord) {
+        /// The entry `record` has when it carries `values`, in an index of `count` fields read at
+        /// `positions` (`nil`: the first ones).
+        init(values: [StorageValue], fields positions: [Int]?, count: Int, record: InMemoryRecord) {
             self.values = values
             self.positions = positions
             self.record = record
-            keys = InlineIndexKeys(values, reordered: positions)
+            keys = InlineIndexKeys(values, reordered: positions, count: count, order: record.order)
         }
 
         func comesAfter(_ entry: UnsafePointer<IndexEntry>) -> Bool {
             let (inlineOrder, equalPrefix) = InlineIndexKeys.compare(entry.pointee.keys, keys)
             if inlineOrder != .orderedSame { return inlineOrder == .orderedAscending }
-            return IndexEntry.precedes(entry.pointee, values, reordered: positions, record: record, from: equalPrefix)
+            return IndexEntry.precedes(entry, values, fields: positions, keys: keys, from: equalPrefix)
         }
 
         /// An index holds one entry per record.

@@ -10,13 +10,18 @@ import Foundation
 /// ``IndexEntry`` compares the values from that position on: the order is ``IndexOrder``'s either
 /// way.
 struct InlineIndexKeys {
-    /// How many leading values are kept: an index's two fields and the first other one (the
-    /// screen query's `(isRead)` index is ordered by `isRead`, `dialogID`, `date`).
-    static let capacity = 3
+    /// How many leading values are kept: an index's two fields (the screen query's
+    /// `(dialogID, date)`); an index of more compares the others by their values.
+    static let capacity = 2
 
     private var first: UInt64 = 0
     private var second: UInt64 = 0
-    private var third: UInt64 = 0
+    /// The record's ``InMemoryRecord/order``, which decides between entries whose values are all
+    /// equal: kept here so that such a tie (every entry of a `Bool` index has one with half the
+    /// index) is decided without reaching for the record.
+    let order: UInt64
+    /// How many values the entry is ordered by: its index's fields.
+    let count: Int32
     /// Two bits per key, the first key lowest: ``Kind`` raw values.
     private var kinds: UInt8 = 0
 
@@ -25,30 +30,24 @@ struct InlineIndexKeys {
         case none = 0, int, date, bool
     }
 
-    /// The keys of the first ``capacity`` of `values`.
-    init(_ values: [StorageValue]) {
-        self.init(values, reordered: nil)
-    }
-
-    /// The keys of `values` read in the order `positions` gives (`nil`: their own order).
-    init(_ values: [StorageValue], reordered positions: [Int]?) {
+    /// The keys of the first `count` of `values` read in the order `positions` gives (`nil`:
+    /// their own order), for the record whose order is `order`.
+    init(_ values: [StorageValue], reordered positions: [Int]?, count: Int, order: UInt64) {
+        self.order = order
+        self.count = Int32(count)
         // Each value is read where it lies: copying one out of the array would call the enum's
         // outlined copy and destroy (a switch over every kind) for a key that is a plain integer.
         let (keys, kinds) = values.withUnsafeBufferPointer { values in
-            var keys: (UInt64, UInt64, UInt64) = (0, 0, 0)
+            var keys: (UInt64, UInt64) = (0, 0)
             var kinds: UInt8 = 0
-            for position in 0..<Swift.min(values.count, Self.capacity) {
+            for position in 0..<Swift.min(count, Self.capacity) {
                 guard let (kind, key) = Self.key(of: values[positions?[position] ?? position]) else { break }
-                switch position {
-                case 0: keys.0 = key
-                case 1: keys.1 = key
-                default: keys.2 = key
-                }
+                if position == 0 { keys.0 = key } else { keys.1 = key }
                 kinds |= kind.rawValue << (2 * position)
             }
             return (keys, kinds)
         }
-        (first, second, third) = keys
+        (first, second) = keys
         self.kinds = kinds
     }
 
@@ -72,9 +71,10 @@ struct InlineIndexKeys {
         }
     }
 
-    /// How `lhs` and `rhs` compare on their kept keys: the order of the first pair that differs,
-    /// or `.orderedSame` and how many leading values the keys showed equal (the values from that
-    /// position on decide).
+    /// How the entries `lhs` and `rhs` (of one index) compare on their kept keys: the order of the
+    /// first pair that differs or, when every value is kept and equal, of their records; otherwise
+    /// `.orderedSame` and how many leading values the keys showed equal (the values from that
+    /// position on decide, then the records' order).
     @inline(__always)
     static func compare(_ lhs: InlineIndexKeys, _ rhs: InlineIndexKeys) -> (order: ComparisonResult, equalPrefix: Int) {
         // The usual case: the same kinds in the same positions, so every kept key compares (and
@@ -82,25 +82,23 @@ struct InlineIndexKeys {
         guard lhs.kinds == rhs.kinds else { return compareMixedKinds(lhs, rhs) }
         if lhs.first != rhs.first { return (lhs.first < rhs.first ? .orderedAscending : .orderedDescending, 0) }
         if lhs.second != rhs.second { return (lhs.second < rhs.second ? .orderedAscending : .orderedDescending, 1) }
-        if lhs.third != rhs.third { return (lhs.third < rhs.third ? .orderedAscending : .orderedDescending, 2) }
-        return (.orderedSame, lhs.keptCount)
+        let kept = lhs.keptCount
+        guard kept == lhs.count, lhs.order != rhs.order else { return (.orderedSame, kept) }
+        return (lhs.order < rhs.order ? .orderedAscending : .orderedDescending, kept)
     }
 
     /// How many leading values have a key: the kinds are kept from the first one on, without gaps.
     private var keptCount: Int {
-        kinds & 0b11 == 0 ? 0 : kinds & 0b1100 == 0 ? 1 : kinds & 0b11_0000 == 0 ? 2 : 3
+        kinds & 0b11 == 0 ? 0 : kinds & 0b1100 == 0 ? 1 : 2
     }
 
     /// ``compare(_:_:)`` for entries whose keys differ in kind somewhere: a key decides only up to
     /// the first position where the two are not of one kind.
     @inline(never)
     private static func compareMixedKinds(_ lhs: InlineIndexKeys, _ rhs: InlineIndexKeys) -> (order: ComparisonResult, equalPrefix: Int) {
-        let kinds = lhs.kinds
-        guard kinds & 0b11 != 0, kinds & 0b11 == rhs.kinds & 0b11 else { return (.orderedSame, 0) }
+        guard lhs.kinds & 0b11 != 0, lhs.kinds & 0b11 == rhs.kinds & 0b11 else { return (.orderedSame, 0) }
         if lhs.first != rhs.first { return (lhs.first < rhs.first ? .orderedAscending : .orderedDescending, 0) }
-        guard kinds & 0b1100 != 0, kinds & 0b1100 == rhs.kinds & 0b1100 else { return (.orderedSame, 1) }
-        if lhs.second != rhs.second { return (lhs.second < rhs.second ? .orderedAscending : .orderedDescending, 1) }
-        // The third kinds differ (the kinds as a whole do): the values decide from there.
-        return (.orderedSame, 2)
+        // The second kinds differ (the kinds as a whole do): the values decide from there.
+        return (.orderedSame, 1)
     }
 }

@@ -252,6 +252,30 @@ struct InMemoryIndexTests {
         #expect(try stores.indexed.read(where: #Predicate { $0.isRead == true }).count == chats.filter(\.isRead).count)
     }
 
+    @Test func aWalkInSortOrderSeesTheLatestValueOfAFieldItsIndexIsNotOrderedBy() throws {
+        // Flipping the read state leaves the `(dialogID, date)` entries as they were (they are not
+        // ordered by it); a walk of that index in date order must still filter on the new state.
+        let chats = Self.chats(600)
+        let stores = try daos(chats)
+        try persist(chats.filter { $0.id % 4 == 0 }.map { chat in
+            var chat = chat
+            chat.isRead.toggle()
+            return chat
+        }, to: stores)
+        for dialog in 0..<10 {
+            for read in [false, true] {
+                let screen = #Predicate<Chat> { $0.dialogID == dialog && $0.isRead == read }
+                // One sort field, the index's second: the walk yields the order, and stops at the limit.
+                let newest = [SortDescriptor(\Chat.date, order: .reverse)]
+                let found = try stores.indexed.read(where: screen, sortedBy: newest)
+                #expect(found.allSatisfy { $0.isRead == read && $0.dialogID == dialog })
+                #expect(found.map(\.id).sorted() == (try stores.plain.read(where: screen).map(\.id).sorted()))
+                #expect(try stores.indexed.read(where: screen, sortedBy: newest, limit: 3).map(\.date) == Array(found.prefix(3).map(\.date)))
+                #expect(try stores.indexed.count(where: screen) == found.count)
+            }
+        }
+    }
+
     @Test func replacingOnlyTheSecondFieldOfACompoundIndexReordersTheEntryWithinItsRange() throws {
         let chats = Self.chats(600)
         let stores = try daos(chats)
