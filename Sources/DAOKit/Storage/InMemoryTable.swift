@@ -42,7 +42,7 @@ struct InMemoryTable {
         /// Adds `snapshot` under `key`, with the values of its indexed fields, both taken over by
         /// the record rather than copied; a new key gets `order`, which then moves on by one.
         mutating func add(_ snapshot: consuming any Storable, values: consuming [StorageValue], forKey key: String, order: inout UInt64) {
-            let record = InMemoryRecord(key: key, snapshot: snapshot, indexValues: values, order: order)
+            let record = InMemoryRecord.make(key: key, snapshot: snapshot, indexValues: values, order: order)
             let type = ObjectIdentifier(Swift.type(of: record.snapshot))
             if run?.type == type { run!.count += 1 } else {
                 if let run { table.typeCounts[run.type, default: 0] += run.count }
@@ -52,7 +52,7 @@ struct InMemoryTable {
             if let earlier = table.records.updateValue(record, forKey: key) {
                 table.count(earlier.snapshot, by: -1)
                 earlier.snapshot = record.snapshot
-                earlier.indexValues = record.indexValues
+                earlier.setIndexValues(record.indexValues)  // one layout for the whole table: as many
                 table.records[key] = earlier
             } else {
                 order &+= 1
@@ -97,7 +97,7 @@ struct InMemoryTable {
     mutating func store(_ snapshot: any Storable, values: [StorageValue], forKey key: String, order: UInt64) -> (any Storable)? {
         guard let record = records[key] else {
             count(snapshot, by: 1)
-            let record = InMemoryRecord(key: key, snapshot: snapshot, indexValues: values, order: order)
+            let record = InMemoryRecord.make(key: key, snapshot: snapshot, indexValues: values, order: order)
             records[key] = record
             for index in trees.indices where trees[index] != nil { trees[index]!.insert(layout.entry(of: record, in: index)) }
             return nil
@@ -107,24 +107,49 @@ struct InMemoryTable {
             count(old, by: -1)
             count(snapshot, by: 1)
         }
-        if record.indexValues != values {
-            let old = record.indexValues
-            record.indexValues = values
-            for index in trees.indices where trees[index] != nil {
-                // Taken out of the layout first: a closure reading `layout` while `trees` is being
-                // changed would copy the whole layout (a retain and a release of each of its arrays).
-                let (positions, count) = (layout.positions(in: index), layout.indexes[index].fields.count)
-                // An index is ordered by its own fields alone; one whose fields kept their values
-                // keeps its entry as it is.
-                if IndexEntry.fieldsAreEqual(old, values, fields: positions, count: count) { continue }
-                let target = IndexEntry.Target(values: old, fields: positions, count: count, record: record)
-                let found = trees[index]!.update(target) { $0.reload(values, fields: positions) }
-                precondition(found, Self.lostEntry)
-            }
+        if values.count != record.indexValueCount {
+            // Another type with other indexed fields took the name over: the table keeps no
+            // index any more (see `dropIndexes`), so no entry points to the record, and a new
+            // one, carrying as many values as there are, takes its place.
+            precondition(trees.isEmpty, "DAOKit internal error: a record's index values change in number while indexes are kept")
+            let replacement = InMemoryRecord.make(key: key, snapshot: snapshot, indexValues: values, order: record.order)
+            replacement.revision = record.revision &+ 1
+            records[key] = replacement
+            return old
         }
+        if !record.withIndexValues({ $0.elementsEqual(values) }) { moveEntries(of: record, to: values) }
         record.snapshot = snapshot
         record.revision &+= 1
         return old
+    }
+
+    /// Gives `record` the index values `values` (as many as it has, and different), moving its
+    /// entry in every index whose fields change: each is taken out while the record still holds
+    /// the values it is ordered by, and put back once it holds the new ones. An index whose
+    /// fields keep their values keeps the entry where it is.
+    private mutating func moveEntries(of record: InMemoryRecord, to values: [StorageValue]) {
+        withUnsafeTemporaryAllocation(of: IndexEntry?.self, capacity: trees.count) { taken in
+            record.withIndexValues { old in
+                for index in trees.indices {
+                    (taken.baseAddress! + index).initialize(to: nil)
+                    guard trees[index] != nil else { continue }
+                    // Taken out of the layout first: reading `layout` while `trees` is being
+                    // changed would copy the whole layout (a retain and a release of each array).
+                    let (positions, count) = (layout.positions(in: index), layout.indexes[index].fields.count)
+                    if IndexEntry.fieldsAreEqual(old, values, fields: positions, count: count) { continue }
+                    let target = IndexEntry.Target(values: old, fields: positions, count: count, record: record)
+                    guard let entry = trees[index]!.remove(target) else { preconditionFailure(Self.lostEntry) }
+                    (taken.baseAddress! + index).pointee = entry
+                }
+            }
+            record.setIndexValues(values)
+            for index in trees.indices {
+                // Moved out: the temporary memory is left uninitialized, as it came.
+                guard var entry = (taken.baseAddress! + index).move() else { continue }
+                entry.reload(fields: layout.positions(in: index))
+                trees[index]!.insert(entry)
+            }
+        }
     }
 
     /// Why a write stops when an index does not find a record's entry: left behind, the entry
@@ -136,8 +161,10 @@ struct InMemoryTable {
     /// Removes the record under `key`; returns its snapshot.
     mutating func remove(forKey key: String) -> (any Storable)? {
         guard let record = records.removeValue(forKey: key) else { return nil }
-        for index in trees.indices where trees[index] != nil {
-            precondition(trees[index]!.remove(layout.target(record.indexValues, of: record, in: index)), Self.lostEntry)
+        record.withIndexValues { values in
+            for index in trees.indices where trees[index] != nil {
+                precondition(trees[index]!.remove(layout.target(values, of: record, in: index)) != nil, Self.lostEntry)
+            }
         }
         count(record.snapshot, by: -1)
         return record.snapshot
@@ -188,7 +215,7 @@ struct InMemoryTable {
             let limit = query.limit ?? .max
             if limit == 0 { return .answer([]) }
             walk(plan, reversed: plan.reversed) { entry in
-                guard evaluator.matches(entry.record.indexValues) else { return true }
+                guard entry.record.withIndexValues(evaluator.matches) else { return true }
                 if skipped < query.offset {
                     skipped += 1
                     return true
@@ -200,10 +227,10 @@ struct InMemoryTable {
         }
         var result: [InMemoryRecord] = []
         forEachInRange(access.plan) { record in
-            if evaluator.matches(record.indexValues) { result.append(record) }
+            if record.withIndexValues(evaluator.matches) { result.append(record) }
         }
         if !query.sort.isEmpty {
-            result.sort { evaluator.precedes($0.indexValues, $1.indexValues) }
+            result.sort { lhs, rhs in lhs.withIndexValues { left in rhs.withIndexValues { right in evaluator.precedes(left, right) } } }
         }
         return .answer(result[evaluator.page(ofCount: result.count)].map(Selected.init))
     }
@@ -215,7 +242,7 @@ struct InMemoryTable {
         guard let evaluator = access.evaluator else { return .candidates(candidates(access.plan)) }
         var count = 0
         forEachInRange(access.plan) { record in
-            if evaluator.matches(record.indexValues) { count += 1 }
+            if record.withIndexValues(evaluator.matches) { count += 1 }
         }
         return .answer(count)
     }
@@ -324,33 +351,6 @@ struct InMemoryTable {
     }
 }
 
-/// The stored entity under one key: its snapshot and the values of its type's indexed fields.
-/// A class, so that the table and every index share it, an index walk reaches it without a lookup
-/// by key, and replacing the entity without changing an indexed field touches no index. Only
-/// touched under the context's lock; what leaves the lock is a ``Selected`` copy.
-///
-/// Its properties skip dynamic exclusivity checks: they are only touched under the lock, so no
-/// two accesses ever overlap, and every write would otherwise call into the runtime twice.
-final class InMemoryRecord {
-    let key: String
-    /// The immutable snapshot stored now; replaced (never mutated) when the entity is.
-    @exclusivity(unchecked) var snapshot: any Storable
-    /// The values of ``IndexLayout/fields``, read from the snapshot when it was stored.
-    @exclusivity(unchecked) var indexValues: [StorageValue]
-    /// Distinct for every key ever stored in the context: orders entries whose values are equal.
-    let order: UInt64
-    /// Changes whenever the snapshot is replaced: tells whether a record evaluated outside the
-    /// lock still holds what was evaluated.
-    @exclusivity(unchecked) var revision: UInt64 = 0
-
-    init(key: String, snapshot: any Storable, indexValues: [StorageValue], order: UInt64) {
-        self.key = key
-        self.snapshot = snapshot
-        self.indexValues = indexValues
-        self.order = order
-    }
-}
-
 /// A record as a query selected it, safe to use outside the lock.
 struct Selected {
     let record: InMemoryRecord
@@ -428,12 +428,12 @@ struct IndexLayout: Sendable, Equatable {
     /// The entry `record` has in index `index`, which for an index of the first of ``fields``
     /// shares the record's values rather than copying them.
     func entry(of record: InMemoryRecord, in index: Int) -> IndexEntry {
-        IndexEntry(values: record.indexValues, fields: positions[index], count: indexes[index].fields.count, record: record)
+        IndexEntry(record: record, fields: positions[index], count: indexes[index].fields.count)
     }
 
     /// What finds the entry `record` has in index `index` when it carries `values` (in ``fields``
     /// order), without the copy of the index's fields that ``entry(of:in:)`` may make.
-    func target(_ values: [StorageValue], of record: InMemoryRecord, in index: Int) -> IndexEntry.Target {
+    func target(_ values: UnsafeBufferPointer<StorageValue>, of record: InMemoryRecord, in index: Int) -> IndexEntry.Target {
         IndexEntry.Target(values: values, fields: positions[index], count: indexes[index].fields.count, record: record)
     }
 

@@ -1,22 +1,19 @@
 import Foundation
 
-/// One entity in an in-memory index: the values of the index's fields and the record, ordered
-/// value by value (``IndexOrder``) and then by the record's order, which no two records share, so
-/// that no two entries are equal.
+/// One entity in an in-memory index: the record, ordered by the values of the index's fields
+/// (``IndexOrder``) and then by the record's order, which no two records share, so that no two
+/// entries are equal.
 ///
-/// An entry holds only what it is ordered by. A walk evaluates a query on the record's values
-/// (``InMemoryRecord/indexValues``), so a write that changes only fields an index does not order
-/// by leaves that index untouched: flipping a message's read state moves it in an `isRead` index
-/// and changes nothing in a `(dialogID, date)` one.
+/// An entry is ordered by its index's fields alone. A walk evaluates a query on the record's
+/// values (``InMemoryRecord/withIndexValues(_:)``), so a write that changes only fields an index
+/// is not ordered by leaves that index untouched: flipping a message's read state moves it in an
+/// `isRead` index and changes nothing in a `(dialogID, date)` one.
 ///
-/// `values` starts with the index's fields, in the index's order, and may go on with values the
-/// entry ignores: for an index whose fields are the first of ``IndexLayout/fields`` it is the
-/// record's own array, shared rather than copied — or an earlier one of the record's, equal in
-/// those first values, when a write changed only the others.
-///
-/// The first values and the record's order are also kept inline as ``InlineIndexKeys``, which
-/// decide most comparisons of an index's binary searches without reading `values` (a heap array
-/// of its own) or the record.
+/// The values it is ordered by are the record's own for an index of the first of
+/// ``IndexLayout/fields`` (read from the record, never copied), and a copy of them in the index's
+/// order for any other. The first values and the record's order are also kept inline as
+/// ``InlineIndexKeys``, which decide most comparisons of an index's binary searches without
+/// reading the values or the record.
 ///
 /// The record is held `unowned(unsafe)`: copying an entry — which a walk does for every entry it
 /// passes on — then neither retains the record nor touches its memory. Sound because an
@@ -24,57 +21,79 @@ import Foundation
 /// while the record is there (both change together under the context's lock), and entries never
 /// leave the lock: what leaves it is a ``Selected``, which holds the record strongly.
 struct IndexEntry: InPlaceComparable {
-    private(set) var values: [StorageValue]
+    /// The index's fields, copied in its order for an index not of the record's first fields;
+    /// `nil` for one that is, whose entries read them from the record.
+    private var copied: [StorageValue]?
     unowned(unsafe) let record: InMemoryRecord
     private var keys: InlineIndexKeys
 
-    /// The entry of `record` in an index of every one of `values`, in their order.
-    init(values: [StorageValue], record: InMemoryRecord) {
-        self.init(values: values, fields: nil, count: values.count, record: record)
-    }
-
-    /// The entry of `record`, which carries `values` (in the record's order), in an index of
-    /// `count` fields found in `values` at `positions` (`nil`: its first `count`, and the entry
-    /// then shares the array).
-    init(values: [StorageValue], fields positions: [Int]?, count: Int, record: InMemoryRecord) {
-        if let positions {
-            // Made at its final size in one allocation (`map` grows its result as it goes).
-            self.values = [StorageValue](unsafeUninitializedCapacity: positions.count) { buffer, initialized in
-                for (slot, position) in positions.enumerated() { (buffer.baseAddress! + slot).initialize(to: values[position]) }
-                initialized = positions.count
-            }
-        } else {
-            self.values = values
-        }
+    /// The entry of `record` in an index of `count` fields, found among its values at `positions`
+    /// (`nil`: its first `count`).
+    init(record: InMemoryRecord, fields positions: [Int]?, count: Int) {
         self.record = record
-        keys = InlineIndexKeys(self.values, reordered: nil, count: count, order: record.order)
+        if let positions {
+            let copied = record.withIndexValues { values in
+                // Made at its final size in one allocation (`map` grows its result as it goes).
+                [StorageValue](unsafeUninitializedCapacity: positions.count) { buffer, initialized in
+                    for (slot, position) in positions.enumerated() { (buffer.baseAddress! + slot).initialize(to: values[position]) }
+                    initialized = positions.count
+                }
+            }
+            self.copied = copied
+            keys = copied.withUnsafeBufferPointer { InlineIndexKeys($0, reordered: nil, count: count, order: record.order) }
+        } else {
+            copied = nil
+            keys = record.withIndexValues { InlineIndexKeys($0, reordered: nil, count: count, order: record.order) }
+        }
     }
 
-    /// Makes the entry carry `values` (in the record's order), its index's fields read at
-    /// `positions` (`nil`: the first ones, and the entry then shares the array). A copy of the
-    /// fields is rewritten in place when the entry is its only holder: a persist that moves an
-    /// entry then allocates nothing for it.
-    mutating func reload(_ values: [StorageValue], fields positions: [Int]?) {
+    /// The entry of `record` in an index of every one of its values, in their order.
+    init(record: InMemoryRecord) {
+        self.init(record: record, fields: nil, count: record.indexValueCount)
+    }
+
+    /// Makes the entry match its record's values, changed since it was made or reloaded; its
+    /// index's fields are at `positions` (`nil`: the first ones). A copy of the fields is
+    /// rewritten in place when the entry is its only holder: a persist that moves an entry then
+    /// allocates nothing for it.
+    mutating func reload(fields positions: [Int]?) {
+        let count = Int(keys.count)
+        let order = keys.order
         if let positions {
-            for (slot, position) in positions.enumerated() { self.values[slot] = values[position] }
+            record.withIndexValues { values in
+                for (slot, position) in positions.enumerated() { copied![slot] = values[position] }
+            }
+            keys = copied!.withUnsafeBufferPointer { InlineIndexKeys($0, reordered: nil, count: count, order: order) }
         } else {
-            self.values = values
+            keys = record.withIndexValues { InlineIndexKeys($0, reordered: nil, count: count, order: order) }
         }
-        keys = InlineIndexKeys(self.values, reordered: nil, count: Int(keys.count), order: keys.order)
+    }
+
+    /// How many values the entry is ordered by: its index's fields.
+    var fieldCount: Int { Int(keys.count) }
+
+    /// The value of the index's field at `slot` (below ``fieldCount``).
+    func fieldValue(at slot: Int) -> StorageValue {
+        withFieldValues { $0[slot] }
+    }
+
+    /// Calls `body` with the values the entry is ordered by (its first ``fieldCount``), where they lie.
+    @inline(__always)
+    private func withFieldValues<Result>(_ body: (UnsafeBufferPointer<StorageValue>) -> Result) -> Result {
+        if let copied { return copied.withUnsafeBufferPointer(body) }
+        return record.withIndexValues(body)
     }
 
     /// Whether an index of `count` fields, found at `positions` (`nil`: the first ones), orders
     /// a record carrying `old` and one carrying `new` (both in the record's order) alike: then a
     /// write from one to the other need not touch the record's entry.
-    static func fieldsAreEqual(_ old: [StorageValue], _ new: [StorageValue], fields positions: [Int]?, count: Int) -> Bool {
-        old.withUnsafeBufferPointer { old in
-            new.withUnsafeBufferPointer { new in
-                for slot in 0..<count {
-                    let position = positions?[slot] ?? slot
-                    if IndexOrder.compare(old[position], new[position]) != .orderedSame { return false }
-                }
-                return true
+    static func fieldsAreEqual(_ old: UnsafeBufferPointer<StorageValue>, _ new: [StorageValue], fields positions: [Int]?, count: Int) -> Bool {
+        new.withUnsafeBufferPointer { new in
+            for slot in 0..<count {
+                let position = positions?[slot] ?? slot
+                if IndexOrder.compare(old[position], new[position]) != .orderedSame { return false }
             }
+            return true
         }
     }
 
@@ -87,41 +106,41 @@ struct IndexEntry: InPlaceComparable {
     static func isBelow(_ lhs: UnsafePointer<IndexEntry>, _ rhs: UnsafePointer<IndexEntry>) -> Bool {
         let (inlineOrder, equalPrefix) = InlineIndexKeys.compare(lhs.pointee.keys, rhs.pointee.keys)
         if inlineOrder != .orderedSame { return inlineOrder == .orderedAscending }
-        return precedes(lhs, rhs.pointee.values, fields: nil, keys: rhs.pointee.keys, from: equalPrefix)
+        return rhs.pointee.withFieldValues { values in precedes(lhs, values, fields: nil, keys: rhs.pointee.keys, from: equalPrefix) }
     }
 
     /// Whether the entry at `entry` comes before the one whose index fields are read from
     /// `values` at `positions` (`nil`: the first ones) and whose keys are `keys`, the two being
     /// equal in their first `equalPrefix` values.
     @inline(never)
-    private static func precedes(_ entry: UnsafePointer<IndexEntry>, _ values: [StorageValue], fields positions: [Int]?,
+    private static func precedes(_ entry: UnsafePointer<IndexEntry>, _ values: UnsafeBufferPointer<StorageValue>, fields positions: [Int]?,
                                  keys: InlineIndexKeys, from equalPrefix: Int) -> Bool {
-        // Read the values in place rather than copying each out of its array.
-        let order = entry.pointee.values.withUnsafeBufferPointer { left in
-            values.withUnsafeBufferPointer { right in
-                for slot in equalPrefix..<Int(keys.count) {
-                    let order = IndexOrder.compare(left[slot], right[positions?[slot] ?? slot])
-                    if order != .orderedSame { return order }
-                }
-                return .orderedSame
+        let order = entry.pointee.withFieldValues { left in
+            for slot in equalPrefix..<Int(keys.count) {
+                let order = IndexOrder.compare(left[slot], values[positions?[slot] ?? slot])
+                if order != .orderedSame { return order }
             }
+            return .orderedSame
         }
         if order != .orderedSame { return order == .orderedAscending }
         return entry.pointee.keys.order < keys.order
     }
 
     /// The entry a record has in an index, to find it there (``SortedChunksTarget``): described
-    /// by the record and its values in the record's order (``InMemoryRecord/indexValues``), so
-    /// that finding an entry whose index orders the fields otherwise makes no array of them.
+    /// by the record and the values it is ordered by, in the record's order, so that finding an
+    /// entry whose index orders the fields otherwise makes no array of them.
+    ///
+    /// It reads `values` where they lie: a target lives only as long as the search it is made for,
+    /// during which they do not change.
     struct Target: SortedChunksTarget {
-        private let values: [StorageValue]
+        private let values: UnsafeBufferPointer<StorageValue>
         private let positions: [Int]?
         private let keys: InlineIndexKeys
         private unowned(unsafe) let record: InMemoryRecord
 
         /// The entry `record` has when it carries `values`, in an index of `count` fields read at
         /// `positions` (`nil`: the first ones).
-        init(values: [StorageValue], fields positions: [Int]?, count: Int, record: InMemoryRecord) {
+        init(values: UnsafeBufferPointer<StorageValue>, fields positions: [Int]?, count: Int, record: InMemoryRecord) {
             self.values = values
             self.positions = positions
             self.record = record

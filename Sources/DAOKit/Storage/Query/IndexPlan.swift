@@ -103,8 +103,8 @@ struct IndexPlan {
     /// How `entry` compares to a bound (a prefix of values; an open bound ends the prefix).
     private func compareToBounds(_ entry: IndexEntry, _ bounds: [StorageValue?]) -> ComparisonResult {
         for (position, bound) in bounds.enumerated() {
-            guard let bound, position < entry.values.count else { return .orderedSame }
-            let order = IndexOrder.compare(entry.values[position], bound)
+            guard let bound, position < entry.fieldCount else { return .orderedSame }
+            let order = IndexOrder.compare(entry.fieldValue(at: position), bound)
             if order != .orderedSame { return order }
             // Equal on this field: the next bound decides. There is one only when this field is
             // fixed by an equality (`best` narrows the second field only then), so entries equal

@@ -32,23 +32,16 @@ struct InlineIndexKeys {
 
     /// The keys of the first `count` of `values` read in the order `positions` gives (`nil`:
     /// their own order), for the record whose order is `order`.
-    init(_ values: [StorageValue], reordered positions: [Int]?, count: Int, order: UInt64) {
+    init(_ values: UnsafeBufferPointer<StorageValue>, reordered positions: [Int]?, count: Int, order: UInt64) {
         self.order = order
         self.count = Int32(count)
-        // Each value is read where it lies: copying one out of the array would call the enum's
-        // outlined copy and destroy (a switch over every kind) for a key that is a plain integer.
-        let (keys, kinds) = values.withUnsafeBufferPointer { values in
-            var keys: (UInt64, UInt64) = (0, 0)
-            var kinds: UInt8 = 0
-            for position in 0..<Swift.min(count, Self.capacity) {
-                guard let (kind, key) = Self.key(of: values[positions?[position] ?? position]) else { break }
-                if position == 0 { keys.0 = key } else { keys.1 = key }
-                kinds |= kind.rawValue << (2 * position)
-            }
-            return (keys, kinds)
+        // Each value is read where it lies: copying one out would call the enum's outlined copy
+        // and destroy (a switch over every kind) for a key that is a plain integer.
+        for position in 0..<Swift.min(count, Self.capacity) {
+            guard let (kind, key) = Self.key(of: values[positions?[position] ?? position]) else { break }
+            if position == 0 { first = key } else { second = key }
+            kinds |= kind.rawValue << (2 * position)
         }
-        (first, second) = keys
-        self.kinds = kinds
     }
 
     /// `value` as a kind and an integer that orders values of that kind as ``IndexOrder`` does

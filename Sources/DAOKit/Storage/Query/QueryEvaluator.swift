@@ -38,12 +38,12 @@ struct QueryEvaluator: Sendable {
 
     /// Whether values read by ``fieldValues(of:)`` pass the filter.
     @inline(__always)
-    func matches(_ values: [StorageValue]) -> Bool {
+    func matches<Values: RandomAccessCollection<StorageValue>>(_ values: Values) -> Bool where Values.Index == Int {
         filter?.matches(values) ?? true
     }
 
     /// Whether an entity with `lhs` sorts strictly before one with `rhs`.
-    func precedes(_ lhs: [StorageValue], _ rhs: [StorageValue]) -> Bool {
+    func precedes<Values: RandomAccessCollection<StorageValue>>(_ lhs: Values, _ rhs: Values) -> Bool where Values.Index == Int {
         for (position, key) in sortKeys {
             switch key.compare(lhs[position], rhs[position]) {
             case .orderedAscending: return true
@@ -138,7 +138,7 @@ enum CompiledFilter: Sendable {
     }
 
     /// Whether the filter holds for these field values (``StorageFilter``'s meaning).
-    func matches(_ values: [StorageValue]) -> Bool {
+    func matches<Values: RandomAccessCollection<StorageValue>>(_ values: Values) -> Bool where Values.Index == Int {
         switch self {
         case let .compare(position, comparison, value):
             return comparison.holds(values[position], value)

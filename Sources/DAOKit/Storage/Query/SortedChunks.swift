@@ -83,19 +83,18 @@ struct SortedChunks<Element: InPlaceComparable> {
     /// Removes `element`; `false` when it is not there.
     @discardableResult
     mutating func remove(_ element: Element) -> Bool {
-        withUnsafePointer(to: element) { remove(ElementTarget(element: $0)) }
+        withUnsafePointer(to: element) { remove(ElementTarget(element: $0)) } != nil
     }
 
-    /// Removes the element `target` stands for; `false` when it is not there.
+    /// Removes the element `target` stands for and returns it; `nil`, changing nothing, when it
+    /// is not there.
     @discardableResult
-    mutating func remove(_ target: some SortedChunksTarget<Element>) -> Bool {
-        guard let (chunk, index) = place(of: target) else { return false }
-        remove(at: chunk, index)
-        return true
+    mutating func remove(_ target: some SortedChunksTarget<Element>) -> Element? {
+        guard let (chunk, index) = place(of: target) else { return nil }
+        return remove(at: chunk, index)
     }
 
     /// Removes the element at `index` of chunk `chunk`, which must be there, and returns it.
-    @discardableResult
     private mutating func remove(at chunk: Int, _ index: Int) -> Element {
         let element = chunks[chunk].remove(at: index)
         if chunks[chunk].isEmpty {
@@ -106,43 +105,6 @@ struct SortedChunks<Element: InPlaceComparable> {
         }
         count -= 1
         return element
-    }
-
-    /// Replaces `old` with `new`: in place when `new` sorts between `old`'s neighbours (an entry
-    /// whose leading values did not change keeps its place), otherwise by a removal and an
-    /// insertion. `false`, changing nothing, when `old` is not there.
-    @discardableResult
-    mutating func replace(_ old: Element, with new: Element) -> Bool {
-        withUnsafePointer(to: old) { update(ElementTarget(element: $0)) { $0 = new } }
-    }
-
-    /// Changes the element `target` stands for with `change`, where it lies, then moves it if it
-    /// no longer sorts between its neighbours. An element that keeps its place is changed without
-    /// being copied (an index entry's values are then rewritten in their own array, not a new one),
-    /// one that moves is removed where it was found and inserted. `false`, changing nothing, when
-    /// the element is not there. `change` must keep the element distinct from every other.
-    @discardableResult
-    mutating func update(_ target: some SortedChunksTarget<Element>, _ change: (inout Element) -> Void) -> Bool {
-        guard let (chunk, index) = place(of: target) else { return false }
-        change(&chunks[chunk][index])
-        // Compared where the neighbours lie (``InPlaceComparable``), not copied out to `<`.
-        let fits = lasts.withUnsafeBufferPointer { lasts in chunks.withUnsafeBufferPointer { chunks in
-            chunks[chunk].withUnsafeBufferPointer { elements in
-                let element = elements.baseAddress! + index
-                let afterPrevious = index > 0 ? Element.isBelow(element - 1, element)
-                    : chunk == 0 || Element.isBelow(lasts.baseAddress! + chunk - 1, element)
-                let beforeNext = index < elements.count - 1 ? Element.isBelow(element, element + 1)
-                    : chunk == chunks.count - 1 || chunks[chunk + 1].withUnsafeBufferPointer { Element.isBelow(element, $0.baseAddress!) }
-                return afterPrevious && beforeNext
-            }
-        } }
-        guard fits else {
-            // Where it is was just found: no second search for it, and it is moved out, not copied.
-            insert(remove(at: chunk, index))
-            return true
-        }
-        if index == chunks[chunk].count - 1 { lasts[chunk] = chunks[chunk][index] }
-        return true
     }
 
     /// Where the element `target` stands for is, or `nil` when it is not there.

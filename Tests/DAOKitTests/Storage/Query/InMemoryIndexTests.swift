@@ -359,6 +359,74 @@ struct InMemoryIndexTests {
         }
     }
 
+    struct Named: Codable, Identifiable, Equatable, Sendable {
+        var id: Int
+        var name: String
+        var rank: Int
+    }
+
+    /// Indexes on strings: no inline key decides a comparison, so every search reads the values —
+    /// the record's own for `(name)`, the entry's copy for `(rank, name)`.
+    struct NamedEntity: Storable {
+        static let indexes = [StorageIndex("name"), StorageIndex("rank", "name")]
+        var id: Int
+        var name: String
+        var rank: Int
+    }
+
+    @Test func renamingEntitiesInIndexesOfStringsKeepsEveryIndexExact() throws {
+        let dao = BaseDao<Named, NamedEntity>(context: InMemoryStorageContext())
+        var named = (0..<600).map { Named(id: $0, name: "n\($0 % 37)", rank: $0 % 5) }
+        try dao.persist(named)
+        // Renamed (the record's values change under both indexes), re-ranked (only the second
+        // index moves), or both; some to a name already taken, some to the name they had.
+        for position in named.indices where position % 3 != 0 {
+            switch position % 4 {
+            case 0: named[position].name = "m\(position % 11)"
+            case 1: named[position].rank += 10
+            case 2: (named[position].name, named[position].rank) = ("n\(position % 7)", position % 3)
+            default: named[position].name = "n\(position % 37)"
+            }
+        }
+        try dao.persist(named)
+        for name in Set(named.map(\.name)) {
+            let byName = #Predicate<Named> { $0.name == name }
+            #expect(try dao.read(where: byName, sortedBy: [SortDescriptor(\.id)]) == named.filter { $0.name == name })
+            #expect(try dao.count(where: byName) == named.filter { $0.name == name }.count)
+        }
+        for rank in Set(named.map(\.rank)) {
+            let fromN2 = #Predicate<Named> { $0.rank == rank && $0.name >= "n2" }
+            #expect(try dao.read(where: fromN2, sortedBy: [SortDescriptor(\.id)]) == named.filter { $0.rank == rank && $0.name >= "n2" })
+        }
+        try dao.erase(ids: named.filter { $0.id % 2 == 0 }.map(\.id))
+        #expect(try dao.count(where: #Predicate { $0.name >= "" }) == 300)
+    }
+
+    @Test func anotherTypeWithOtherIndexedFieldsReplacingStoredEntitiesIsReadBackByScans() throws {
+        struct Other: Storable {
+            static var entityName: String { ChatEntity.entityName }
+            static let indexes = [StorageIndex("text")]
+            var id: Int, dialogID: Int, date: Date, isRead: Bool, text: String
+        }
+        let context = InMemoryStorageContext()
+        let dao = BaseDao<Chat, ChatEntity>(context: context)
+        let chats = Self.chats(60)
+        try dao.persist(chats)
+        // Key 5 now holds an entity carrying one indexed value where it carried three.
+        try context.save([Other(id: 5, dialogID: 7, date: .now, isRead: true, text: "taken over")])
+        let inSeven = try dao.read(where: #Predicate { $0.dialogID == 7 }, sortedBy: [SortDescriptor(\.id)])
+        #expect(inSeven.map(\.id) == (chats.filter { $0.dialogID == 7 }.map(\.id) + [5]).sorted())
+        #expect(inSeven.first { $0.id == 5 }?.text == "taken over")
+        // And back: three values again.
+        var back = chats[5]
+        back.text = "back"
+        try dao.persist(back)
+        #expect(try dao.read(id: 5) == back)
+        #expect(try dao.count(where: #Predicate { $0.dialogID == 7 }) == chats.filter { $0.dialogID == 7 }.count)
+        #expect(try dao.read(where: #Predicate { $0.dialogID == 5 }, sortedBy: [SortDescriptor(\.id)]).map(\.id)
+                == chats.filter { $0.dialogID == 5 }.map(\.id))
+    }
+
     @Test func aSecondTypeWithOtherIndexesUnderTheSameNameFallsBackToScanning() throws {
         struct Other: Storable {
             static var entityName: String { ChatEntity.entityName }

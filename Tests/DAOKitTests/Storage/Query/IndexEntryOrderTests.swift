@@ -33,9 +33,9 @@ struct IndexEntryOrderTests {
     /// the records, which the caller keeps alive while it compares the entries.
     static func entries(_ values: [[StorageValue]]) -> ([IndexEntry], [InMemoryRecord]) {
         let records = values.enumerated().map { position, values in
-            InMemoryRecord(key: String(position), snapshot: Empty(id: position), indexValues: values, order: UInt64(position))
+            InMemoryRecord.make(key: String(position), snapshot: Empty(id: position), indexValues: values, order: UInt64(position))
         }
-        return (records.map { IndexEntry(values: $0.indexValues, record: $0) }, records)
+        return (records.map { IndexEntry(record: $0) }, records)
     }
 
     struct Empty: Storable {
@@ -47,12 +47,12 @@ struct IndexEntryOrderTests {
         withExtendedLifetime(records) {
             for left in entries.indices {
                 for right in entries.indices {
-                    let expected = Self.valueOrder(entries[left].values, entries[right].values)
+                    let expected = Self.valueOrder(records[left].indexValues, records[right].indexValues)
                     let less = entries[left] < entries[right]
                     switch expected {
-                    case .orderedAscending: #expect(less, "\(entries[left].values) < \(entries[right].values)")
-                    case .orderedDescending: #expect(!less, "\(entries[left].values) > \(entries[right].values)")
-                    case .orderedSame: #expect(less == (left < right), "equal values order by record: \(entries[left].values)")
+                    case .orderedAscending: #expect(less, "\(records[left].indexValues) < \(records[right].indexValues)")
+                    case .orderedDescending: #expect(!less, "\(records[left].indexValues) > \(records[right].indexValues)")
+                    case .orderedSame: #expect(less == (left < right), "equal values order by record: \(records[left].indexValues)")
                     }
                 }
             }
@@ -70,7 +70,7 @@ struct IndexEntryOrderTests {
             var mismatches = 0
             for left in entries.indices {
                 for right in entries.indices {
-                    let expected = Self.valueOrder(entries[left].values, entries[right].values)
+                    let expected = Self.valueOrder(records[left].indexValues, records[right].indexValues)
                     let less = entries[left] < entries[right]
                     let agrees = switch expected {
                     case .orderedAscending: less

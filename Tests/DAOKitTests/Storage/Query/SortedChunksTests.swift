@@ -1,10 +1,18 @@
 @testable import DAOKit
 import Testing
 
-/// The sorted-chunk list under in-memory indexes: order, splits, removal, replacement in place or
-/// by moving, building from sorted elements, and walks in both directions.
+/// The sorted-chunk list under in-memory indexes: order, splits, removal (an index moves an entry by
+/// removing and inserting it), building from sorted elements, and walks in both directions.
 @Suite("Sorted chunks")
 struct SortedChunksTests {
+    /// Replaces `old` with `new` as an index moves an entry: removed, then inserted; `false`,
+    /// changing nothing, when `old` is not there.
+    static func replace(_ list: inout SortedChunks<Int>, _ old: Int, with new: Int) -> Bool {
+        guard list.remove(old) else { return false }
+        list.insert(new)
+        return true
+    }
+
     /// Deterministic shuffle of 0..<n.
     func shuffled(_ n: Int, seed: UInt64) -> [Int] {
         var generator = SeededGenerator(seed: seed)
@@ -72,12 +80,12 @@ struct SortedChunksTests {
         for value in shuffled(1_000, seed: 6) { list.insert(value * 10) }
         // Another place: past its neighbours, into another chunk, to either end.
         for (old, new) in [(20, 7_005), (8_000, 15), (30, -5), (40, 20_000)] {
-            let replaced = list.replace(old, with: new)
+            let replaced = Self.replace(&list, old, with: new)
             #expect(replaced)
         }
         // The same place (between its neighbours), the last of every chunk included.
         for old in Set([-5, 0, 10, 15, 5_000, 7_005, 9_990, 20_000] + list.chunks.map { $0[$0.count - 1] }) {
-            let replaced = list.replace(old, with: old + 1)
+            let replaced = Self.replace(&list, old, with: old + 1)
             #expect(replaced)
         }
         let all = elements(list)
@@ -100,7 +108,7 @@ struct SortedChunksTests {
         let lastsBefore = list.chunks.map { $0[$0.count - 1] }
         // The last element of every other chunk moves past the end, into another chunk.
         for (step, last) in lastsBefore.enumerated() where step % 2 == 0 {
-            let replaced = list.replace(last, with: 200_000 + last)
+            let replaced = Self.replace(&list, last, with: 200_000 + last)
             #expect(replaced)
         }
         // A chunk of one element: its only element moves away, and the chunk goes.
@@ -108,7 +116,7 @@ struct SortedChunksTests {
         let chunksWithLoneElement = list.chunks.count
         for value in list.chunks[0] where value != -100 { list.remove(value) }
         #expect(list.chunks[0] == [-100])
-        let replacedLone = list.replace(-100, with: 5_005)
+        let replacedLone = Self.replace(&list, -100, with: 5_005)
         #expect(replacedLone)
         #expect(list.chunks.count < chunksWithLoneElement)
         let all = elements(list)
@@ -127,7 +135,7 @@ struct SortedChunksTests {
     @Test func replacingAnAbsentElementChangesNothing() {
         var list = SortedChunks<Int>()
         for value in [5, 1, 9] { list.insert(value) }
-        let replaced = list.replace(4, with: 6)
+        let replaced = Self.replace(&list, 4, with: 6)
         #expect(!replaced)
         #expect(elements(list) == [1, 5, 9])
     }
