@@ -1,4 +1,5 @@
-/// What a profiling variable (`DAOKIT_COLD_PROFILE`, `DAOKIT_PERSIST_PROFILE`) asks for:
+/// What a profiling variable (`DAOKIT_COLD_PROFILE`, `DAOKIT_PERSIST_PROFILE`,
+/// `DAOKIT_WARM_PROFILE`) asks for:
 /// `<side>[:<n>[:<iterations>]]`, the side to run alone, on `n` messages (10,000 unless given),
 /// `iterations` times.
 struct ProfileSpec {

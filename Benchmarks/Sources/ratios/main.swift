@@ -15,5 +15,9 @@ if let spec = ProcessInfo.processInfo.environment[ColdQueryProfile.variable] {
 if let spec = ProcessInfo.processInfo.environment[PersistProfile.variable] {
     exit(PersistProfile.run(spec))
 }
+// The indexed in-memory screen query or count alone, for a profiler (see `WarmQueryProfile`).
+if let spec = ProcessInfo.processInfo.environment[WarmQueryProfile.variable] {
+    exit(WarmQueryProfile.run(spec))
+}
 let status = RatioCommand(arguments: Array(CommandLine.arguments.dropFirst())).run()
 exit(status.rawValue)

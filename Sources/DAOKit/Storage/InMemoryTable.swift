@@ -215,7 +215,7 @@ struct InMemoryTable {
             let limit = query.limit ?? .max
             if limit == 0 { return .answer([]) }
             walk(plan, reversed: plan.reversed) { entry in
-                guard entry.record.withIndexValues(evaluator.matches) else { return true }
+                guard entry.withRecord({ $0.withIndexValues { evaluator.matches($0) } }) else { return true }
                 if skipped < query.offset {
                     skipped += 1
                     return true
@@ -227,7 +227,7 @@ struct InMemoryTable {
         }
         var result: [InMemoryRecord] = []
         forEachInRange(access.plan) { record in
-            if record.withIndexValues(evaluator.matches) { result.append(record) }
+            if record.withIndexValues({ evaluator.matches($0) }) { result.append(record) }
         }
         if !query.sort.isEmpty {
             result.sort { lhs, rhs in lhs.withIndexValues { left in rhs.withIndexValues { right in evaluator.precedes(left, right) } } }
@@ -242,7 +242,7 @@ struct InMemoryTable {
         guard let evaluator = access.evaluator else { return .candidates(candidates(access.plan)) }
         var count = 0
         forEachInRange(access.plan) { record in
-            if record.withIndexValues(evaluator.matches) { count += 1 }
+            if record.withIndexValues({ evaluator.matches($0) }) { count += 1 }
         }
         return .answer(count)
     }
@@ -286,7 +286,7 @@ struct InMemoryTable {
             return
         }
         walk(plan, reversed: false) { entry in
-            body(entry.record)
+            entry.withRecord(body)
             return true
         }
     }

@@ -15,8 +15,11 @@ import Foundation
 /// ``InlineIndexKeys``, which decide most comparisons of an index's binary searches without
 /// reading the values or the record.
 ///
-/// The record is held `unowned(unsafe)`: copying an entry — which a walk does for every entry it
-/// passes on — then neither retains the record nor touches its memory. Sound because an
+/// The record is held unretained (`Unmanaged`): copying an entry — which a walk does for every
+/// entry it passes on — then neither retains the record nor touches its memory, and a walk reads
+/// a record's values through ``withRecord(_:)`` without retaining it either. A retain is an atomic
+/// write to the record; in a walk over records all over the heap each one would wait for that
+/// record's cache miss, where plain loads of several records overlap. Sound because an
 /// ``InMemoryTable`` owns every record in its `records` and keeps an entry in an index exactly
 /// while the record is there (both change together under the context's lock), and entries never
 /// leave the lock: what leaves it is a ``Selected``, which holds the record strongly.
@@ -24,13 +27,22 @@ struct IndexEntry: InPlaceComparable {
     /// The index's fields, copied in its order for an index not of the record's first fields;
     /// `nil` for one that is, whose entries read them from the record.
     private var copied: [StorageValue]?
-    unowned(unsafe) let record: InMemoryRecord
+    private let unmanagedRecord: Unmanaged<InMemoryRecord>
     private var keys: InlineIndexKeys
+
+    /// The record (a retain, which a ``Selected`` needs: ``withRecord(_:)`` reads without one).
+    var record: InMemoryRecord { unmanagedRecord.takeUnretainedValue() }
+
+    /// Calls `body` with the record, not retained.
+    @inline(__always)
+    func withRecord<Result>(_ body: (InMemoryRecord) throws -> Result) rethrows -> Result {
+        try unmanagedRecord._withUnsafeGuaranteedRef(body)
+    }
 
     /// The entry of `record` in an index of `count` fields, found among its values at `positions`
     /// (`nil`: its first `count`).
     init(record: InMemoryRecord, fields positions: [Int]?, count: Int) {
-        self.record = record
+        unmanagedRecord = .passUnretained(record)
         if let positions {
             let copied = record.withIndexValues { values in
                 // Made at its final size in one allocation (`map` grows its result as it goes).
@@ -59,13 +71,16 @@ struct IndexEntry: InPlaceComparable {
     mutating func reload(fields positions: [Int]?) {
         let count = Int(keys.count)
         let order = keys.order
+        let record = unmanagedRecord
         if let positions {
-            record.withIndexValues { values in
-                for (slot, position) in positions.enumerated() { copied![slot] = values[position] }
+            record._withUnsafeGuaranteedRef { record in
+                record.withIndexValues { values in
+                    for (slot, position) in positions.enumerated() { copied![slot] = values[position] }
+                }
             }
             keys = copied!.withUnsafeBufferPointer { InlineIndexKeys($0, reordered: nil, count: count, order: order) }
         } else {
-            keys = record.withIndexValues { InlineIndexKeys($0, reordered: nil, count: count, order: order) }
+            keys = withRecord { $0.withIndexValues { InlineIndexKeys($0, reordered: nil, count: count, order: order) } }
         }
     }
 
@@ -81,7 +96,7 @@ struct IndexEntry: InPlaceComparable {
     @inline(__always)
     private func withFieldValues<Result>(_ body: (UnsafeBufferPointer<StorageValue>) -> Result) -> Result {
         if let copied { return copied.withUnsafeBufferPointer(body) }
-        return record.withIndexValues(body)
+        return withRecord { $0.withIndexValues(body) }
     }
 
     /// Whether an index of `count` fields, found at `positions` (`nil`: the first ones), orders
@@ -136,14 +151,14 @@ struct IndexEntry: InPlaceComparable {
         private let values: UnsafeBufferPointer<StorageValue>
         private let positions: [Int]?
         private let keys: InlineIndexKeys
-        private unowned(unsafe) let record: InMemoryRecord
+        private let record: Unmanaged<InMemoryRecord>
 
         /// The entry `record` has when it carries `values`, in an index of `count` fields read at
         /// `positions` (`nil`: the first ones).
         init(values: UnsafeBufferPointer<StorageValue>, fields positions: [Int]?, count: Int, record: InMemoryRecord) {
             self.values = values
             self.positions = positions
-            self.record = record
+            self.record = .passUnretained(record)
             keys = InlineIndexKeys(values, reordered: positions, count: count, order: record.order)
         }
 
@@ -155,12 +170,12 @@ struct IndexEntry: InPlaceComparable {
 
         /// An index holds one entry per record.
         func isTarget(_ entry: UnsafePointer<IndexEntry>) -> Bool {
-            entry.pointee.record === record
+            entry.pointee.unmanagedRecord.toOpaque() == record.toOpaque()
         }
     }
 
     static func == (lhs: IndexEntry, rhs: IndexEntry) -> Bool {
-        lhs.record === rhs.record
+        lhs.unmanagedRecord.toOpaque() == rhs.unmanagedRecord.toOpaque()
     }
 }
 
