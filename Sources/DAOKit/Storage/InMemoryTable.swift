@@ -153,7 +153,7 @@ struct InMemoryTable {
     }
 
     /// Why a write stops when an index does not find a record's entry: left behind, the entry
-    /// would hold its record `unowned(unsafe)` (see ``IndexEntry``) after the record is freed,
+    /// would hold its record unretained (see ``IndexEntry``) after the record is freed,
     /// and the next walk over it would read freed memory. Only an order that is not total (as a
     /// NaN date's once was) makes an entry unfindable.
     private static let lostEntry = "an index lost track of a record's entry: its order is not total"
