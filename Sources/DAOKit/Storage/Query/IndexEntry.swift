@@ -71,6 +71,8 @@ struct IndexEntry: InPlaceComparable {
     mutating func reload(fields positions: [Int]?) {
         let count = Int(keys.count)
         let order = keys.order
+        // A local: `withRecord` is a method of the entry this changes, and could not run while
+        // `copied` is being written.
         let record = unmanagedRecord
         if let positions {
             record._withUnsafeGuaranteedRef { record in
