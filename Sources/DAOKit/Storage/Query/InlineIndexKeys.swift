@@ -17,8 +17,8 @@ struct InlineIndexKeys {
     private var first: UInt64 = 0
     private var second: UInt64 = 0
     /// The record's ``InMemoryRecord/order``, which decides between entries whose values are all
-    /// equal: kept here so that such a tie (every entry of a `Bool` index has one with half the
-    /// index) is decided without reaching for the record.
+    /// equal: kept here so that such a tie (in a `Bool` index, each entry ties with half the
+    /// others) is decided without reaching for the record.
     let order: UInt64
     /// How many values the entry is ordered by: its index's fields.
     let count: Int32
