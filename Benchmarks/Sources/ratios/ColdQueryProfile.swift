@@ -22,11 +22,7 @@ enum ColdQueryProfile {
 
     /// Runs the side `spec` names; returns the exit status.
     static func run(_ spec: String) -> Int32 {
-        guard let spec = ProfileSpec(spec, sides: ["cold", "readall", "scan", "memory"], defaultIterations: 3) else {
-            FileHandle.standardError.write(Data("usage: \(variable)=cold|readall|scan|memory[:<n>[:<iterations>]]\n".utf8))
-            return 64
-        }
-        do {
+        ProfileSpec.run(spec, variable: variable, sides: ["cold", "readall", "scan", "memory"], defaultIterations: 3) { spec in
             let cache = QueryStoreCache()
             let messages = SampleData.dialogMessages(count: spec.size)
             let location = try cache.store(named: "files-v\(QueryStores.dataVersion)-\(spec.size)") { scratch in
@@ -43,9 +39,6 @@ enum ColdQueryProfile {
             _ = try operation(0)
             for iteration in 0..<spec.iterations { _ = try operation(iteration % SampleData.dialogCount) }
             return 0
-        } catch {
-            FileHandle.standardError.write(Data("\(variable): \(error)\n".utf8))
-            return 1
         }
     }
 

@@ -16,19 +16,12 @@ enum PersistProfile {
 
     /// Runs the side `spec` names; returns the exit status.
     static func run(_ spec: String) -> Int32 {
-        guard let spec = ProfileSpec(spec, sides: ["indexed", "plain"], defaultIterations: 10_000) else {
-            FileHandle.standardError.write(Data("usage: \(variable)=indexed|plain[:<n>[:<iterations>]]\n".utf8))
-            return 64
-        }
-        do {
+        ProfileSpec.run(spec, variable: variable, sides: ["indexed", "plain"], defaultIterations: 10_000) { spec in
             let target = try QueryTarget.indexedPersist(messages: SampleData.dialogMessages(count: spec.size))
             let operation = spec.side == "indexed" ? target.measured : target.baselines[0].run
             _ = try operation(0)
             for iteration in 0..<spec.iterations { _ = try operation(iteration) }
             return 0
-        } catch {
-            FileHandle.standardError.write(Data("\(variable): \(error)\n".utf8))
-            return 1
         }
     }
 }

@@ -16,11 +16,7 @@ enum WarmQueryProfile {
 
     /// Runs the side `spec` names; returns the exit status.
     static func run(_ spec: String) -> Int32 {
-        guard let spec = ProfileSpec(spec, sides: ["screen", "count"], defaultIterations: 1_000) else {
-            FileHandle.standardError.write(Data("usage: \(variable)=screen|count[:<n>[:<iterations>]]\n".utf8))
-            return 64
-        }
-        do {
+        ProfileSpec.run(spec, variable: variable, sides: ["screen", "count"], defaultIterations: 1_000) { spec in
             let messages = SampleData.dialogMessages(count: spec.size)
             let dao = BaseDao<DialogMessage, DialogMessageEntity<DialogIndexed>>(context: InMemoryStorageContext())
             try dao.persist(messages)
@@ -32,9 +28,6 @@ enum WarmQueryProfile {
             var sink = try query()
             for _ in 0..<spec.iterations { sink &+= try query() }
             return sink < 0 ? 1 : 0  // never: keeps the answers observed
-        } catch {
-            FileHandle.standardError.write(Data("\(variable): \(error)\n".utf8))
-            return 1
         }
     }
 }
