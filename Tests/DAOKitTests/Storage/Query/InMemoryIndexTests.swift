@@ -402,18 +402,20 @@ struct InMemoryIndexTests {
         #expect(try dao.count(where: #Predicate { $0.name >= "" }) == 300)
     }
 
+    /// Another entity type saved under ``ChatEntity``'s name, with other indexes.
+    struct OtherChatEntity: Storable {
+        static var entityName: String { ChatEntity.entityName }
+        static let indexes = [StorageIndex("text")]
+        var id: Int, dialogID: Int, date: Date, isRead: Bool, text: String
+    }
+
     @Test func anotherTypeWithOtherIndexedFieldsReplacingStoredEntitiesIsReadBackByScans() throws {
-        struct Other: Storable {
-            static var entityName: String { ChatEntity.entityName }
-            static let indexes = [StorageIndex("text")]
-            var id: Int, dialogID: Int, date: Date, isRead: Bool, text: String
-        }
         let context = InMemoryStorageContext()
         let dao = BaseDao<Chat, ChatEntity>(context: context)
         let chats = Self.chats(60)
         try dao.persist(chats)
         // Key 5 now holds an entity carrying one indexed value where it carried three.
-        try context.save([Other(id: 5, dialogID: 7, date: .now, isRead: true, text: "taken over")])
+        try context.save([OtherChatEntity(id: 5, dialogID: 7, date: .now, isRead: true, text: "taken over")])
         let inSeven = try dao.read(where: #Predicate { $0.dialogID == 7 }, sortedBy: [SortDescriptor(\.id)])
         #expect(inSeven.map(\.id) == (chats.filter { $0.dialogID == 7 }.map(\.id) + [5]).sorted())
         #expect(inSeven.first { $0.id == 5 }?.text == "taken over")
@@ -428,15 +430,10 @@ struct InMemoryIndexTests {
     }
 
     @Test func aSecondTypeWithOtherIndexesUnderTheSameNameFallsBackToScanning() throws {
-        struct Other: Storable {
-            static var entityName: String { ChatEntity.entityName }
-            static let indexes = [StorageIndex("text")]
-            var id: Int, dialogID: Int, date: Date, isRead: Bool, text: String
-        }
         let context = InMemoryStorageContext()
         let dao = BaseDao<Chat, ChatEntity>(context: context)
         try dao.persist(Self.chats(60))
-        try context.save([Other(id: 500, dialogID: 3, date: .now, isRead: false, text: "other")])
+        try context.save([OtherChatEntity(id: 500, dialogID: 3, date: .now, isRead: false, text: "other")])
         let found = try dao.read(where: #Predicate { $0.dialogID == 3 }, sortedBy: [SortDescriptor(\.id)])
         #expect(found.map(\.id) == Self.chats(60).filter { $0.dialogID == 3 }.map(\.id) + [500])
     }
