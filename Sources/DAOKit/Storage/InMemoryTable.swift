@@ -133,8 +133,10 @@ struct InMemoryTable {
                 for index in trees.indices {
                     (taken.baseAddress! + index).initialize(to: nil)
                     guard trees[index] != nil else { continue }
-                    // Taken out of the layout first: reading `layout` while `trees` is being
-                    // changed would copy the whole layout (a retain and a release of each array).
+                    // The layout's parts are read here rather than through `layout.target(_:of:in:)`:
+                    // calling the layout's methods in this closure, which changes `trees`, copies the
+                    // whole layout first (a retain and a release of each of its arrays; measured at
+                    // 400 instructions a persist).
                     let (positions, count) = (layout.positions(in: index), layout.indexes[index].fields.count)
                     if IndexEntry.fieldsAreEqual(old, values, fields: positions, count: count) { continue }
                     let target = IndexEntry.Target(values: old, fields: positions, count: count, record: record)
