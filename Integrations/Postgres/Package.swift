@@ -23,6 +23,8 @@ let package = Package(
             dependencies: [
                 .product(name: "DAOKit", package: "DAOKit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // For the error its pool throws when it refuses calls (see PostgresFailure.swift).
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -2,6 +2,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import _ConnectionPoolModule
 
 /// Stores entities on a PostgreSQL server: the same ``BaseDao``s as on SQLite, for apps that run
 /// as several instances or want the server's replication and backups.
@@ -57,6 +58,8 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
     struct State {
         var bootstrapped = false
         var tables: [String: TableState] = [:]
+        /// Whether ``close()`` was called: only then is a closed pool "the context was closed".
+        var closed = false
     }
 
     struct TableState {
@@ -112,10 +115,11 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
         runTask?.cancel()
     }
 
-    /// Closes the pool this context owns (nothing when it was given a client): later operations
-    /// fail with a ``StorageError``.
+    /// Closes the pool this context owns (not a client it was given): later operations fail
+    /// with a ``StorageError`` saying the context was closed, and its observations end with it.
     public func close() {
-        listener.stop()
+        state.withLock { $0.closed = true }
+        listener.close()
         runTask?.cancel()
     }
 
@@ -153,6 +157,9 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
     @discardableResult
     func withConnection<T: Sendable>(entityName: String?, key: String? = nil,
                                      _ body: @escaping (PostgresConnection) async throws -> T) async throws -> T {
+        if state.withLock({ $0.closed }) {
+            throw StorageError(.io("the context was closed"), entityName: entityName, key: key, location: serverDescription)
+        }
         do {
             return try await PooledCall.run(on: client, connectTimeout: connectTimeout) { connection in
                 do {
@@ -162,26 +169,27 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
                     throw error
                 }
             }
-        } catch let timeout as ConnectTimeout {
-            throw StorageError(.io(await diagnosis(of: timeout)), entityName: entityName, key: key, location: serverDescription,
-                               underlyingError: timeout)
+        } catch let failure where failure is ConnectTimeout || (failure as? ConnectionPoolError) == .connectionCreationCircuitBreakerTripped {
+            // The pool says only that it has no connection to give: ask the server why.
+            let detail = PostgresFailure.detail(of: failure) + (await diagnosis() ?? "")
+            throw StorageError(.io(detail), entityName: entityName, key: key, location: serverDescription, underlyingError: failure)
         } catch {
-            throw PostgresFailure.storageError(error, server: serverDescription, entityName: entityName, key: key)
+            throw PostgresFailure.storageError(error, server: serverDescription, entityName: entityName, key: key,
+                                               contextClosed: state.withLock { $0.closed })
         }
     }
 
-    /// Why no connection came within the timeout: the error of one connection attempt made now,
-    /// when the context knows the configuration.
-    private func diagnosis(of timeout: ConnectTimeout) async -> String {
-        var detail = "no connection to the server within \(timeout.timeout)"
-        guard let configuration = connectionConfiguration else { return detail }
+    /// Why the pool has no connection: `": "` and the error of one connection attempt made now,
+    /// when the context knows the configuration and the attempt fails.
+    private func diagnosis() async -> String? {
+        guard let configuration = connectionConfiguration, !state.withLock({ $0.closed }) else { return nil }
         do {
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: Self.logger)
             try? await connection.close()
+            return nil
         } catch {
-            detail += ": " + PostgresFailure.detail(of: error)
+            return ": " + PostgresFailure.detail(of: error)
         }
-        return detail
     }
 
     /// Runs `body` in a transaction on one connection: committed when it returns, rolled back
@@ -226,7 +234,7 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
 /// No pooled connection came in time.
 struct ConnectTimeout: Error, CustomStringConvertible {
     let timeout: Duration
-    var description: String { "no connection to the PostgreSQL server within \(timeout)" }
+    var description: String { "no connection to the server within \(timeout)" }
 }
 
 /// Why an entity name cannot be a table name here.

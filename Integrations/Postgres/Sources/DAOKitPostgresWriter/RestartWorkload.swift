@@ -33,9 +33,9 @@ struct RestartWorkload {
         }
         writer.start()
         state.waitForCommitted(batches / 2)
-        try control("stop")
+        try ServerControl.run("stop")
         state.markRestarted()
-        try control("start")
+        try ServerControl.run("start")
         state.waitUntilFinished()
         let stored = try context.fetchAll(FixtureNoteEntity.self)
         var perBatch: [String: Int] = [:]
@@ -45,19 +45,6 @@ struct RestartWorkload {
         return "done committed=\(state.committedCount()) failed=\(state.failedCount()) afterRestart=\(state.committedAfterRestart()) "
             + "torn=\(torn) lost=\(lost)"
     }
-
-    private func control(_ command: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.environment["DAOKIT_PG_CTL"] ?? "/bin/false")
-        process.arguments = [command]
-        try process.run()
-        // Reaped here: `waitUntilExit()` sometimes never sees this child's exit on Linux.
-        var status: Int32 = 0
-        while waitpid(process.processIdentifier, &status, 0) == -1 && errno == EINTR {}
-        if status != 0 { throw ControlFailed(command: command) }
-    }
-
-    struct ControlFailed: Error { let command: String }
 }
 
 /// What the writer thread did, shared with the main thread.

@@ -5,6 +5,7 @@
 //   DAOKitPostgresWriter <schema> create <count>             try to create race-0..<count>
 //   DAOKitPostgresWriter <schema> persist <id> <body>        persist one note
 //   DAOKitPostgresWriter <schema> restart <batches>          write batches across a server restart
+//   DAOKitPostgresWriter <schema> observe-restart <notes>    observe two writers across a server stop
 //
 // It prints one result line (`done …`) and exits 0, or prints the error and exits 1.
 import DAOKit
@@ -22,7 +23,7 @@ func environment(_ name: String) -> String {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    FileHandle.standardError.write(Data("usage: DAOKitPostgresWriter <schema> writes|create|persist|restart …\n".utf8))
+    FileHandle.standardError.write(Data("usage: DAOKitPostgresWriter <schema> writes|create|persist|restart|observe-restart …\n".utf8))
     exit(2)
 }
 let configuration = PostgresStorageContext.Configuration(
@@ -55,6 +56,10 @@ do {
         print("done")
     case "restart":
         print(try RestartWorkload(context: context, batches: Int(arguments[3])!).run())
+    case "observe-restart":
+        var shortTimeout = configuration
+        shortTimeout.connectTimeout = .seconds(2)
+        print(try ObservationRestartWorkload(configuration: shortTimeout, notes: Int(arguments[3])!).run())
     default:
         FileHandle.standardError.write(Data("unknown command \(arguments[2])\n".utf8))
         exit(2)

@@ -28,7 +28,9 @@ import Foundation
 ///
 /// **Ending.** Cancelling the consuming task (or leaving the `for` loop, or dropping the stream)
 /// ends the observation and releases what it holds; no element follows. An error thrown by a
-/// re-run ends the stream with it.
+/// re-run ends the stream with it, unless the context's change monitor says it passes by itself
+/// (``ExternalChangeMonitor/observationOutlives(_:)``): a PostgreSQL context's observations wait
+/// out a server restart and deliver the result again once the server answers.
 ///
 /// These methods exist where `Domain` and `Entity` are `SendableMetatype` (see `BaseDao+Async.swift`).
 extension BaseDao where Domain: SendableMetatype, Entity: SendableMetatype {

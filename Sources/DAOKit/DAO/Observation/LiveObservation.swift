@@ -11,7 +11,10 @@ import DAOKitStoreFormat
 /// **Ending.** When the consumer stops (its task cancelled, the stream dropped, the loop left), the
 /// stream's termination handler cancels the observation: it unsubscribes, yields nothing more, and
 /// whatever it held is released once a run in flight returns. A run that throws ends the stream
-/// with that error.
+/// with that error — unless the notifier's monitor says the failure passes by itself (a database
+/// server restarting, see ``ExternalChangeMonitor/observationOutlives(_:)``): the observation then
+/// stays subscribed and runs its query again, in full, after the next change it hears of, which
+/// the monitor reports once the store is back.
 final class LiveObservation<Value: Encodable & SendableMetatype>: @unchecked Sendable {
     // Sound as `Sendable`: `state` is only touched under its lock; `continuation` is `Sendable`;
     // `evaluate` and `isRelevant` are `@Sendable`. Only one thread runs `runLoop` at a time
@@ -48,14 +51,18 @@ final class LiveObservation<Value: Encodable & SendableMetatype>: @unchecked Sen
     private let continuation: AsyncThrowingStream<Value, any Error>.Continuation
     private let evaluate: Evaluate
     private let isRelevant: @Sendable (StorageChange) -> Bool
+    /// Asked whether a failed run's error passes; `nil` when the context announces nothing.
+    private let notifier: StorageChangeNotifier?
     private let state = Locked(State())
 
     private init(
         continuation: AsyncThrowingStream<Value, any Error>.Continuation,
+        notifier: StorageChangeNotifier?,
         isRelevant: @escaping @Sendable (StorageChange) -> Bool,
         evaluate: @escaping Evaluate
     ) {
         self.continuation = continuation
+        self.notifier = notifier
         self.isRelevant = isRelevant
         self.evaluate = evaluate
     }
@@ -69,7 +76,7 @@ final class LiveObservation<Value: Encodable & SendableMetatype>: @unchecked Sen
         evaluate: @escaping Evaluate
     ) -> AsyncThrowingStream<Value, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(1))
-        let observation = LiveObservation(continuation: continuation, isRelevant: isRelevant, evaluate: evaluate)
+        let observation = LiveObservation(continuation: continuation, notifier: notifier, isRelevant: isRelevant, evaluate: evaluate)
         continuation.onTermination = { _ in observation.cancel() }
         // Subscribe before the first run, so that a commit made while it reads is not missed: it
         // schedules another run.
@@ -126,6 +133,12 @@ final class LiveObservation<Value: Encodable & SendableMetatype>: @unchecked Sen
             do {
                 outcome = try evaluate(next.changes, next.last)
             } catch {
+                if notifier?.observationOutlives(error) == true {
+                    // The store is away: wait for a change (the monitor reports one when it is
+                    // back), and then run in full, since changes may have gone unheard meanwhile.
+                    state.withLock { $0.pending = nil }
+                    continue
+                }
                 continuation.finish(throwing: error)
                 cancel()
                 state.withLock { $0.running = false }

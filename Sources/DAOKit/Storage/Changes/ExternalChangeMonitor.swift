@@ -24,4 +24,17 @@ public protocol ExternalChangeMonitor: Sendable {
     func changes() -> [StorageChange]
     /// Forgets the state: no subscriber is left. ``begin()`` is called again for the next one.
     func end()
+    /// Whether an observation whose query failed with `error` stays open rather than ending with
+    /// it: `true` for a failure that passes by itself, such as a database server that is
+    /// restarting or out of reach. The observation then waits, and runs its query again, in full,
+    /// after the next change ``changes()`` reports — so a monitor that says `true` must report
+    /// ``StorageChange/everything`` once the store may answer again (with a pause that grows while
+    /// it keeps failing), or the observation waits for the next write. Called on the thread of the
+    /// failed query. The default, `false`, ends observations on every error.
+    func observationOutlives(_ error: any Error) -> Bool
+}
+
+extension ExternalChangeMonitor {
+    /// No failure is passing: an observation ends with the first error its query throws.
+    public func observationOutlives(_ error: any Error) -> Bool { false }
 }

@@ -118,6 +118,12 @@ public final class StorageChangeNotifier: Sendable {
         return StorageChangeSubscription(notifier: self, id: id)
     }
 
+    /// Whether an observation whose query failed with `error` waits for the store to come back
+    /// (see ``ExternalChangeMonitor/observationOutlives(_:)``); `false` without a monitor.
+    func observationOutlives(_ error: any Error) -> Bool {
+        monitor?.observationOutlives(error) ?? false
+    }
+
     /// Whether anyone subscribes: a context may skip working out what changed when nobody listens.
     public var hasSubscribers: Bool {
         state.withLock { !$0.subscribers.isEmpty }

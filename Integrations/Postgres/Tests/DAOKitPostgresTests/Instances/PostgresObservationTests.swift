@@ -1,10 +1,11 @@
 import DAOKit
 import DAOKitPostgres
 import DAOKitTesting
+import PostgresNIO
 import Testing
 
 /// `BaseDao.observe` on a Postgres context sees other instances' commits, through LISTEN/NOTIFY.
-@Suite("Postgres observation")
+@Suite("Postgres observation", .timeLimit(.minutes(2)))
 struct PostgresObservationTests {
     @Test func anObserverSeesAnotherProcessesWrite() async throws {
         let schema = TestServer.freshSchema()
@@ -31,5 +32,33 @@ struct PostgresObservationTests {
         try await elsewhere.save([FixtureNoteEntity(id: "b", body: "y")], mode: .upsert)
         try await other.delete(FixtureNoteEntity.self, ids: ["a"])
         #expect(try await counts.next() == 0)
+    }
+
+    @Test func anObservationEndsWithTheServersReportWhenItsTableIsDropped() async throws {
+        let schema = TestServer.freshSchema()
+        let context = try TestServer.context(schema: schema)
+        defer { context.close() }
+        try await context.save([FixtureNoteEntity(id: "a", body: "x")], mode: .upsert)
+        var counts = BaseDao<FixtureNoteEntity, FixtureNoteEntity>(context: context).observeCount().makeAsyncIterator()
+        #expect(try await counts.next() == 1)
+        try await TestServer.withConnection { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \"\(schema)\".\"\(FixtureNoteEntity.entityName)\""),
+                                       logger: TestServer.logger)
+            // As another instance's write would announce it.
+            let payload = #"{"schema":"\#(schema)","origin":"elsewhere","entity":"\#(FixtureNoteEntity.entityName)"}"#
+            try await connection.query("SELECT pg_notify('daokit_changes', \(payload))", logger: TestServer.logger)
+        }
+        let error = try await #require(throws: StorageError.self) { _ = try await counts.next() }
+        #expect(error.description.contains("42P01"), "\(error)")
+    }
+
+    @Test func closingTheContextEndsItsObservationsSayingSo() async throws {
+        let context = try TestServer.context()
+        try await context.save([FixtureNoteEntity(id: "a", body: "x")], mode: .upsert)
+        var counts = BaseDao<FixtureNoteEntity, FixtureNoteEntity>(context: context).observeCount().makeAsyncIterator()
+        #expect(try await counts.next() == 1)
+        context.close()
+        let error = try await #require(throws: StorageError.self) { _ = try await counts.next() }
+        #expect(error.description.contains("the context was closed"), "\(error)")
     }
 }

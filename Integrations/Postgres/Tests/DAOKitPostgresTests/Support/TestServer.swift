@@ -45,13 +45,18 @@ enum TestServer {
         PostgresStorageContext(configuration: try configuration(schema: schema))
     }
 
-    /// Runs SQL on a connection of its own (outside any context), as another client would.
-    static func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    /// A connection of its own (outside any context), as another client would have; the caller closes it.
+    static func connect() async throws -> PostgresConnection {
         let configuration = try configuration()
-        let connection = try await PostgresConnection.connect(
+        return try await PostgresConnection.connect(
             configuration: .init(host: configuration.host, port: configuration.port, username: configuration.username,
                                  password: configuration.password, database: configuration.database, tls: .disable),
             id: 1, logger: Logger(label: "tests", factory: { _ in SwiftLogNoOpLogHandler() }))
+    }
+
+    /// Runs SQL on a connection of its own (outside any context), as another client would.
+    static func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let connection = try await connect()
         do {
             let result = try await body(connection)
             try await connection.close()

@@ -24,10 +24,16 @@ struct WriterProcess {
 
     /// Waits for the writer to exit; its last line of output, and whether it exited 0.
     func finish() -> (line: String, succeeded: Bool) {
+        let (lines, succeeded) = finishWithEveryLine()
+        return (lines.last ?? "", succeeded)
+    }
+
+    /// Waits for the writer to exit; every line of its output, and whether it exited 0.
+    func finishWithEveryLine() -> (lines: [String], succeeded: Bool) {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
-        return (lines.last.map(String.init) ?? "", process.terminationStatus == 0)
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        return (lines, process.terminationStatus == 0)
     }
 
     /// The executable `swift build`/`swift test` put next to the test runner.
