@@ -12,7 +12,12 @@ import Foundation
 ///   ``RelativeURLCoding``), `Decimal` a number, as `JSONEncoder` writes them, so
 ///   `JSONDecoder` reads the record back;
 /// - a `Double` is its shortest round-trip decimal, and NaN and the infinities are the strings
-///   `"NaN"`, `"+Infinity"`, `"-Infinity"` (decoded back by ``decode(_:from:key:location:)``);
+///   `"NaN"`, `"+Infinity"`, `"-Infinity"` (decoded back by ``decode(_:from:key:location:)``),
+///   for a `Date` as for a number;
+/// - -0.0 (a `Double`, a `Float`, a `Date`'s seconds), at the top or nested, is the string
+///   U+10FFFF `-0` (``negativeZero``), since `jsonb` keeps numbers as `numeric`, which has no
+///   negative zero; its kind stays the number's, and ``decode(_:from:key:location:)`` reads it
+///   back as the number -0.0;
 /// - a nested value is its `JSONEncoder` text;
 /// - no string holds U+0000, which PostgreSQL's `text` and `jsonb` refuse: it is written as
 ///   U+10FFFF followed by `0`, and U+10FFFF itself (a noncharacter, which text almost never
@@ -140,8 +145,13 @@ public enum JSONRecord {
             return .integer
         case let .real(number):
             if !number.isFinite {
-                json += number > 0 ? "\"+Infinity\"" : "\"-Infinity\""
+                // A Date's NaN arrives here (a Double's as text): NaN is neither infinity.
+                json += number.isNaN ? "\"NaN\"" : number > 0 ? "\"+Infinity\"" : "\"-Infinity\""
                 return .nonFinite
+            }
+            if number == 0 && number.sign == .minus {
+                json += negativeZero
+                return kind == .date ? .date : .real
             }
             // Swift's description is the shortest decimal that reads back as the same Double, and
             // always a valid JSON number for a finite value.
@@ -212,8 +222,12 @@ public enum JSONRecord {
         json += "\""
     }
 
-    /// The mark of an escaped NUL (followed by `0`) or of U+10FFFF itself (followed by `1`).
+    /// The mark of an escaped NUL (followed by `0`) or of U+10FFFF itself (followed by `1`), and
+    /// of a negative zero (followed by `-0`, see ``negativeZero``).
     static let escapeMark = "\u{10FFFF}"
+    /// -0.0 as the records hold it: a JSON string no text can hold (text's own U+10FFFF is always
+    /// followed by `1`), which the SQL of a context reads as 0 (see `PostgresSchema`).
+    public static let negativeZero = "\"" + escapeMark + "-0\""
     private static let escapeBytes = Array(escapeMark.utf8)
 
     /// `text` with NUL and U+10FFFF escaped, for a key kept in a text column.
@@ -245,11 +259,13 @@ public enum JSONRecord {
         return result
     }
 
-    /// `JSONEncoder` text with every `\u0000` escape and every U+10FFFF escaped as in strings.
+    /// `JSONEncoder` text with every `\u0000` escape and every U+10FFFF escaped as in strings,
+    /// and every negative zero outside strings written as ``negativeZero``.
     private static func escapedJSON(_ text: String) -> String {
-        if !text.utf8.contains(escapeBytes[0]) && !text.contains("\\u0000") { return text }
+        if !text.utf8.contains(escapeBytes[0]) && !text.contains("\\u0000") && !text.contains("-0") { return text }
         var result = ""
         var scalars = Array(text.unicodeScalars)[...]
+        var inString = false
         while let scalar = scalars.popFirst() {
             if scalar == "\\", let escapedScalar = scalars.first {
                 if escapedScalar == "u", scalars.dropFirst().prefix(4).elementsEqual("0000".unicodeScalars) {
@@ -262,26 +278,56 @@ public enum JSONRecord {
                 }
             } else if scalar == "\u{10FFFF}" {
                 result += escapeMark + "1"
+            } else if scalar == "-" && !inString {
+                // A number: the rest of its token, and whether it is a zero.
+                let token = scalars.prefix { "0123456789.eE+-".unicodeScalars.contains($0) }
+                scalars = scalars.dropFirst(token.count)
+                if isZero(token) {
+                    result += negativeZero
+                } else {
+                    result.unicodeScalars.append(scalar)
+                    result.unicodeScalars.append(contentsOf: token)
+                }
             } else {
+                if scalar == "\"" { inString.toggle() }
                 result.unicodeScalars.append(scalar)
             }
         }
         return result
     }
 
+    /// Whether a JSON number's digits after its sign (`0`, `0.000`, `0e7`) are a zero.
+    private static func isZero(_ token: ArraySlice<Unicode.Scalar>) -> Bool {
+        let mantissa = token.prefix { $0 != "e" && $0 != "E" }
+        return mantissa.first == "0" && mantissa.allSatisfy { $0 == "0" || $0 == "." }
+    }
+
     /// Stored JSON with the escapes of ``escapedJSON(_:)`` and ``appendString(_:to:)`` undone
-    /// (`\u0000` for NUL), ready for `JSONDecoder`; the bytes as they are when they hold none.
+    /// (`\u0000` for NUL, the number -0.0 for ``negativeZero``), ready for `JSONDecoder`; the
+    /// bytes as they are when they hold none.
     private static func unescapedJSON(_ data: Data) -> Data {
         // `memchr`, not `Data.contains`: reading every record scans all its bytes, and `Data`'s
         // byte-by-byte iterator made that scan a fifth of the cost of decoding a small record.
         let escapeLead = escapeBytes[0]
         guard data.withUnsafeBytes({ bytes in bytes.baseAddress.map { memchr($0, Int32(escapeLead), bytes.count) != nil } ?? false })
         else { return data }
-        let text = unescaped(String(decoding: data, as: UTF8.self))
-        var result = Data()
-        for scalar in text.unicodeScalars {
-            if scalar == "\u{0}" { result.append(contentsOf: Array("\\u0000".utf8)) } else { result.append(contentsOf: Array(String(scalar).utf8)) }
+        var result = ""
+        var scalars = String(decoding: data, as: UTF8.self).unicodeScalars[...]
+        while let scalar = scalars.popFirst() {
+            guard scalar == "\u{10FFFF}", let marker = scalars.popFirst() else {
+                result.unicodeScalars.append(scalar)
+                continue
+            }
+            switch marker {
+            case "0": result += "\\u0000"
+            case "-":
+                // `"<mark>-0"`: its opening quote is already written, its `0"` still to come.
+                if result.unicodeScalars.last == "\"" { result.unicodeScalars.removeLast() }
+                scalars = scalars.dropFirst(2)
+                result += "-0.0"
+            default: result.unicodeScalars.append("\u{10FFFF}")
+            }
         }
-        return result
+        return Data(result.utf8)
     }
 }
