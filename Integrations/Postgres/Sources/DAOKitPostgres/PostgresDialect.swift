@@ -51,55 +51,156 @@ struct PostgresDialect: SQLDialect {
             }
         }
         let mark = binds.count
-        guard let (left, right, orderable) = Self.operands(value, stored: stored, name: name, binds: &binds) else { return nil }
+        guard let (form, constant) = Self.comparand(value, only: stored.count == 1 ? stored.first : nil) else { return nil }
+        let left = form.expression(name)
+        let right = binds.append(text: constant) + form.cast
         let symbol: String
+        // What the prefixes of two strings must satisfy for the strings to satisfy `symbol`.
+        let prefixSymbol: String
         switch comparison {
-        case .equal: symbol = "="
+        case .equal: (symbol, prefixSymbol) = ("=", "=")
         case .notEqual:
             // NULL (a nil field) is unequal to every constant.
             return SQLFragment(sql: "NOT COALESCE(\(left) = \(right), FALSE)", isExact: true)
-        case .less: symbol = "<"
-        case .lessOrEqual: symbol = "<="
-        case .greater: symbol = ">"
-        case .greaterOrEqual: symbol = ">="
+        case .less: (symbol, prefixSymbol) = ("<", "<=")
+        case .lessOrEqual: (symbol, prefixSymbol) = ("<=", "<=")
+        case .greater: (symbol, prefixSymbol) = (">", ">=")
+        case .greaterOrEqual: (symbol, prefixSymbol) = (">=", ">=")
         }
         // Swift cannot order two Bools: every ordering comparison is false.
-        if comparison != .equal && !orderable {
+        if comparison != .equal && !form.isOrdered {
             binds.removeAll(after: mark)
             return SQLFragment(sql: "FALSE", isExact: true)
+        }
+        if form == .text {
+            // The index holds prefixes (see PostgresSchema.prefixExpression): narrow by them, so
+            // that it serves the comparison; the whole values decide.
+            let narrowing = "\(PostgresSchema.prefixExpression(name)) \(prefixSymbol) \(PostgresSchema.prefix(of: right))"
+            return SQLFragment(sql: "\(narrowing) AND \(left) \(symbol) \(right)", isExact: true)
         }
         return SQLFragment(sql: "\(left) \(symbol) \(right)", isExact: true)
     }
 
-    /// The field expression and the bound constant to compare, and whether the kind is ordered;
-    /// `nil` when PostgreSQL would not compare them as Swift does.
-    private static func operands(_ value: StorageValue, stored: Set<JSONRecord.FieldKind>, name: String,
-                                 binds: inout StatementParameters) -> (String, String, Bool)? {
-        func parameter(_ text: String, cast: String = "") -> String {
-            binds.append(text: text) + cast
+    /// `field` equal to one of `values`, with one parameter per form of comparison (see
+    /// ``FieldForm``) whatever their number: `expression IN (SELECT v::type FROM unnest($1) AS v)`.
+    ///
+    /// A semi-join rather than `expression = ANY($1::numeric[])`: PostgreSQL hashes the constants
+    /// of `= ANY` only when they are known at planning, and a prepared statement's generic plan
+    /// (``PreparedStatements``) does not know them, so every row would be compared with every
+    /// constant in turn. A semi-join hashes the list, or looks each constant up in an index.
+    /// Each constant follows ``compare(_:_:_:parameters:)``'s rules; `nil` among them is the
+    /// field's nil test, OR'ed.
+    func membership(_ field: FieldPath, _ values: [StorageValue], parameters binds: inout StatementParameters) -> SQLFragment? {
+        guard field.keys.count == 1 else { return nil }
+        let name = field.keys[0]
+        let stored = kinds[name] ?? []
+        // Nothing stored (every row nil) or nothing SQL compares: as one comparison would.
+        if stored.isEmpty || stored.contains(.opaque) || values.count == 1 { return equalityDisjunction(field, values, parameters: &binds) }
+        // The constants by the form they compare with, in first-seen order; whether nil is one.
+        var groups: [(form: FieldForm, constants: [String])] = []
+        var includesNil = false
+        var current = 0
+        let only = stored.count == 1 ? stored.first : nil
+        for value in values {
+            if case .null = value {
+                includesNil = true
+                continue
+            }
+            guard let (form, constant) = Self.comparand(value, only: only) else { return nil }
+            // Lists are mostly of one form: the group of the previous constant first.
+            if current < groups.count && groups[current].form == form {
+                groups[current].constants.append(constant)
+            } else if let position = groups.firstIndex(where: { $0.form == form }) {
+                current = position
+                groups[position].constants.append(constant)
+            } else {
+                current = groups.count
+                groups.append((form, [constant]))
+            }
         }
-        let number = PostgresSchema.numberExpression(name)
-        switch value {
-        case let .bool(flag) where stored == [.bool]:
-            return (PostgresSchema.jsonExpression(name), flag ? "'true'::jsonb" : "'false'::jsonb", false)
-        case let .int(integer) where stored == [.integer]:
-            return (number, parameter(String(integer), cast: "::numeric"), true)
-        case let .uint(integer) where stored == [.integer]:
-            return (number, parameter(String(integer), cast: "::numeric"), true)
-        case let .int(integer) where stored == [.real]:
-            return (number, parameter(Double(integer).description, cast: "::numeric"), true)  // Swift compares Double(int)
-        case let .uint(integer) where stored == [.real]:
-            return (number, parameter(Double(integer).description, cast: "::numeric"), true)
-        case let .double(real) where stored == [.real] && real.isFinite:
-            return (number, parameter(real.description, cast: "::numeric"), true)
-        case let .double(real) where stored == [.integer] && real.isFinite:
-            return ("\(number)::float8", parameter(real.description, cast: "::float8"), true)  // Swift compares Double(int)
-        case let .date(date) where stored == [.date] && date.timeIntervalSinceReferenceDate.isFinite:
-            return (number, parameter(date.timeIntervalSinceReferenceDate.description, cast: "::numeric"), true)
-        case let .string(string) where stored == [.asciiString] && string.utf8.allSatisfy({ $0 < 0x80 }):
-            return (PostgresSchema.textExpression(name), parameter(string), true)
-        case let .uuid(uuid) where stored == [.uuid]:
-            return (PostgresSchema.textExpression(name), parameter(uuid.uuidString), true)
+        var parts: [SQLFragment] = []
+        if includesNil {
+            guard let isNil = compare(field, .equal, .null, parameters: &binds) else { return nil }
+            parts.append(isNil)
+        }
+        for group in groups {
+            let list = binds.append(texts: group.constants)
+            if group.form == .text {
+                // Through the prefixes an index holds (see PostgresSchema.prefixExpression).
+                let pair = "(\(PostgresSchema.prefixExpression(name)), \(group.form.expression(name)))"
+                parts.append(SQLFragment(sql: "\(pair) IN (SELECT \(PostgresSchema.prefix(of: "v")), v FROM unnest(\(list)) AS v)",
+                                         isExact: true))
+            } else {
+                parts.append(SQLFragment(sql: "\(group.form.expression(name)) IN (SELECT v\(group.form.cast) FROM unnest(\(list)) AS v)",
+                                         isExact: true))
+            }
+        }
+        return parts.count == 1 ? parts[0] : SQLFragment(sql: parts.map { "(\($0.sql))" }.joined(separator: " OR "), isExact: true)
+    }
+
+    /// The form in which a field and a constant are compared.
+    enum FieldForm: Hashable {
+        /// The field's `jsonb`, for a Bool: equal or not, never ordered.
+        case json
+        /// The field as `numeric`.
+        case number
+        /// The field as `float8`: an integer field compared with a `Double`, as Swift converts it.
+        case numberAsDouble
+        /// The field as text in byte order.
+        case text
+
+        /// The field `name` in this form.
+        func expression(_ name: String) -> String {
+            switch self {
+            case .json: PostgresSchema.jsonExpression(name)
+            case .number: PostgresSchema.numberExpression(name)
+            case .numberAsDouble: PostgresSchema.numberExpression(name) + "::float8"
+            case .text: PostgresSchema.textExpression(name)
+            }
+        }
+
+        /// What makes a bound text constant this form's type.
+        var cast: String {
+            switch self {
+            case .json: "::jsonb"
+            case .number: "::numeric"
+            case .numberAsDouble: "::float8"
+            case .text: ""
+            }
+        }
+
+        /// Whether Swift orders the values compared in this form.
+        var isOrdered: Bool { self != .json }
+    }
+
+    /// How `value` compares with a field that has held `stored`: the form, and the constant as
+    /// the text to bind; `nil` when PostgreSQL would not compare them as Swift does. A Bool's
+    /// constant is its JSON. A string with NUL is left to Swift: PostgreSQL's text refuses NUL,
+    /// and the stored strings hold it escaped.
+    /// - Parameter only: the one kind the field has held; `nil` when it has held several, which
+    ///   SQL does not compare.
+    private static func comparand(_ value: StorageValue, only: JSONRecord.FieldKind?) -> (FieldForm, String)? {
+        switch (value, only) {
+        case let (.bool(flag), .bool?):
+            return (.json, flag ? "true" : "false")
+        case let (.int(integer), .integer?):
+            return (.number, String(integer))
+        case let (.uint(integer), .integer?):
+            return (.number, String(integer))
+        case let (.int(integer), .real?):
+            return (.number, Double(integer).description)  // Swift compares Double(int)
+        case let (.uint(integer), .real?):
+            return (.number, Double(integer).description)
+        case let (.double(real), .real?) where real.isFinite:
+            return (.number, real.description)
+        case let (.double(real), .integer?) where real.isFinite:
+            return (.numberAsDouble, real.description)  // Swift compares Double(int)
+        case let (.date(date), .date?) where date.timeIntervalSinceReferenceDate.isFinite:
+            return (.number, date.timeIntervalSinceReferenceDate.description)
+        case let (.string(string), .asciiString?) where string.utf8.allSatisfy({ $0 > 0 && $0 < 0x80 }):
+            return (.text, string)
+        case let (.uuid(uuid), .uuid?):
+            return (.text, uuid.uuidString)
         default:
             return nil
         }
@@ -123,7 +224,8 @@ struct PostgresDialect: SQLDialect {
             return "\(PostgresSchema.numberExpression(name)) \(direction)"
         }
         if stored == [.asciiString] || stored == [.uuid] {
-            return "\(PostgresSchema.textExpression(name)) \(direction)"
+            // The same order, which an index of the prefixes serves (see PostgresSchema.prefixExpression).
+            return "\(PostgresSchema.prefixExpression(name)) \(direction), \(PostgresSchema.textExpression(name)) \(direction)"
         }
         return nil
     }

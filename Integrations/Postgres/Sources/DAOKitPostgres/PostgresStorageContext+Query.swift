@@ -113,7 +113,7 @@ extension PostgresStorageContext {
                 deleteBinds.append(PostgresSchema.channel)
                 deleteBinds.append(self.notificationPayload(entityName: entityName, keys: doomed.map(Self.storageKey)))
                 try await connection.execute(PostgresQuery(unsafeSQL: """
-                    WITH gone AS (DELETE FROM \(table) WHERE daokit_key = ANY($1::text[])) SELECT pg_notify($2, $3)
+                    WITH gone AS (DELETE FROM \(table) WHERE \(PostgresSchema.keyIsIn("$1::text[]"))) SELECT pg_notify($2, $3)
                     """, binds: deleteBinds), logger: Self.logger)
                 return true
             }

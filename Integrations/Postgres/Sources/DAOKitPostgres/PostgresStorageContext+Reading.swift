@@ -10,7 +10,8 @@ extension PostgresStorageContext {
         let table = try table(E.self)
         try await ensureTable(E.entityName, table: table)
         var parameters = StatementParameters()
-        let sql = "SELECT daokit_key, record::text FROM \(table) WHERE daokit_key = " + parameters.append(text: Self.columnKey(id.storageKey))
+        let key = parameters.append(text: Self.columnKey(id.storageKey))
+        let sql = "SELECT daokit_key, record::text FROM \(table) WHERE " + PostgresSchema.keyIs(key)
         let rows = try await withConnection(entityName: E.entityName, key: id.storageKey) { connection in
             try await PreparedStatements.rows(sql, parameters, on: connection).map(Row.init)
         }

@@ -3,15 +3,25 @@ import PostgresNIO
 
 /// Creating DAOKit's tables on first use, and reading what `daokit_field_kinds` records.
 extension PostgresStorageContext {
-    /// Creates the schema, DAOKit's tables and the entity's table unless this context did before.
-    /// Creation runs under an advisory lock, so that instances starting together do not race on
-    /// `CREATE … IF NOT EXISTS` (which is not safe against itself).
+    /// Creates the schema, DAOKit's tables and the entity's table unless this context did before,
+    /// and brings a table of the earlier layout to this one (see ``PostgresSchema``). Runs under
+    /// an advisory lock, so that instances starting together do not race on
+    /// `CREATE … IF NOT EXISTS` (which is not safe against itself) or on the migration.
     func ensureTable(_ entityName: String, table: String) async throws {
         if state.withLock({ $0.tables[entityName]?.created == true }) { return }
         let bootstrapped = state.withLock { $0.bootstrapped }
         try await transaction(entityName: entityName) { connection in
             try await self.lockSchema(on: connection, bootstrapped: bootstrapped)
             try await connection.execute(PostgresQuery(unsafeSQL: PostgresSchema.createTable(table)), logger: Self.logger)
+            var tableBinds = PostgresBindings()
+            tableBinds.append(table)
+            let layout = PostgresQuery(unsafeSQL: PostgresSchema.layoutOfTable, binds: tableBinds)
+            var migration: String?
+            for try await (current, primaryKey) in try await connection.query(layout, logger: Self.logger).decode((Bool, String?).self)
+            where !current {
+                migration = PostgresSchema.migrateTable(table, primaryKey: primaryKey)
+            }
+            if let migration { try await connection.execute(PostgresQuery(unsafeSQL: migration), logger: Self.logger) }
             var binds = PostgresBindings()
             binds.append(entityName)
             try await connection.execute(PostgresQuery(unsafeSQL: "INSERT INTO \(self.kindsSchema).daokit_entities VALUES ($1) ON CONFLICT DO NOTHING",
@@ -32,7 +42,7 @@ extension PostgresStorageContext {
         for record in records {
             for field in record.fields where kinds[field.name] == nil { kinds[field.name] = [field.kind] }
         }
-        let statements = E.indexes.enumerated().compactMap { position, index in
+        let statements = E.indexes.enumerated().flatMap { position, index in
             PostgresSchema.createIndex(index, position: position, entityName: entityName, schema: schema, kinds: kinds)
         }
         try await transaction(entityName: entityName) { connection in

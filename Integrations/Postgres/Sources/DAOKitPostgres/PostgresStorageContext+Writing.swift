@@ -57,7 +57,7 @@ extension PostgresStorageContext {
             """
         let upsert = """
             INSERT INTO \(table) (daokit_key, record) SELECT * FROM unnest($1::text[], $2::text[]::jsonb[]) \
-            ON CONFLICT (daokit_key) DO UPDATE SET record = EXCLUDED.record
+            ON CONFLICT (daokit_key_sha256) DO UPDATE SET record = EXCLUDED.record
             """
         let server = serverDescription
         switch mode {
@@ -70,7 +70,7 @@ extension PostgresStorageContext {
         case .insert:
             let sql = """
                 WITH kinds AS (\(recordKinds)), saved AS (INSERT INTO \(table) (daokit_key, record) \
-                SELECT * FROM unnest($1::text[], $2::text[]::jsonb[]) ON CONFLICT (daokit_key) DO NOTHING RETURNING daokit_key) \
+                SELECT * FROM unnest($1::text[], $2::text[]::jsonb[]) ON CONFLICT (daokit_key_sha256) DO NOTHING RETURNING daokit_key) \
                 SELECT daokit_key, pg_notify($6, $7)::text FROM saved
                 """
             try await transaction(entityName: entityName) { connection in
@@ -86,7 +86,8 @@ extension PostgresStorageContext {
         case .update:
             var lockBinds = PostgresBindings()
             lockBinds.append(keys)
-            let lock = PostgresQuery(unsafeSQL: "SELECT daokit_key FROM \(table) WHERE daokit_key = ANY($1::text[]) FOR UPDATE", binds: lockBinds)
+            let lock = PostgresQuery(unsafeSQL: "SELECT daokit_key FROM \(table) WHERE \(PostgresSchema.keyIsIn("$1::text[]")) FOR UPDATE",
+                                     binds: lockBinds)
             let sql = "WITH kinds AS (\(recordKinds)), saved AS (\(upsert)) SELECT pg_notify($6, $7)"
             try await transaction(entityName: entityName) { connection in
                 var stored: Set<String> = []
@@ -110,7 +111,7 @@ extension PostgresStorageContext {
     public func delete<E: Storable>(_ type: E.Type, storageKeys: [String]) async throws {
         if storageKeys.isEmpty { return }
         let keys = storageKeys.map(Self.columnKey)
-        try await deleteRows(E.self, condition: "daokit_key = ANY($3::text[])", keys: storageKeys) { $0.append(keys) }
+        try await deleteRows(E.self, condition: PostgresSchema.keyIsIn("$3::text[]"), keys: storageKeys) { $0.append(keys) }
         notifier.post(entityName: E.entityName, storageKeys: storageKeys)
     }
 

@@ -1,4 +1,5 @@
 @_spi(DAOKitIntegrations) import DAOKit
+import Foundation
 import PostgresNIO
 
 /// The constants a statement binds, `$1`, `$2`, …: each `append` returns the placeholder to write
@@ -32,6 +33,27 @@ struct StatementParameters: SQLParameterList {
     mutating func append(integer: Int) -> String {
         values.append(.integer(integer))
         return "$\(count)::int8"
+    }
+
+    /// Appends `texts` as one `text[]` parameter; returns its placeholder.
+    ///
+    /// Bound as the text of an array literal (`{"a","b"}`), which the server parses: one string
+    /// to build and send, where postgres-nio's array encoding allocates a buffer per element,
+    /// which a list of a hundred thousand constants makes slow. The texts must not hold NUL,
+    /// which PostgreSQL's text refuses.
+    mutating func append(texts: [String]) -> String {
+        // Whole-list operations of the standard library (`joined`) and C (`memchr`), which stay
+        // quick on long lists even in a debug build, where a loop here would not.
+        if texts.isEmpty { return append(text: "{}") + "::text[]" }
+        var all = texts.joined()
+        let needsEscaping = all.withUTF8 { bytes in
+            guard let start = bytes.baseAddress else { return false }
+            return memchr(start, Int32(UInt8(ascii: "\"")), bytes.count) != nil || memchr(start, Int32(UInt8(ascii: "\\")), bytes.count) != nil
+        }
+        let escaped = needsEscaping
+            ? texts.map { $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") }
+            : texts
+        return append(text: "{\"" + escaped.joined(separator: "\",\"") + "\"}") + "::text[]"
     }
 
     /// Drops the parameters appended after the first `count`, whose SQL was dropped.

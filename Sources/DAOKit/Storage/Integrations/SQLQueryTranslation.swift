@@ -72,12 +72,8 @@ public struct SQLQueryTranslation<Parameters: SQLParameterList> {
             return dialect.compare(field, comparison, value, parameters: &parameters)
         case let .isIn(field, values):
             if values.isEmpty { return SQLFragment(sql: dialect.alwaysFalse, isExact: true) }
-            var parts: [SQLFragment] = []
-            for value in values {
-                guard let part = dialect.compare(field, .equal, value, parameters: &parameters), part.isExact else { return nil }
-                parts.append(part)
-            }
-            return join(parts, with: "OR")
+            guard let membership = dialect.membership(field, values, parameters: &parameters), membership.isExact else { return nil }
+            return membership
         case .hasPrefix, .contains:
             return nil
         case let .and(filters):
@@ -102,7 +98,7 @@ public struct SQLQueryTranslation<Parameters: SQLParameterList> {
         }
     }
 
-    private static func join(_ parts: [SQLFragment], with connective: String) -> SQLFragment {
+    static func join(_ parts: [SQLFragment], with connective: String) -> SQLFragment {
         if parts.count == 1 { return parts[0] }
         return SQLFragment(sql: parts.map { "(\($0.sql))" }.joined(separator: " \(connective) "), isExact: parts.allSatisfy(\.isExact))
     }
@@ -142,6 +138,33 @@ public protocol SQLDialect {
     /// The `ORDER BY` term for `key`: `nil` when SQL cannot order as Swift does, empty when the key
     /// leaves every row tied.
     func orderTerm(_ key: StorageSortKey) -> String?
+    /// `field` equal to one of `values` (never empty), its constants appended to `parameters`;
+    /// `nil` (appending nothing) when SQL would not answer as Swift does. The default is
+    /// ``equalityDisjunction(_:_:parameters:)``; a dialect that can bind a list as one parameter
+    /// (PostgreSQL's `= ANY($1)`) answers long lists without one parameter per constant.
+    func membership(_ field: FieldPath, _ values: [StorageValue], parameters: inout Parameters) -> SQLFragment?
+}
+
+@_spi(DAOKitIntegrations)
+extension SQLDialect {
+    public func membership(_ field: FieldPath, _ values: [StorageValue], parameters: inout Parameters) -> SQLFragment? {
+        equalityDisjunction(field, values, parameters: &parameters)
+    }
+
+    /// `field = v1 OR field = v2 …`, one ``compare(_:_:_:parameters:)`` per value; `nil` unless
+    /// every one is exact, with the constants of the ones made dropped.
+    public func equalityDisjunction(_ field: FieldPath, _ values: [StorageValue], parameters: inout Parameters) -> SQLFragment? {
+        let mark = parameters.count
+        var parts: [SQLFragment] = []
+        for value in values {
+            guard let part = compare(field, .equal, value, parameters: &parameters), part.isExact else {
+                parameters.removeAll(after: mark)
+                return nil
+            }
+            parts.append(part)
+        }
+        return SQLQueryTranslation<Parameters>.join(parts, with: "OR")
+    }
 }
 
 /// The constants a statement binds, in order, as a dialect keeps them.

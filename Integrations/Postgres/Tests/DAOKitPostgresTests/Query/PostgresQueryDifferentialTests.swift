@@ -70,11 +70,11 @@ struct PostgresQueryDifferentialTests {
         let query = StorageQuery(filter: .compare("group", .equal, .string("g1")), sort: [StorageSortKey("date", order: .reverse)], limit: 5)
         #expect(try await context.translation(of: query, for: QueryProbe<QueryProbeIndexed>.self).isExact)
         let plan = try await context.plan(of: query, for: QueryProbe<QueryProbeIndexed>.self)
-        #expect(plan.contains { $0.contains("Index Scan Backward using daokit_i0_") }, "\(plan)")
+        #expect(plan.contains { $0.contains("Index Scan Backward using daokit_p0_") }, "\(plan)")
         #expect(!plan.contains { $0.contains("Sort  (") }, "the index gives the order: \(plan)")
         // The plan a prepared statement settles on, made without the values, uses the index too.
         let generic = try await context.plan(of: query, for: QueryProbe<QueryProbeIndexed>.self, generic: true)
-        #expect(generic.contains { $0.contains("Index Scan Backward using daokit_i0_") }, "\(generic)")
+        #expect(generic.contains { $0.contains("Index Scan Backward using daokit_p0_") }, "\(generic)")
         #expect(!generic.contains { $0.contains("Sort  (") }, "the index gives the order: \(generic)")
         #expect(try await context.fetch(QueryProbe<QueryProbeIndexed>.self, matching: query).map(\.id)
             == (try query.apply(to: entities)).map(\.id))
