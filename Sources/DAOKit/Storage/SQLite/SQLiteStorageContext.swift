@@ -38,13 +38,31 @@ public final class SQLiteStorageContext: StorageContext {
     }
 
     /// Opens the database at `file`, creating it (and its directory's files `-wal` and `-shm`)
-    /// when it does not exist.
+    /// when it does not exist, and the folders it is to be in when they do not exist either (as
+    /// Application Support on a fresh install), as ``FileStorageContext`` creates its directory.
     /// - Throws: ``StorageError``: ``StorageError/Kind/corruptRecord(_:)`` when the file is not
     ///   an SQLite database or is damaged, ``StorageError/Kind/wrongFormat(_:)`` when it is
-    ///   another application's database, ``StorageError/Kind/io(_:)`` when it cannot be opened.
-    ///   Each names the file and SQLite's extended result code and message.
+    ///   another application's database, ``StorageError/Kind/io(_:)`` when it cannot be opened
+    ///   (naming SQLite's extended result code and message) or its folder cannot be created
+    ///   (naming the folder). Each names the file.
     public convenience init(file: URL) throws {
+        try Self.createFolder(of: file.path)
         try self.init(path: file.path, inMemory: false)
+    }
+
+    /// Creates the folder that is to hold the database file `path`, and its missing parents.
+    /// - Throws: ``StorageError/Kind/io(_:)`` naming the folder and why it cannot be created
+    ///   (a file in its place, no permission).
+    private static func createFolder(of path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        if folder.isEmpty || FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue { return }
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            let reason = (error as NSError).localizedFailureReason ?? error.localizedDescription
+            throw StorageError(.io("cannot create the folder \(folder) for the database: \(reason)"), location: path, underlyingError: error)
+        }
     }
 
     /// Opens a private database in memory, gone with the context.
