@@ -1,4 +1,5 @@
 @testable import DAOKit
+import DAOKitStoreFormat
 import Foundation
 import Testing
 

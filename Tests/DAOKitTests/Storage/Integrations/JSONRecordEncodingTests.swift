@@ -23,7 +23,9 @@ struct JSONRecordEncodingTests {
     @Test func negativeZeroIsStoredAsAMarkedStringAndReadBackNegative() throws {
         let reading = Reading(id: 1, value: -0.0, at: Date(timeIntervalSinceReferenceDate: -0.0), series: [-0.0, 1, -0.0])
         let encoded = try JSONRecord.encode(reading)
-        #expect(!encoded.json.contains("-0"), "no number a server could turn into +0: \(encoded.json)")
+        #expect(encoded.json.components(separatedBy: JSONRecord.negativeZero).count == 5, "every -0.0 marked: \(encoded.json)")
+        #expect(!encoded.json.replacingOccurrences(of: JSONRecord.negativeZero, with: "").contains("-0"),
+                "no number a server could turn into +0: \(encoded.json)")
         #expect(encoded.fields.first { $0.name == "value" }?.kind == .real)
         #expect(encoded.fields.first { $0.name == "at" }?.kind == .date)
         let decoded = try JSONRecord.decode(Reading.self, from: Data(normalizedAsNumeric(encoded.json).utf8), key: "1", location: "test")
