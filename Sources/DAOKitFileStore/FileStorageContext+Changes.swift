@@ -1,3 +1,5 @@
+import DAOKit
+
 extension FileStorageContext {
     /// How often a file store's notifier looks for other processes' commits while anyone observes.
     static let changePollInterval = Duration.milliseconds(100)

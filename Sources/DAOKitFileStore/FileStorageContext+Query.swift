@@ -1,4 +1,4 @@
-import DAOKitStoreFormat
+import DAOKit
 extension FileStorageContext {
     // MARK: Queries
 

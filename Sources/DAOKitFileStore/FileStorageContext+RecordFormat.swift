@@ -1,3 +1,4 @@
+import DAOKit
 import DAOKitStoreFormat
 import Foundation
 

@@ -1,3 +1,5 @@
+import DAOKit
+import DAOKitInternals
 import DAOKitStoreFormat
 import Foundation
 #if canImport(Glibc)

@@ -16,8 +16,8 @@ package final class CancellationFlag: Sendable {
 
 /// The cancellation flag of the work running on the current thread, if any: what lets a file
 /// store's wait for another process's lock give up when the task that asked is cancelled (see
-/// ``POSIXFileSystem/lock(_:_:path:)``). Here, beside the lock, because the store-format module
-/// cannot see DAOKit; DAOKit's `BlockingWork` sets it around each piece of work.
+/// `POSIXFileSystem.lock(_:_:path:)` in the store-format module). Here, in the module both the store
+/// format and DAOKit see; DAOKit's `BlockingWork` sets it around each piece of work.
 package enum LockWaitCancellation {
     /// The flag of the work running on this thread.
     package static var current: CancellationFlag? {

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Mutable state that is only ever touched while holding a lock. Package-wide so that
-/// `DAOKitTesting` can use it too.
+/// Mutable state that is only ever touched while holding a lock. Package-wide so that every module
+/// of the package can use it.
 ///
 /// `Synchronization.Mutex` would be the natural choice, but it needs macOS 15 / iOS 18 and the
 /// package supports macOS 14 / iOS 17, so this wraps an `NSLock` instead.
@@ -11,7 +11,7 @@ import Foundation
 /// non-`Sendable` part of the state from escaping ``withLock(_:)`` in a way that lets two threads
 /// mutate it; every user of this type says in a comment why its use is sound.
 ///
-/// `withLock` is `@inlinable`, so that `DAOKit` specializes it for each state and closure: called
+/// `withLock` is `@inlinable`, so that each module using it specializes it for each state and closure: called
 /// across the module boundary unspecialized, it cost ~1,300 instructions of a single file
 /// persist's 117,000 (about seven calls), next to nothing while this type lived in `DAOKit`. (The
 /// class itself must be `@usableFromInline` too: an `@inlinable` member of a plain `package` class

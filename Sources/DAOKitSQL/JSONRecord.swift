@@ -1,12 +1,12 @@
+import DAOKit
 import Foundation
 
 /// An entity as one JSON object, with the kind of each top-level field: the record format of
 /// storage contexts that keep an entity in a JSON column (`PostgresStorageContext`'s `jsonb`).
 ///
-/// A building block for contexts in DAOKit's integration packages, not app API, hence the SPI
-/// (`@_spi(DAOKitIntegrations) import DAOKit`). It shares the SQLite context's row encoder, so a
-/// field is classified exactly as the SQLite context classifies a column value, in the same single
-/// pass that writes the JSON:
+/// A building block for SQL contexts (the PostgreSQL package's, or your own), not app API. It
+/// shares the SQLite context's row encoder, so a field is classified exactly as the SQLite context
+/// classifies a column value, in the same single pass that writes the JSON:
 /// - `Date` is a number of seconds since 2001-01-01T00:00:00Z, `Data` Base64 text, `UUID` its
 ///   `uuidString`, `URL` its absolute string (or `{"base":…,"relative":…}`, see
 ///   ``RelativeURLCoding``), `Decimal` a number, as `JSONEncoder` writes them, so
@@ -22,7 +22,6 @@ import Foundation
 /// The kinds let a context know, for every row it stores, which values its SQL compares as Swift
 /// does: a JSON number may be an integer, a `Double` or a `Date`, a JSON string a `String`, a
 /// `UUID` or Base64 `Data`.
-@_spi(DAOKitIntegrations)
 public enum JSONRecord {
     /// What a top-level field held in one record.
     public enum FieldKind: String, Sendable, Hashable, CaseIterable {
@@ -102,27 +101,7 @@ public enum JSONRecord {
     ///   ``StorageError/Kind/corruptRecord(_:)`` when the bytes are not JSON,
     ///   ``StorageError/Kind/decodingFailed`` when they are JSON of another shape.
     public static func decode<E: Storable>(_ type: E.Type, from stored: Data, key: @autoclosure () -> String, location: String) throws -> E {
-        try decode(E.self, from: unescapedJSON(stored), key: key(), location: location, decoder: decoder)
-    }
-
-    /// The entity JSON `data` holds, decoded by `decoder` (keeping relative URLs), with failures
-    /// classified as ``decode(_:from:key:location:)`` says: shared with the key-value context.
-    static func decode<E: Storable>(_ type: E.Type, from data: Data, key: @autoclosure () -> String, location: String,
-                                    decoder: JSONDecoder) throws -> E {
-        do {
-            return try RelativeURLCoding.decode(
-                data, plain: { try decoder.decode(E.self, from: $0) },
-                keepingURLs: { try decoder.decode(URLKeepingDecodable<E>.self, from: $0).value })
-        } catch {
-            // Only on failure: tell "not JSON" (damaged or written by someone else) from "JSON of
-            // the wrong shape" (the entity type changed), because they call for different fixes.
-            if (try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)) == nil {
-                throw StorageError(.corruptRecord("not valid JSON"), entityName: E.entityName, key: key(),
-                                   location: location, underlyingError: error)
-            }
-            throw StorageError(.decodingFailed, entityName: E.entityName, key: key(), location: location,
-                               underlyingError: JSONDecodingDiagnosis.bestError(error, entity: JSONDecodingDiagnosis.parse(data), as: E.self))
-        }
+        try JSONRecordDecoding.decode(E.self, from: unescapedJSON(stored), key: key(), location: location, decoder: decoder)
     }
 
     /// Appends the JSON of one column value; returns its kind, `nil` for `nil`.

@@ -1,3 +1,5 @@
+import DAOKit
+
 /// A ``StorageQuery`` in SQL, as far as SQL answers it exactly: the part of the translation every
 /// SQL dialect shares, for the SQLite context and for integrations (the PostgreSQL context).
 ///
@@ -16,7 +18,6 @@
 /// The constants a condition compares with are bound, never written into the SQL: each
 /// comparison appends them to `parameters` in the order its SQL names them, and a part that is
 /// dropped takes its constants with it, so that `parameters` holds exactly the condition's.
-@_spi(DAOKitIntegrations)
 public struct SQLQueryTranslation<Parameters: SQLParameterList> {
     /// The `WHERE` condition, `nil` for none.
     public var condition: String?
@@ -109,7 +110,6 @@ public struct SQLQueryTranslation<Parameters: SQLParameterList> {
 }
 
 /// A piece of SQL condition: exact, or a superset of the rows the filter holds for.
-@_spi(DAOKitIntegrations)
 public struct SQLFragment: Sendable {
     /// The condition.
     public var sql: String
@@ -126,7 +126,6 @@ public struct SQLFragment: Sendable {
 /// What one SQL dialect says in a ``SQLQueryTranslation``: how a field compares with a constant,
 /// how a sort key orders, and how truth and negation are spelled. Each answer is `nil` where the
 /// dialect would not answer exactly as Swift does (``StorageQuery/apply(to:)``).
-@_spi(DAOKitIntegrations)
 public protocol SQLDialect {
     /// Where comparisons put their constants.
     associatedtype Parameters: SQLParameterList
@@ -145,7 +144,6 @@ public protocol SQLDialect {
 }
 
 /// The constants a statement binds, in order, as a dialect keeps them.
-@_spi(DAOKitIntegrations)
 public protocol SQLParameterList {
     /// How many there are.
     var count: Int { get }

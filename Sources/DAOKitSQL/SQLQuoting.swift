@@ -1,9 +1,10 @@
+import DAOKit
+
 /// Names and text spelled into SQL statements, for every SQL context (SQLite here, PostgreSQL in
 /// `DAOKitPostgres`) and the `dao` tool: both dialects quote the same way.
 ///
 /// Values always go to the database as bound parameters; only names (tables, columns, indexes,
 /// JSON keys inside expression indexes, which must be literals for the index to match) are quoted.
-@_spi(DAOKitIntegrations)
 public enum SQLQuoting {
     /// `name` as an SQL identifier: in double quotes, each `"` doubled.
     public static func identifier(_ name: String) -> String {

@@ -1,4 +1,5 @@
 import CSQLite
+import DAOKit
 
 /// A failure reported by SQLite: the ``StorageError/underlyingError`` of every ``StorageError`` an
 /// ``SQLiteStorageContext`` throws because SQLite refused something.

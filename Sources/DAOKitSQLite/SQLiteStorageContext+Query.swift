@@ -1,3 +1,6 @@
+import DAOKit
+import DAOKitSQL
+
 /// The query requirements, in SQL as far as ``SQLiteQueryTranslation`` makes it exact, and in
 /// Swift (``QueryEvaluator``) on the rows SQL selected for the rest.
 extension SQLiteStorageContext {

@@ -1,3 +1,5 @@
+import DAOKit
+
 /// The salvage requirements: reading past rows that do not decode, and listing or deleting rows
 /// by storage key without decoding them.
 extension SQLiteStorageContext {

@@ -1,4 +1,6 @@
 import CSQLite
+import DAOKit
+import DAOKitSQL
 import Foundation
 
 /// A ``StorageContext`` in an SQLite database: the system's SQLite (the SDK's on Apple

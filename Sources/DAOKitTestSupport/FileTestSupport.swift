@@ -1,7 +1,7 @@
-@testable import DAOKit
+import DAOKit
+import DAOKitFileStore
 import DAOKitStoreFormat
 import Foundation
-import Testing
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,44 +9,61 @@ import Darwin
 #endif
 
 /// A plain entity for the file-store tests.
-struct FileNote: Storable, Equatable, Hashable {
-    var id: String
-    var text: String
-    var number: Int = 0
+package struct FileNote: Storable, Equatable, Hashable {
+    package var id: String
+    package var text: String
+    package var number: Int = 0
+
+    package init(id: String, text: String, number: Int = 0) {
+        self.id = id
+        self.text = text
+        self.number = number
+    }
 }
 
 /// A second entity type whose ids overlap `FileNote`'s.
-struct FileTag: Storable, Equatable {
-    var id: String
-    var label: String
+package struct FileTag: Storable, Equatable {
+    package var id: String
+    package var label: String
+
+    package init(id: String, label: String) {
+        self.id = id
+        self.label = label
+    }
 }
 
 /// The record the `DAOKitCrashWriter` child writes; the same fields and entity name.
-struct FileCrashRecord: Storable, Equatable {
-    static var entityName: String { "CrashRecord" }
-    var id: String
-    var generation: Int
-    var payload: String
+package struct FileCrashRecord: Storable, Equatable {
+    package static var entityName: String { "CrashRecord" }
+    package var id: String
+    package var generation: Int
+    package var payload: String
+
+    package init(id: String, generation: Int, payload: String) {
+        self.id = id
+        self.generation = generation
+        self.payload = payload
+    }
 }
 
 /// A fresh directory under the system's temporary directory, removed by ``remove()``.
-struct FileTestDirectory {
-    let url: URL
-    var path: String { url.path }
+package struct FileTestDirectory {
+    package let url: URL
+    package var path: String { url.path }
 
-    init() {
+    package init() {
         url = FileManager.default.temporaryDirectory
             .appendingPathComponent("daokit-file-\(UUID().uuidString)", isDirectory: true)
     }
 
-    func remove() {
+    package func remove() {
         // Undo any chmod of the read-only tests first, so the removal works for non-root users too.
         makeWritable()
         try? FileManager.default.removeItem(at: url)
     }
 
     /// Gives the owner write access to the directory and everything in it again.
-    func makeWritable() {
+    package func makeWritable() {
         _ = chmod(path, 0o755)
         if let names = try? FileManager.default.subpathsOfDirectory(atPath: path) {
             for name in names { _ = chmod(path + "/" + name, 0o755) }
@@ -57,7 +74,7 @@ struct FileTestDirectory {
     /// `nil`), to prove that a call changed nothing. The change log is left out: a write logs what
     /// it is about to change before it finds there is nothing to change (see `ChangeLog`), which
     /// changes no record.
-    func snapshot() throws -> [String: Data?] {
+    package func snapshot() throws -> [String: Data?] {
         var result: [String: Data?] = [:]
         for name in fileTreeNames(path) where !name.hasPrefix(FileStoreLayout.changeLogFileName) {
             var isDirectory: ObjCBool = false
@@ -68,7 +85,7 @@ struct FileTestDirectory {
     }
 
     /// Makes the directory and everything in it read-only, as `chmod -R a-w` would.
-    func makeReadOnly() {
+    package func makeReadOnly() {
         for name in fileTreeNames(path) {
             var info = stat()
             let child = path + "/" + name
@@ -79,7 +96,7 @@ struct FileTestDirectory {
     }
 
     /// Runs `body` with a fresh directory and removes it afterwards.
-    static func with<T>(_ body: (FileTestDirectory) throws -> T) rethrows -> T {
+    package static func with<T>(_ body: (FileTestDirectory) throws -> T) rethrows -> T {
         let directory = FileTestDirectory()
         defer { directory.remove() }
         return try body(directory)
@@ -88,21 +105,21 @@ struct FileTestDirectory {
 
 extension FileStorageContext {
     /// Every note, sorted by id, for comparing whole states.
-    func notes() throws -> [FileNote] {
+    package func notes() throws -> [FileNote] {
         try fetchAll(FileNote.self).sorted { $0.id < $1.id }
     }
 }
 
 /// Names in `directory` and its subdirectories, relative to it.
-func fileTreeNames(_ directory: String) -> [String] {
+package func fileTreeNames(_ directory: String) -> [String] {
     (try? FileManager.default.subpathsOfDirectory(atPath: directory))?.sorted() ?? []
 }
 
 /// Whether the tests run with root's power to ignore permission bits.
-var fileTestsRunAsRoot: Bool { geteuid() == 0 }
+package var fileTestsRunAsRoot: Bool { geteuid() == 0 }
 
 /// The `DAOKitCrashWriter` executable that `swift build`/`swift test` put next to the test bundle.
-func crashWriterURL() throws -> URL {
+package func crashWriterURL() throws -> URL {
     if let override = ProcessInfo.processInfo.environment["DAOKIT_CRASH_WRITER"] {
         return URL(fileURLWithPath: override)
     }
@@ -121,18 +138,18 @@ func crashWriterURL() throws -> URL {
     throw FileTestFailure("DAOKitCrashWriter was not found next to \(CommandLine.arguments[0]); build the package first")
 }
 
-struct FileTestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct FileTestFailure: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// A running child process with its standard output readable line by line.
-final class FileChildProcess {
-    let process = Process()
+package final class FileChildProcess {
+    package let process = Process()
     private let output = Pipe()
     private let errors = Pipe()
 
-    init(arguments: [String]) throws {
+    package init(arguments: [String]) throws {
         process.executableURL = try crashWriterURL()
         process.arguments = arguments
         process.standardOutput = output
@@ -141,7 +158,7 @@ final class FileChildProcess {
     }
 
     /// Blocks until the child prints `line` (true) or closes its output first (false).
-    func waitForLine(_ line: String) -> Bool {
+    package func waitForLine(_ line: String) -> Bool {
         var seen = ""
         while true {
             let chunk = output.fileHandleForReading.availableData
@@ -153,7 +170,7 @@ final class FileChildProcess {
 
     /// Waits until the child has printed `count` more lines starting with `prefix`; `false` if it
     /// stopped first.
-    func waitForLines(startingWith prefix: String, count: Int) -> Bool {
+    package func waitForLines(startingWith prefix: String, count: Int) -> Bool {
         var found = 0
         var partial = ""
         while found < count {
@@ -166,13 +183,13 @@ final class FileChildProcess {
         return true
     }
 
-    func killNow() {
+    package func killNow() {
         _ = kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
     /// Waits for the child to exit; returns its status and what it wrote to standard error.
-    func wait() -> (status: Int32, errors: String) {
+    package func wait() -> (status: Int32, errors: String) {
         process.waitUntilExit()
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         return (process.terminationStatus, text)
@@ -180,7 +197,7 @@ final class FileChildProcess {
 
     /// Reads the child's standard output to its end, then waits for it to exit; for children
     /// that print little on standard error (its pipe is drained only afterwards).
-    func finish() -> (status: Int32, output: [String], errors: String) {
+    package func finish() -> (status: Int32, output: [String], errors: String) {
         let output = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let (status, errors) = wait()
         return (status, output.split(separator: "\n").map(String.init), errors)

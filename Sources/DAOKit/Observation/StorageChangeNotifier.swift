@@ -1,4 +1,4 @@
-import DAOKitStoreFormat
+import DAOKitInternals
 import Foundation
 
 /// The channel through which a ``StorageContext`` announces its committed writes, and from which

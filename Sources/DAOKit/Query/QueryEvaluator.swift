@@ -3,7 +3,7 @@
 ///
 /// Built once per query: the filter is compiled to refer to fields by position, and one
 /// ``FieldExtractor`` reads every field the query needs from an entity in one encode.
-struct QueryEvaluator: Sendable {
+package struct QueryEvaluator: Sendable {
     let query: StorageQuery
     /// Reads ``StorageQuery/fields`` from an entity, in that order.
     let extractor: FieldExtractor
@@ -11,7 +11,7 @@ struct QueryEvaluator: Sendable {
     /// Each sort key with the position of its field in the extracted values.
     private let sortKeys: [(position: Int, key: StorageSortKey)]
 
-    init(_ query: StorageQuery) {
+    package init(_ query: StorageQuery) {
         self.init(query, fields: query.fields)
     }
 
@@ -63,7 +63,7 @@ struct QueryEvaluator: Sendable {
 
     /// The entities that match, sorted (stably: ties keep their order in `entities`) and paged.
     /// - Throws: as ``fieldValues(of:)``.
-    func apply<E: Storable>(to entities: [E]) throws -> [E] {
+    package func apply<E: Storable>(to entities: [E]) throws -> [E] {
         try select(entities, values: fieldValues(of:))
     }
 
@@ -92,7 +92,7 @@ struct QueryEvaluator: Sendable {
 
     /// How many of `entities` match.
     /// - Throws: as ``fieldValues(of:)``.
-    func count<E: Storable>(in entities: [E]) throws -> Int {
+    package func count<E: Storable>(in entities: [E]) throws -> Int {
         var count = 0
         for entity in entities where matches(try fieldValues(of: entity)) { count += 1 }
         return count

@@ -1,4 +1,4 @@
-import DAOKitStoreFormat
+import DAOKitInternals
 import Foundation
 
 /// An error thrown by a ``StorageContext`` or ``BaseDao`` when a record cannot be stored or read.

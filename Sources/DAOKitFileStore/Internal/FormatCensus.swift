@@ -1,3 +1,5 @@
+import DAOKit
+
 /// The record files of each format found in a store while it is opened, to refuse a store that
 /// holds records in a format other than the context's: reading it would show an empty or partial
 /// store, and writing would put a second copy of a record beside the one in the other format.

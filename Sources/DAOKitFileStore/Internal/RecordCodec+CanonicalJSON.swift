@@ -1,3 +1,4 @@
+import DAOKit
 import Foundation
 
 /// The shortcut for reading JSON records as this release writes them.

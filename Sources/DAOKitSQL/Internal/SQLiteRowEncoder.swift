@@ -1,14 +1,15 @@
+import DAOKit
 import Foundation
 
 /// An entity's top-level fields as column values: what one row of its table holds.
-struct SQLiteEncodedRow {
+package struct SQLiteEncodedRow {
     /// The coding keys, in the order `encode(to:)` wrote them.
-    var names: [String] = []
-    var values: [SQLiteValue] = []
+    package var names: [String] = []
+    package var values: [SQLiteValue] = []
     /// The kind of each value (one bit each).
-    var kinds: [SQLiteFieldKinds] = []
+    package var kinds: [SQLiteFieldKinds] = []
 
-    mutating func append(_ name: String, _ value: SQLiteValue, _ kind: SQLiteFieldKinds) {
+    package mutating func append(_ name: String, _ value: SQLiteValue, _ kind: SQLiteFieldKinds) {
         if let existing = names.firstIndex(of: name) {  // a key written twice keeps the last value, as in JSON
             values[existing] = value
             kinds[existing] = kind
@@ -28,9 +29,9 @@ struct SQLiteEncodedRow {
 /// array, `nestedContainer` or `superEncoder` at the top — is encoded with `JSONEncoder` instead
 /// and each top-level value kept as JSON text of kind ``SQLiteFieldKinds/opaque``, which queries
 /// evaluate in Swift (see `SQLiteRowDecoder.swift` for the way back).
-enum SQLiteRowEncoder {
+package enum SQLiteRowEncoder {
     /// One shared encoder: `JSONEncoder` is thread-safe and never reconfigured.
-    static let json: JSONEncoder = {
+    package static let json: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
@@ -38,7 +39,7 @@ enum SQLiteRowEncoder {
 
     /// The row for `entity`.
     /// - Throws: what the entity's `encode(to:)` or `JSONEncoder` throws.
-    static func row<E: Encodable>(of entity: E) throws -> SQLiteEncodedRow {
+    package static func row<E: Encodable>(of entity: E) throws -> SQLiteEncodedRow {
         let sink = RowSink()
         try entity.encode(to: RowEncoder(sink: sink))
         if !sink.needsFallback { return sink.row }
@@ -46,7 +47,7 @@ enum SQLiteRowEncoder {
     }
 
     /// The column value and kind of a field's value.
-    static func column(_ value: StorageValue) -> (SQLiteValue, SQLiteFieldKinds) {
+    package static func column(_ value: StorageValue) -> (SQLiteValue, SQLiteFieldKinds) {
         switch value {
         case .null: return (.null, .null)
         case let .bool(flag): return (.integer(flag ? 1 : 0), .bool)
@@ -68,7 +69,7 @@ enum SQLiteRowEncoder {
     }
 
     /// A field value the fast path cannot keep as one column value: JSON text.
-    static func jsonColumn<T: Encodable>(_ value: T) throws -> SQLiteValue {
+    package static func jsonColumn<T: Encodable>(_ value: T) throws -> SQLiteValue {
         .text(String(decoding: try json.encode(URLKeepingEncodable(value: value)), as: UTF8.self))
     }
 

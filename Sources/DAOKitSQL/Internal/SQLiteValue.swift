@@ -1,7 +1,8 @@
+import DAOKit
 import Foundation
 
 /// A value as SQLite stores it in a column: one of its five storage classes.
-enum SQLiteValue {
+package enum SQLiteValue {
     case null
     case integer(Int64)
     case real(Double)

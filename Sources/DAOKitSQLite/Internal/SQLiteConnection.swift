@@ -1,4 +1,6 @@
 import CSQLite
+import DAOKit
+import DAOKitSQL
 import Foundation
 
 /// One connection to an SQLite database, with its cache of prepared statements.

@@ -1,4 +1,5 @@
-import DAOKitStoreFormat
+import DAOKit
+import DAOKitInternals
 
 /// Notices commits other connections — other processes, other contexts on the same file — make to
 /// an SQLite database: `PRAGMA data_version` on a connection of its own changes whenever another

@@ -1,3 +1,5 @@
+import DAOKit
+import DAOKitSQL
 import Foundation
 
 /// SQLite's part of a ``SQLQueryTranslation``: how a column compares and orders as Swift does.

@@ -1,4 +1,6 @@
 import CSQLite
+import DAOKit
+import DAOKitSQL
 import Foundation
 
 /// Decodes entities straight from SQLite rows: a `Decoder` whose keyed container reads each

@@ -1,4 +1,5 @@
 import CSQLite
+import DAOKit
 import Foundation
 
 /// Reads typed values from the current row of a `SELECT *` on an entity table: what the row

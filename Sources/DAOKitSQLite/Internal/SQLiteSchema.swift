@@ -1,4 +1,6 @@
 import CSQLite
+import DAOKit
+import DAOKitSQL
 import Foundation
 
 /// What a connection knows of one entity's table: its field columns and the kinds they held.

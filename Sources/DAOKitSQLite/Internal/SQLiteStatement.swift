@@ -1,4 +1,6 @@
 import CSQLite
+import DAOKit
+import DAOKitSQL
 import Foundation
 
 /// A prepared statement of an ``SQLiteConnection``: parameters are bound by position, never

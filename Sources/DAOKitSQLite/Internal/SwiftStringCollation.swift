@@ -1,4 +1,5 @@
 import CSQLite
+import DAOKit
 
 /// The `DAOKIT` collation: orders and equates text the way Swift's `String` `<` and `==` do
 /// (by Unicode canonical equivalence: `"\u{212A}" == "K"`, NFC `"é"` == NFD `"é"`), so that a

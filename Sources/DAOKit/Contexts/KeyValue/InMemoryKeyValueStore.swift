@@ -1,4 +1,4 @@
-import DAOKitStoreFormat
+import DAOKitInternals
 
 /// A ``KeyValueStore`` held in memory: for tests, previews and caches that need
 /// ``KeyValueStorageContext``'s record format without touching `UserDefaults`.

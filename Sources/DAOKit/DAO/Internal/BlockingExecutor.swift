@@ -1,4 +1,4 @@
-import DAOKitStoreFormat
+import DAOKitInternals
 import Foundation
 
 /// DAOKit's own threads for blocking work: the `async` methods of ``BaseDao`` and the re-runs of

@@ -1,4 +1,4 @@
-import DAOKitStoreFormat
+import DAOKitInternals
 import Foundation
 
 /// Runs synchronous, blocking DAOKit work for `async` callers on ``BlockingExecutor``'s threads,

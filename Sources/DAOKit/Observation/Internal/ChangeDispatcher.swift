@@ -1,4 +1,4 @@
-import DAOKitStoreFormat
+import DAOKitInternals
 import Foundation
 
 /// DAOKit's change thread: delivers every notifier's posted changes to its subscribers, and polls

@@ -1,4 +1,4 @@
-import DAOKitStoreFormat
+import DAOKitInternals
 /// The engine behind ``BaseDao``'s `observe` methods: one per stream. It subscribes to the
 /// context's ``StorageChangeNotifier``, re-runs its query on ``BlockingExecutor``'s threads when a
 /// relevant change arrives, and yields the result when it differs from the last one yielded.

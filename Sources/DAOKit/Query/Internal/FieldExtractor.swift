@@ -10,7 +10,7 @@ import Foundation
 /// ``StorageValue/null``.
 ///
 /// Immutable and `Sendable`: every call makes its own encoder.
-struct FieldExtractor: Sendable {
+package struct FieldExtractor: Sendable {
     /// The requested paths, merged into a tree of coding keys.
     private let root: FieldTrie
     /// How many fields ``values(of:)`` returns.
@@ -40,7 +40,7 @@ struct FieldExtractor: Sendable {
 
     /// `value` as a single ``StorageValue``, or `nil` when it encodes as a container or its
     /// `encode(to:)` throws.
-    static func scalar(of value: some Encodable) -> StorageValue? {
+    package static func scalar(of value: some Encodable) -> StorageValue? {
         if let primitive = StorageValue(primitive: value) { return primitive }
         let node = FieldTrie()
         node.slot = 0
@@ -117,7 +117,7 @@ extension StorageValue {
     /// Recognised and read as the mapper reads it (``MappedValue/init(primitive:)``, by metatype
     /// identity): an `as?` cast per candidate type would cost the runtime's cast machinery, about
     /// a hundred instructions each, for every field read.
-    init?<Value: Encodable>(primitive value: Value) {
+    package init?<Value: Encodable>(primitive value: Value) {
         switch MappedValue(primitive: value) {
         case nil: return nil
         case .null?: self = .null

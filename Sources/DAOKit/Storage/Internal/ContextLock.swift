@@ -1,4 +1,3 @@
-import DAOKitStoreFormat
 import Foundation
 #if canImport(Glibc)
 import Glibc

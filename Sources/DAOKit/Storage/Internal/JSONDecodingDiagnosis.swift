@@ -9,15 +9,15 @@ import Foundation
 /// the record is sound and the entity does not decode (`.decodingFailed`), and the mapper, given the
 /// parsed value, says which field holds what (`number 5000000000 is not representable as Int32
 /// at big`).
-enum JSONDecodingDiagnosis {
+package enum JSONDecodingDiagnosis {
     /// Whether `error` is the decoder saying the bytes are not JSON, which may be untrue.
-    static func claimsInvalidJSON(_ error: any Error) -> Bool {
+    package static func claimsInvalidJSON(_ error: any Error) -> Bool {
         guard case let DecodingError.dataCorrupted(context) = error else { return false }
         return context.codingPath.isEmpty
     }
 
     /// The parsed JSON, or `nil` when the bytes are not one JSON value.
-    static func parse(_ data: Data) -> JSONValue? {
+    package static func parse(_ data: Data) -> JSONValue? {
         try? JSONDecoder().decode(JSONValue.self, from: data)
     }
 
@@ -44,7 +44,7 @@ enum JSONDecodingDiagnosis {
     /// decoder's error is the pathless "not valid JSON", the mapper's explanation, or else the
     /// decoder's error restated so as not to call the record invalid JSON; otherwise the
     /// decoder's own error.
-    static func bestError<E: Decodable>(_ error: any Error, entity: JSONValue?, as type: E.Type) -> any Error {
+    package static func bestError<E: Decodable>(_ error: any Error, entity: JSONValue?, as type: E.Type) -> any Error {
         guard claimsInvalidJSON(error) else { return error }
         if let entity, let explanation = explain(entity, as: E.self) { return explanation }
         return DecodingError.dataCorrupted(DecodingError.Context(
@@ -56,7 +56,7 @@ enum JSONDecodingDiagnosis {
 }
 
 /// A parsed JSON value, to look inside a record that the entity's decoder rejected.
-enum JSONValue: Codable, Sendable {
+package enum JSONValue: Codable, Sendable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -73,7 +73,7 @@ enum JSONValue: Codable, Sendable {
         init?(intValue: Int) { nil }
     }
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         if let object = try? decoder.container(keyedBy: Key.self) {
             var members: [String: JSONValue] = [:]
             for key in object.allKeys { members[key.stringValue] = try object.decode(JSONValue.self, forKey: key) }
@@ -100,7 +100,7 @@ enum JSONValue: Codable, Sendable {
         }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         switch self {
         case .null:
             var single = encoder.singleValueContainer()
@@ -130,7 +130,7 @@ enum JSONValue: Codable, Sendable {
     }
 
     /// The member `key` of an object; `nil` for anything else or a missing member.
-    subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         if case let .object(members) = self { return members[key] }
         return nil
     }

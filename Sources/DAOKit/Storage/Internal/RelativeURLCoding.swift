@@ -15,10 +15,10 @@ import Foundation
 /// coders treat specially (`Date`, `Data`, `Decimal`) and plain values straight to it, so the
 /// bytes written are those `JSONEncoder` writes. A value of any other type is coded through the
 /// real coder's `superEncoder`/`superDecoder`, wrapped again, so that URLs at any depth are found.
-enum RelativeURLCoding {
+package enum RelativeURLCoding {
     /// Whether values of `type` go straight to the real coder: they hold no `URL`, or the real
     /// coder must see them as they are.
-    static func isLeaf<T>(_ type: T.Type) -> Bool {
+    package static func isLeaf<T>(_ type: T.Type) -> Bool {
         type == String.self || type == Int.self || type == Double.self || type == Bool.self || type == Date.self
             || type == Data.self || type == Decimal.self || type == UUID.self || type == Int64.self || type == Int32.self
             || type == Float.self || type == UInt.self || type == UInt64.self || type == Int8.self || type == Int16.self
@@ -26,18 +26,18 @@ enum RelativeURLCoding {
     }
 
     /// `URL`'s own `Codable` layout, for a URL with a base.
-    struct RelativeURL: Codable {
+    package struct RelativeURL: Codable {
         var base: String
         var relative: String
 
-        var url: URL? {
+        package var url: URL? {
             guard let base = URL(string: base) else { return nil }
             return URL(string: relative, relativeTo: base)
         }
     }
 
     /// The value to hand the real encoder for `value`: a ``RelativeURL`` for a URL with a base.
-    static func relative(_ url: URL) -> RelativeURL? {
+    package static func relative(_ url: URL) -> RelativeURL? {
         guard let base = url.baseURL else { return nil }
         return RelativeURL(base: base.absoluteString, relative: url.relativeString)
     }
@@ -50,7 +50,7 @@ enum RelativeURLCoding {
     /// key, so bytes without that key decode the same either way, and the plain decoder is enough.
     /// Should the plain decode fail anyway (say the key was written with escapes), the wrapper
     /// decodes it again, so the result — value or error — is always the wrapper's.
-    static func decode<T>(_ data: Data, plain: (Data) throws -> T, keepingURLs: (Data) throws -> T) throws -> T {
+    package static func decode<T>(_ data: Data, plain: (Data) throws -> T, keepingURLs: (Data) throws -> T) throws -> T {
         if !containsRelativeKey(data), let value = try? plain(data) { return value }
         return try keepingURLs(data)
     }
@@ -96,9 +96,10 @@ enum RelativeURLCoding {
 // MARK: - Encoding
 
 /// Encodes `value` through `encoder`, keeping relative URLs (see ``RelativeURLCoding``).
-struct URLKeepingEncodable<Value: Encodable>: Encodable {
+package struct URLKeepingEncodable<Value: Encodable>: Encodable {
     let value: Value
-    func encode(to encoder: any Encoder) throws {
+    package init(value: Value) { self.value = value }
+    package func encode(to encoder: any Encoder) throws {
         try URLKeepingEncoder.encode(value, to: encoder)
     }
 }
@@ -254,9 +255,9 @@ struct URLKeepingEncoder: Encoder {
 // MARK: - Decoding
 
 /// Decodes a `Value` through `decoder`, reading relative URLs back (see ``RelativeURLCoding``).
-struct URLKeepingDecodable<Value: Decodable>: Decodable {
-    let value: Value
-    init(from decoder: any Decoder) throws {
+package struct URLKeepingDecodable<Value: Decodable>: Decodable {
+    package let value: Value
+    package init(from decoder: any Decoder) throws {
         value = try URLKeepingDecoder.decode(Value.self, from: decoder)
     }
 }

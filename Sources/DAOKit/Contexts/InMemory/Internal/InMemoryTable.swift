@@ -1,13 +1,13 @@
-import DAOKitStoreFormat
+import DAOKitInternals
 /// The entities of one entity name in an ``InMemoryStorageContext``, with the indexes their type
 /// declares. Only ever touched under the context's lock; nothing here runs user code (entities'
 /// field values for the indexes are read before the lock is taken), so everything a query does
 /// here it can do under the lock.
-struct InMemoryTable {
+package struct InMemoryTable {
     /// Storage key → stored record.
     private(set) var records: [String: InMemoryRecord] = [:]
     /// The indexes kept, and the fields every record carries values of.
-    private(set) var layout: IndexLayout
+    package private(set) var layout: IndexLayout
     /// One tree per index of ``layout``, in the same order; `nil` for one not built yet (a table
     /// loaded at once builds each index when a query first walks it), which writes skip.
     private var trees: [SortedChunks<IndexEntry>?]
@@ -16,7 +16,7 @@ struct InMemoryTable {
     /// ``snapshots(notOf:)``).
     private var typeCounts: [ObjectIdentifier: Int] = [:]
 
-    init(layout: IndexLayout) {
+    package init(layout: IndexLayout) {
         self.layout = layout
         trees = Array(repeating: SortedChunks(), count: layout.indexes.count)
     }
@@ -26,14 +26,14 @@ struct InMemoryTable {
     /// query first walks one (see ``select(_:)``), each sorted once rather than kept sorted through
     /// every insertion: a file context's first query, which loads the table, builds only the index
     /// it walks.
-    struct Loader {
+    package struct Loader {
         private var table: InMemoryTable
         /// The type of the last records added, and how many: types are counted by runs as the
         /// records go in, a dictionary update per run rather than per record.
         private var run: (type: ObjectIdentifier, count: Int)?
 
         /// Starts a table of about `capacity` records.
-        init(layout: IndexLayout, capacity: Int) {
+        package init(layout: IndexLayout, capacity: Int) {
             table = InMemoryTable(layout: layout)
             table.records.reserveCapacity(capacity)
             table.trees = Array(repeating: nil, count: layout.indexes.count)
@@ -41,7 +41,7 @@ struct InMemoryTable {
 
         /// Adds `snapshot` under `key`, with the values of its indexed fields, both taken over by
         /// the record rather than copied; a new key gets `order`, which then moves on by one.
-        mutating func add(_ snapshot: consuming any Storable, values: consuming [StorageValue], forKey key: String, order: inout UInt64) {
+        package mutating func add(_ snapshot: consuming any Storable, values: consuming [StorageValue], forKey key: String, order: inout UInt64) {
             let record = InMemoryRecord.make(key: key, snapshot: snapshot, indexValues: values, order: order)
             let type = ObjectIdentifier(Swift.type(of: record.snapshot))
             if run?.type == type { run!.count += 1 } else {
@@ -60,7 +60,7 @@ struct InMemoryTable {
         }
 
         /// The table of the records added.
-        consuming func finish() -> InMemoryTable {
+        package consuming func finish() -> InMemoryTable {
             if let run { table.typeCounts[run.type, default: 0] += run.count }
             table.typeCounts = table.typeCounts.filter { $0.value != 0 }  // a type all of whose entities were replaced
             return table
@@ -87,14 +87,14 @@ struct InMemoryTable {
         trees[index] = SortedChunks(count: count) { position in (entries + order[position]).move() }
     }
 
-    var count: Int { records.count }
+    package var count: Int { records.count }
 
     /// Stores `snapshot` under `key`, with the values of its indexed fields; returns the snapshot
     /// it replaces. `order` is the position a new key takes among entries with equal values.
     ///
     /// Replacing an entity whose indexed fields did not change leaves every index untouched: the
     /// record is updated in place, and entries point to the record.
-    mutating func store(_ snapshot: any Storable, values: [StorageValue], forKey key: String, order: UInt64) -> (any Storable)? {
+    package mutating func store(_ snapshot: any Storable, values: [StorageValue], forKey key: String, order: UInt64) -> (any Storable)? {
         guard let record = records[key] else {
             count(snapshot, by: 1)
             let record = InMemoryRecord.make(key: key, snapshot: snapshot, indexValues: values, order: order)
@@ -161,7 +161,7 @@ struct InMemoryTable {
     private static let lostEntry = "an index lost track of a record's entry: its order is not total"
 
     /// Removes the record under `key`; returns its snapshot.
-    mutating func remove(forKey key: String) -> (any Storable)? {
+    package mutating func remove(forKey key: String) -> (any Storable)? {
         guard let record = records.removeValue(forKey: key) else { return nil }
         record.withIndexValues { values in
             for index in trees.indices where trees[index] != nil {
@@ -197,7 +197,7 @@ struct InMemoryTable {
     // MARK: - Queries
 
     /// What a query gets from the table under the lock.
-    enum Selection<Answer> {
+    package enum Selection<Answer> {
         /// The answer: the records filtered, ordered and paged, or their number.
         case answer(Answer)
         /// A superset to evaluate outside the lock (the query reads fields the records do not
@@ -207,7 +207,7 @@ struct InMemoryTable {
 
     /// Selects what `query` asks for, through an index where one applies (built first, if the
     /// table was loaded without it).
-    mutating func select(_ query: StorageQuery) -> Selection<[Selected]> {
+    package mutating func select(_ query: StorageQuery) -> Selection<[Selected]> {
         let access = access(for: query)
         guard let evaluator = access.evaluator else { return .candidates(candidates(access.plan)) }
         if let plan = access.plan, plan.yieldsSortOrder {
@@ -239,7 +239,7 @@ struct InMemoryTable {
 
     /// How many records `filter` holds for, counted through an index where one applies (built
     /// first, if the table was loaded without it), without collecting them.
-    mutating func count(matching filter: StorageFilter) -> Selection<Int> {
+    package mutating func count(matching filter: StorageFilter) -> Selection<Int> {
         let access = access(for: StorageQuery(filter: filter))
         guard let evaluator = access.evaluator else { return .candidates(candidates(access.plan)) }
         var count = 0
@@ -311,7 +311,7 @@ struct InMemoryTable {
     /// A copy of a stored snapshot as `E`, made with `copier`, so that the caller can change it
     /// without changing what is stored.
     /// - Throws: ``StorageError`` of kind ``StorageError/Kind/decodingFailed`` naming the entity.
-    static func copy<E: Storable>(_ snapshot: any Storable, as type: E.Type, key: String, with copier: EntityMapper) throws -> E {
+    package static func copy<E: Storable>(_ snapshot: any Storable, as type: E.Type, key: String, with copier: EntityMapper) throws -> E {
         do {
             if let typed = snapshot as? E {
                 return try copier.map(typed, to: E.self)
@@ -354,11 +354,11 @@ struct InMemoryTable {
 }
 
 /// A record as a query selected it, safe to use outside the lock.
-struct Selected {
+package struct Selected {
     let record: InMemoryRecord
-    let snapshot: any Storable
+    package let snapshot: any Storable
     let revision: UInt64
-    var key: String { record.key }
+    package var key: String { record.key }
 
     init(_ record: InMemoryRecord) {
         self.record = record
@@ -369,7 +369,7 @@ struct Selected {
 
 /// The indexes an entity type declares, and the union of their fields, which every record carries
 /// the values of.
-struct IndexLayout: Sendable, Equatable {
+package struct IndexLayout: Sendable, Equatable {
     let indexes: [StorageIndex]
     /// Every indexed field, each once.
     let fields: [FieldPath]
@@ -397,7 +397,7 @@ struct IndexLayout: Sendable, Equatable {
     /// Whether the layouts keep the same indexes. Every write compares its type's layout with the
     /// table's, which are usually the one ``of(_:)`` made for the type, sharing its arrays: that is
     /// answered without comparing field names.
-    static func == (lhs: IndexLayout, rhs: IndexLayout) -> Bool {
+    package static func == (lhs: IndexLayout, rhs: IndexLayout) -> Bool {
         let shared = lhs.indexes.withUnsafeBufferPointer { left in
             rhs.indexes.withUnsafeBufferPointer { right in left.baseAddress == right.baseAddress && left.count == right.count }
         }
@@ -405,7 +405,7 @@ struct IndexLayout: Sendable, Equatable {
     }
 
     /// The layout of `E`, worked out once per type.
-    static func of<E: Storable>(_ type: E.Type) -> IndexLayout {
+    package static func of<E: Storable>(_ type: E.Type) -> IndexLayout {
         let id = ObjectIdentifier(type)
         if let known = cache.withLock({ $0[id] }) { return known }
         let layout = IndexLayout(indexes: E.indexes)
@@ -418,7 +418,7 @@ struct IndexLayout: Sendable, Equatable {
 
     /// The values of ``fields`` in `entity`, which a record of it carries.
     /// - Throws: what `entity`'s `encode(to:)` throws, where it is called.
-    func values(of entity: some Codable) throws -> [StorageValue] {
+    package func values(of entity: some Codable) throws -> [StorageValue] {
         fields.isEmpty ? [] : try reader.values(of: entity)
     }
 
@@ -450,7 +450,7 @@ extension InMemoryTable.Selection<[Selected]> {
     /// The records `query` selects: the answer as it is, or the candidates evaluated outside the
     /// lock (``InMemoryTable/evaluate(_:_:query:)``).
     /// - Throws: as ``InMemoryTable/evaluate(_:_:query:)``.
-    func records<E: Storable>(_ type: E.Type, query: StorageQuery) throws -> [Selected] {
+    package func records<E: Storable>(_ type: E.Type, query: StorageQuery) throws -> [Selected] {
         switch self {
         case let .answer(records): return records
         case let .candidates(candidates): return try InMemoryTable.evaluate(candidates, E.self, query: query)
@@ -462,7 +462,7 @@ extension InMemoryTable.Selection<Int> {
     /// How many records `filter` holds for: the answer as it is, or the candidates evaluated
     /// outside the lock.
     /// - Throws: as ``InMemoryTable/evaluate(_:_:query:)``.
-    func count<E: Storable>(_ type: E.Type, filter: StorageFilter) throws -> Int {
+    package func count<E: Storable>(_ type: E.Type, filter: StorageFilter) throws -> Int {
         switch self {
         case let .answer(count): return count
         case let .candidates(candidates): return try InMemoryTable.evaluate(candidates, E.self, query: StorageQuery(filter: filter)).count

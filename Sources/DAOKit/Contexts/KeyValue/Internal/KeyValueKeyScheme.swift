@@ -1,4 +1,4 @@
-import DAOKitStoreFormat
+import DAOKitInternals
 import Foundation
 
 /// How ``KeyValueStorageContext`` names things in a ``KeyValueStore``.

@@ -35,6 +35,6 @@ enum KeyValueRecordFormat {
     ///   ``StorageError/Kind/corruptRecord(_:)`` when the text is not JSON at all,
     ///   ``StorageError/Kind/decodingFailed`` when it is JSON of another shape.
     static func decode<E: Storable>(_ text: String, as type: E.Type, key: String, location: String) throws -> E {
-        try JSONRecord.decode(E.self, from: Data(text.utf8), key: key, location: location, decoder: decoder)
+        try JSONRecordDecoding.decode(E.self, from: Data(text.utf8), key: key, location: location, decoder: decoder)
     }
 }

@@ -1,4 +1,4 @@
-import DAOKitStoreFormat
+import DAOKitInternals
 
 /// Answers "can these fields of this entity type be read straight from its stored properties?"
 /// — only when it is proven that each property holds exactly what the entity's own

@@ -1,4 +1,4 @@
-import DAOKitStoreFormat
+import DAOKitInternals
 
 /// Reads a fixed list of fields from entities: straight from their stored properties where
 /// ``EntityFieldProof`` proves that gives what their `encode(to:)` stores, through

@@ -1,4 +1,4 @@
-import DAOKitStoreFormat
+import DAOKitInternals
 import Foundation
 
 /// Answers "which stored field does this key path of `Domain` read?" — only when it is proven
