@@ -1,5 +1,8 @@
 @testable import DAOKit
+@testable import DAOKitFileStore
+import DAOKitInternals
 import DAOKitStoreFormat
+import DAOKitTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)

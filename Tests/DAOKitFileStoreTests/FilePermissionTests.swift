@@ -1,5 +1,7 @@
 @testable import DAOKit
+@testable import DAOKitFileStore
 import DAOKitStoreFormat
+import DAOKitTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)

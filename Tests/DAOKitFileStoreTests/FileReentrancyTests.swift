@@ -1,5 +1,8 @@
 @testable import DAOKit
+@testable import DAOKitFileStore
+import DAOKitInternals
 import DAOKitStoreFormat
+import DAOKitTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -146,35 +149,6 @@ struct FileReentrancyTests {
 }
 
 // MARK: - Support
-
-/// Code an entity runs from its `id` getter: a test's way to call the store from inside a call.
-final class Callback: @unchecked Sendable {
-    private let body: () -> Void
-    init(_ body: @escaping () -> Void) { self.body = body }
-    func run() { body() }
-}
-
-/// A note whose `id` getter runs a callback first. The callback is not stored.
-struct CallbackNote: Storable, Equatable {
-    var key: String
-    var text: String
-    var callback: Callback?
-
-    enum CodingKeys: String, CodingKey { case key, text }
-
-    init(key: String, text: String, callback: Callback? = nil) {
-        self.key = key
-        self.text = text
-        self.callback = callback
-    }
-
-    var id: String {
-        callback?.run()
-        return key
-    }
-
-    static func == (lhs: CallbackNote, rhs: CallbackNote) -> Bool { lhs.key == rhs.key && lhs.text == rhs.text }
-}
 
 /// What `DAOKitCrashWriter trylock` says about the store's lock right now: `acquired` when no
 /// other process holds it, `busy` when one does.

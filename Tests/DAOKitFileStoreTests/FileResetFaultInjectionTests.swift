@@ -1,4 +1,6 @@
 @testable import DAOKit
+@testable import DAOKitFileStore
+import DAOKitTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)

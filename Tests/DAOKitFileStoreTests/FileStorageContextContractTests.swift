@@ -1,5 +1,7 @@
 import DAOKit
+import DAOKitFileStore
 import DAOKitTesting
+import DAOKitTestSupport
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 @testable import DAOKit
-import DAOKitStoreFormat
+@testable import DAOKitFileStore
+import DAOKitTestSupport
 import Foundation
 import Testing
 

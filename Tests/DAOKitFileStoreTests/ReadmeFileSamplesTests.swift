@@ -1,5 +1,6 @@
 // The file-storage code sample of README.md, kept compiling and passing here.
 import DAOKit
+import DAOKitFileStore
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
-@_spi(DAOKitIntegrations) @testable import DAOKit
+@testable import DAOKit
+@testable import DAOKitSQL
 import Foundation
 import Testing
 

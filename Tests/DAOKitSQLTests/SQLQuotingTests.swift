@@ -1,5 +1,6 @@
 import CSQLite
-@_spi(DAOKitIntegrations) import DAOKit
+import DAOKitSQL
+import DAOKit
 import Testing
 
 /// Names spelled into SQL: every quote doubled, nothing else touched, and the database reads back

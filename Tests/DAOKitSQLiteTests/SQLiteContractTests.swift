@@ -1,6 +1,7 @@
 import DAOKit
-import DAOKitTestSupport
+import DAOKitSQLite
 import DAOKitTesting
+import DAOKitTestSupport
 import Foundation
 import Testing
 

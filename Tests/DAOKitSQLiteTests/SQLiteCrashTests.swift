@@ -5,7 +5,7 @@ import Testing
 
 /// Kills a child process writing batches into a database file with SIGKILL at random moments,
 /// and checks after each kill, on reopening, that every batch is whole or absent (the same
-/// batches and invariants as ``FileCrashTests``).
+/// batches and invariants as the file store's crash tests, ``CrashWriterHistory``).
 @Suite("SQLite crash (SIGKILL)")
 struct SQLiteCrashTests {
     static let kills = 50
@@ -26,7 +26,7 @@ struct SQLiteCrashTests {
             usleep(UInt32.random(in: 0...3_000, using: &generator))
             child.killNow()
             #expect(child.process.terminationReason == .uncaughtSignal, "round \(round): the child exited on its own")
-            generations.append(try FileCrashTests.checkWholeHistory(try database.open(), round: round))
+            generations.append(try CrashWriterHistory.checkWholeHistory(try database.open(), round: round))
         }
         #expect(Set(generations).count >= Self.kills / 4, "generations seen: \(generations)")
     }

@@ -1,4 +1,6 @@
-@_spi(DAOKitIntegrations) @testable import DAOKit
+@testable import DAOKit
+@testable import DAOKitSQLite
+import DAOKitSQL
 import DAOKitTesting
 import Foundation
 import Testing

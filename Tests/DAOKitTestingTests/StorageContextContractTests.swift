@@ -1,11 +1,12 @@
 import DAOKit
 import DAOKitTesting
+import DAOKitTestSupport
 import Foundation
 import Testing
 
 @Suite("StorageContext contract")
 struct StorageContextContractTests {
-    @Test("every shipped context keeps every promise", arguments: ContextFactory.all, StorageContextContract.checks)
+    @Test("every context of the core module keeps every promise", arguments: ContextFactory.core, StorageContextContract.checks)
     func contextKeepsTheContract(_ factory: ContextFactory, _ check: ContractCheck) throws {
         let fresh = try factory.make()
         defer { fresh.cleanUp() }

@@ -1,5 +1,7 @@
 @testable import DAOKit
-import DAOKitStoreFormat
+@testable import DAOKitFileStore
+import DAOKitInternals
+import DAOKitTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)

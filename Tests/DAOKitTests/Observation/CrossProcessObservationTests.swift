@@ -1,4 +1,7 @@
 @testable import DAOKit
+@testable import DAOKitSQLite
+@testable import DAOKitFileStore
+import DAOKitTestSupport
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 @testable import DAOKit
-import DAOKitStoreFormat
+import DAOKitInternals
+import DAOKitTestSupport
 import Foundation
 import Testing
 
@@ -121,18 +122,17 @@ enum LiveContextKind: String, CaseIterable, CustomTestStringConvertible, Sendabl
 
     /// A fresh, empty context of this kind, and what to call when the test is done.
     func make() throws -> (context: any StorageContext, cleanUp: @Sendable () -> Void) {
+        let fresh = try factory.make()
+        return (fresh.context, fresh.cleanUp)
+    }
+
+    /// How ``make()`` makes the context: the test targets' one way (`DAOKitTestSupport`).
+    var factory: ContextFactory {
         switch self {
-        case .memory: return (InMemoryStorageContext(), {})
-        case .keyValue: return (KeyValueStorageContext(store: InMemoryKeyValueStore()), {})
-        case .file:
-            let directory = FileTestDirectory()
-            let context = try FileStorageContext(directory: directory.url)
-            return (context, { directory.remove() })
-        case .sqlite:
-            let directory = FileTestDirectory()
-            try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
-            let context = try SQLiteStorageContext(file: directory.url.appendingPathComponent("store.sqlite"))
-            return (context, { directory.remove() })
+        case .memory: return .memory
+        case .keyValue: return .keyValueInMemory
+        case .file: return .fileJSON
+        case .sqlite: return .sqliteFile
         }
     }
 }

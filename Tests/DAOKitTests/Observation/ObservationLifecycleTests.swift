@@ -1,5 +1,5 @@
 @testable import DAOKit
-import DAOKitStoreFormat
+import DAOKitInternals
 import Foundation
 import Testing
 

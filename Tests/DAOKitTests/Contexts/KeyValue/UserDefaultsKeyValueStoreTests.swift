@@ -1,5 +1,6 @@
 import DAOKit
 import DAOKitTesting
+import DAOKitTestSupport
 import Foundation
 import Testing
 

@@ -1,9 +1,8 @@
-@testable import DAOKit
-import DAOKitStoreFormat
+import DAOKitInternals
 import Foundation
 
 /// How a body run on a thread of its own ended.
-enum ThreadOutcome<T: Equatable>: Equatable {
+package enum ThreadOutcome<T: Equatable>: Equatable {
     case finished(T)
     case threw(String)
     /// It did not end in time: it is blocked, most likely waiting for a lock its own thread holds.
@@ -12,7 +11,7 @@ enum ThreadOutcome<T: Equatable>: Equatable {
 
 /// Runs `body` on a new thread and waits at most `limit` for it, so that a test whose code
 /// deadlocks fails instead of hanging the run (the blocked thread is abandoned).
-func runOnAThreadOfItsOwn<T: Equatable & Sendable>(within limit: Duration, _ body: @escaping @Sendable () throws -> T) -> ThreadOutcome<T> {
+package func runOnAThreadOfItsOwn<T: Equatable & Sendable>(within limit: Duration, _ body: @escaping @Sendable () throws -> T) -> ThreadOutcome<T> {
     let result = Locked<ThreadOutcome<T>?>(nil)
     let done = DispatchSemaphore(value: 0)
     let thread = Thread {
