@@ -33,7 +33,7 @@ let package = Package(
         ),
         // Public building blocks of SQL contexts: queries translated to SQL, quoting, entities as JSON
         // records. What the SQLite context, the PostgreSQL package and a third party's SQL context use.
-        .target(name: "DAOKitSQL", dependencies: ["DAOKit", "DAOKitInternals"]),
+        .target(name: "DAOKitSQL", dependencies: ["DAOKit"]),
         // The system SQLite, without a package: the SDK's on Apple platforms; on Linux the
         // libsqlite3-dev package (headers and pkg-config file), which `.ci/run` checks for first.
         .systemLibrary(

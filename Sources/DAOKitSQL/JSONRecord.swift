@@ -9,7 +9,7 @@ import Foundation
 /// classifies a column value, in the same single pass that writes the JSON:
 /// - `Date` is a number of seconds since 2001-01-01T00:00:00Z, `Data` Base64 text, `UUID` its
 ///   `uuidString`, `URL` its absolute string (or `{"base":…,"relative":…}`, see
-///   ``RelativeURLCoding``), `Decimal` a number, as `JSONEncoder` writes them, so
+///   `RelativeURLCoding`), `Decimal` a number, as `JSONEncoder` writes them, so
 ///   `JSONDecoder` reads the record back;
 /// - a `Double` is its shortest round-trip decimal, and NaN and the infinities are the strings
 ///   `"NaN"`, `"+Infinity"`, `"-Infinity"` (decoded back by ``decode(_:from:key:location:)``);
@@ -25,6 +25,7 @@ import Foundation
 public enum JSONRecord {
     /// What a top-level field held in one record.
     public enum FieldKind: String, Sendable, Hashable, CaseIterable {
+        /// A `Bool`: JSON `true` or `false`.
         case bool
         /// An integer that fits in `Int64`: a JSON number.
         case integer
@@ -40,8 +41,11 @@ public enum JSONRecord {
         case string
         /// Seconds since 2001-01-01: a JSON number.
         case date
+        /// A `UUID`: its `uuidString`, a JSON string.
         case uuid
+        /// A `URL`: its absolute string, or `{"base":…,"relative":…}` for a URL with a base.
         case url
+        /// `Data`: Base64 text, a JSON string.
         case data
         /// A JSON number.
         case decimal
@@ -61,7 +65,7 @@ public enum JSONRecord {
     }
 
     /// The record of `entity`.
-    /// - Throws: ``StorageError`` with ``StorageError/Kind/encodingFailed`` naming the entity and
+    /// - Throws: `StorageError` with `StorageError.Kind.encodingFailed` naming the entity and
     ///   key when its `encode(to:)` throws.
     public static func encode<E: Storable>(_ entity: E) throws -> Encoded {
         let row: SQLiteEncodedRow
@@ -97,9 +101,9 @@ public enum JSONRecord {
     ///   - key: the record's storage key, named in errors: evaluated only when the record does not
     ///     decode, so that reading many records makes no key string for the ones that do.
     ///   - location: where the record lives (a server and table), named in errors.
-    /// - Throws: ``StorageError`` naming the entity, key and location:
-    ///   ``StorageError/Kind/corruptRecord(_:)`` when the bytes are not JSON,
-    ///   ``StorageError/Kind/decodingFailed`` when they are JSON of another shape.
+    /// - Throws: `StorageError` naming the entity, key and location:
+    ///   `StorageError.Kind.corruptRecord(_:)` when the bytes are not JSON,
+    ///   `StorageError.Kind.decodingFailed` when they are JSON of another shape.
     public static func decode<E: Storable>(_ type: E.Type, from stored: Data, key: @autoclosure () -> String, location: String) throws -> E {
         try JSONRecordDecoding.decode(E.self, from: unescapedJSON(stored), key: key(), location: location, decoder: decoder)
     }

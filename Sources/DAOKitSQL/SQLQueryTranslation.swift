@@ -1,7 +1,9 @@
 import DAOKit
 
-/// A ``StorageQuery`` in SQL, as far as SQL answers it exactly: the part of the translation every
-/// SQL dialect shares, for the SQLite context and for integrations (the PostgreSQL context).
+/// A `StorageQuery` in SQL, as far as SQL answers it exactly: the part of the translation every
+/// SQL dialect shares, for the SQLite context, the PostgreSQL context and any SQL context of your
+/// own (which describes its dialect with an ``SQLDialect`` and its bound constants with an
+/// ``SQLParameterList``).
 ///
 /// The walk over a filter is the same in every dialect; what a dialect says is how one field
 /// compares with one constant, how one sort key orders, and how it spells true, false and a
@@ -125,7 +127,7 @@ public struct SQLFragment: Sendable {
 
 /// What one SQL dialect says in a ``SQLQueryTranslation``: how a field compares with a constant,
 /// how a sort key orders, and how truth and negation are spelled. Each answer is `nil` where the
-/// dialect would not answer exactly as Swift does (``StorageQuery/apply(to:)``).
+/// dialect would not answer exactly as Swift does (`StorageQuery.apply(to:)`).
 public protocol SQLDialect {
     /// Where comparisons put their constants.
     associatedtype Parameters: SQLParameterList

@@ -3,7 +3,7 @@ import DAOKit
 /// Which kinds of value a column has ever held, recorded in the `daokit_field_kinds` table.
 ///
 /// SQLite's storage classes do not tell a `Bool` from an `Int` (both INTEGER) or a `Date` from a
-/// `Double` (both REAL), and ``StorageFilter``'s meaning depends on the kinds compared. The query
+/// `Double` (both REAL), and `StorageFilter`'s meaning depends on the kinds compared. The query
 /// translation therefore turns a comparison into SQL only when every kind a column has ever held
 /// compares in SQL exactly as in Swift (see `SQLiteDialect.swift`). Kinds are only ever
 /// added, inside the write transaction that first stores one, so the recorded set is always a

@@ -1,28 +1,28 @@
 import DAOKit
 
 /// An entity with `Int` ids.
-public struct FixtureCounterEntity: Storable, Equatable, Sendable {
+package struct FixtureCounterEntity: Storable, Equatable, Sendable {
     /// The identifier.
-    public var id: Int
+    package var id: Int
     /// A number.
-    public var value: Int
+    package var value: Int
 
     /// Creates a counter.
-    public init(id: Int, value: Int) {
+    package init(id: Int, value: Int) {
         self.id = id
         self.value = value
     }
 }
 
 /// An entity with `String` ids, used for awkward ids.
-public struct FixtureNoteEntity: Storable, Equatable, Sendable {
+package struct FixtureNoteEntity: Storable, Equatable, Sendable {
     /// The identifier.
-    public var id: String
+    package var id: String
     /// The text.
-    public var body: String
+    package var body: String
 
     /// Creates a note.
-    public init(id: String, body: String) {
+    package init(id: String, body: String) {
         self.id = id
         self.body = body
     }
@@ -30,14 +30,14 @@ public struct FixtureNoteEntity: Storable, Equatable, Sendable {
 
 /// A second entity with `String` ids, stored next to ``FixtureNoteEntity`` with the same ids to
 /// check that entity types are kept apart.
-public struct FixtureTagEntity: Storable, Equatable, Sendable {
+package struct FixtureTagEntity: Storable, Equatable, Sendable {
     /// The identifier.
-    public var id: String
+    package var id: String
     /// The text.
-    public var label: String
+    package var label: String
 
     /// Creates a tag.
-    public init(id: String, label: String) {
+    package init(id: String, label: String) {
         self.id = id
         self.label = label
     }
@@ -45,16 +45,16 @@ public struct FixtureTagEntity: Storable, Equatable, Sendable {
 
 /// A class entity, to check that contexts store snapshots: changing an instance after saving or
 /// fetching it must not change what is stored.
-public final class FixtureSnapshotEntity: Storable {
+package final class FixtureSnapshotEntity: Storable {
     /// The identifier.
-    public var id: Int
+    package var id: Int
     /// A display name.
-    public var title: String
+    package var title: String
     /// Free-form labels.
-    public var tags: [String]
+    package var tags: [String]
 
     /// Creates a snapshot entity.
-    public init(id: Int, title: String, tags: [String]) {
+    package init(id: Int, title: String, tags: [String]) {
         self.id = id
         self.title = title
         self.tags = tags
@@ -62,28 +62,28 @@ public final class FixtureSnapshotEntity: Storable {
 }
 
 /// A domain value whose `level` may not fit its entity's `Int8`: the contract's unmappable value.
-public struct FixtureGauge: Codable, Identifiable, Equatable, Sendable {
+package struct FixtureGauge: Codable, Identifiable, Equatable, Sendable {
     /// The identifier.
-    public var id: Int
+    package var id: Int
     /// A reading; the entity stores it as `Int8`.
-    public var level: Int
+    package var level: Int
 
     /// Creates a gauge.
-    public init(id: Int, level: Int) {
+    package init(id: Int, level: Int) {
         self.id = id
         self.level = level
     }
 }
 
 /// How a ``FixtureGauge`` is stored: a `level` outside `Int8`'s range cannot be mapped.
-public struct FixtureGaugeEntity: Storable, Equatable, Sendable {
+package struct FixtureGaugeEntity: Storable, Equatable, Sendable {
     /// The identifier.
-    public var id: Int
+    package var id: Int
     /// A reading; the entity stores it as `Int8`.
-    public var level: Int8
+    package var level: Int8
 
     /// Creates a gauge entity.
-    public init(id: Int, level: Int8) {
+    package init(id: Int, level: Int8) {
         self.id = id
         self.level = level
     }

@@ -2,24 +2,24 @@ import DAOKit
 import Foundation
 
 /// A chat message as an app sees it: the domain type of the contract's messenger fixtures.
-public struct FixtureMessage: Codable, Identifiable, Equatable, Sendable {
+package struct FixtureMessage: Codable, Identifiable, Equatable, Sendable {
     /// The identifier.
-    public var id: UUID
+    package var id: UUID
     /// The dialog the message belongs to.
-    public var dialogID: String
+    package var dialogID: String
     /// Who wrote it.
-    public var author: String
+    package var author: String
     /// What it says.
-    public var text: String
+    package var text: String
     /// When it was sent.
-    public var date: Date
+    package var date: Date
     /// Whether the user has read it.
-    public var isRead: Bool
+    package var isRead: Bool
     /// 0 (normal) to 2 (urgent).
-    public var priority: Int
+    package var priority: Int
 
     /// Creates a message.
-    public init(
+    package init(
         id: UUID = UUID(), dialogID: String = "general", author: String = "ann", text: String = "",
         date: Date = Date(timeIntervalSinceReferenceDate: 700_000_000), isRead: Bool = false, priority: Int = 0
     ) {
@@ -34,7 +34,7 @@ public struct FixtureMessage: Codable, Identifiable, Equatable, Sendable {
 
     /// `count` messages with distinct ids, texts `"message 0"`…, dates a minute apart, every
     /// third one read, priorities cycling 0, 1, 2: enough variety for predicates and sorting.
-    public static func samples(_ count: Int, dialogID: String = "general") -> [FixtureMessage] {
+    package static func samples(_ count: Int, dialogID: String = "general") -> [FixtureMessage] {
         (0..<count).map { number in
             FixtureMessage(
                 dialogID: dialogID, author: number.isMultiple(of: 2) ? "ann" : "bob", text: "message \(number)",
@@ -45,24 +45,24 @@ public struct FixtureMessage: Codable, Identifiable, Equatable, Sendable {
 }
 
 /// How a ``FixtureMessage`` is stored: the same fields, so it maps strictly both ways.
-public struct FixtureMessageEntity: Storable, Equatable, Sendable {
+package struct FixtureMessageEntity: Storable, Equatable, Sendable {
     /// The identifier.
-    public var id: UUID
+    package var id: UUID
     /// The dialog the message belongs to.
-    public var dialogID: String
+    package var dialogID: String
     /// Who wrote it.
-    public var author: String
+    package var author: String
     /// What it says.
-    public var text: String
+    package var text: String
     /// When it was sent.
-    public var date: Date
+    package var date: Date
     /// Whether the user has read it.
-    public var isRead: Bool
+    package var isRead: Bool
     /// 0 (normal) to 2 (urgent).
-    public var priority: Int
+    package var priority: Int
 
     /// Creates a message entity.
-    public init(id: UUID, dialogID: String, author: String, text: String, date: Date, isRead: Bool, priority: Int) {
+    package init(id: UUID, dialogID: String, author: String, text: String, date: Date, isRead: Bool, priority: Int) {
         self.id = id
         self.dialogID = dialogID
         self.author = author
@@ -74,16 +74,16 @@ public struct FixtureMessageEntity: Storable, Equatable, Sendable {
 }
 
 /// A conversation with its messages nested inside: the contract's nested-entity fixture.
-public struct FixtureDialog: Codable, Identifiable, Equatable, Sendable {
+package struct FixtureDialog: Codable, Identifiable, Equatable, Sendable {
     /// The identifier.
-    public var id: String
+    package var id: String
     /// A display name.
-    public var title: String
+    package var title: String
     /// The messages, oldest first.
-    public var messages: [FixtureMessage]
+    package var messages: [FixtureMessage]
 
     /// Creates a dialog.
-    public init(id: String, title: String, messages: [FixtureMessage]) {
+    package init(id: String, title: String, messages: [FixtureMessage]) {
         self.id = id
         self.title = title
         self.messages = messages
@@ -91,16 +91,16 @@ public struct FixtureDialog: Codable, Identifiable, Equatable, Sendable {
 }
 
 /// How a ``FixtureDialog`` is stored: its messages are stored inside it as entities.
-public struct FixtureDialogEntity: Storable, Equatable, Sendable {
+package struct FixtureDialogEntity: Storable, Equatable, Sendable {
     /// The identifier.
-    public var id: String
+    package var id: String
     /// A display name.
-    public var title: String
+    package var title: String
     /// The messages, oldest first.
-    public var messages: [FixtureMessageEntity]
+    package var messages: [FixtureMessageEntity]
 
     /// Creates a dialog entity.
-    public init(id: String, title: String, messages: [FixtureMessageEntity]) {
+    package init(id: String, title: String, messages: [FixtureMessageEntity]) {
         self.id = id
         self.title = title
         self.messages = messages
