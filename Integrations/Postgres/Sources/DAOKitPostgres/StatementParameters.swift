@@ -1,4 +1,5 @@
-@_spi(DAOKitIntegrations) import DAOKit
+import DAOKit
+import DAOKitSQL
 import PostgresNIO
 
 /// The constants a statement binds, `$1`, `$2`, …: each `append` returns the placeholder to write
