@@ -7,7 +7,7 @@ import Foundation
 ///
 /// **Cancellation.** A task cancelled before its call starts throws `CancellationError` and the
 /// call never runs. A call that has started finishes — a write is never abandoned half way —
-/// except while it waits for another process's lock on a ``FileStorageContext``: that wait
+/// except while it waits for another process's lock on a `FileStorageContext`: that wait
 /// checks the task every few milliseconds and throws `CancellationError`, having changed nothing.
 /// (Waits for this process's own threads are short and not interrupted.)
 ///

@@ -14,7 +14,7 @@
 /// (`PRAGMA data_version`, a file's size), do not read records. Announcing more than changed is
 /// correct (observers re-run and find their results equal); announcing less loses updates.
 ///
-/// The file store's monitor tails its change log (``FileStorageContext``); a SQLite context would
+/// The file store's monitor tails its change log (`FileStorageContext`); a SQLite context would
 /// compare `PRAGMA data_version` with the value it saw last and return ``StorageChange/everything``
 /// when it moved.
 public protocol ExternalChangeMonitor: Sendable {
