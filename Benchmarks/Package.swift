@@ -48,6 +48,7 @@ let package = Package(
             dependencies: [
                 "BenchmarkModels",
                 .product(name: "DAOKit", package: "DAOKit"),
+                .product(name: "DAOKitFileStore", package: "DAOKit"),
             ]
         ),
         // package-benchmark discovers suites in `Benchmarks/<Name>/`; run with
@@ -84,6 +85,8 @@ let package = Package(
                 "MappingWorkloads",
                 "StorageWorkloads",
                 .product(name: "DAOKit", package: "DAOKit"),
+                .product(name: "DAOKitFileStore", package: "DAOKit"),
+                .product(name: "DAOKitSQLite", package: "DAOKit"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

@@ -22,19 +22,22 @@ let package = Package(
             name: "DAOKitPostgres",
             dependencies: [
                 .product(name: "DAOKit", package: "DAOKit"),
+                .product(name: "DAOKitSQL", package: "DAOKit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // For the error its pool throws when it refuses calls (see PostgresFailure.swift).
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What the tests and their writer child share (the entity both store); no product exports it.
+        .target(name: "DAOKitPostgresTestSupport", dependencies: [.product(name: "DAOKit", package: "DAOKit")]),
         // Child process of the multi-process, restart and cross-process observation tests.
         .executableTarget(
             name: "DAOKitPostgresWriter",
             dependencies: [
                 "DAOKitPostgres",
+                "DAOKitPostgresTestSupport",
                 .product(name: "DAOKit", package: "DAOKit"),
-                .product(name: "DAOKitTesting", package: "DAOKit"),
             ]
         ),
         // `Scripts/with-throwaway-server.sh swift run -c release postgres-ratios`: BaseDao over
@@ -53,7 +56,9 @@ let package = Package(
             dependencies: [
                 "DAOKitPostgres",
                 "DAOKitPostgresWriter",
+                "DAOKitPostgresTestSupport",
                 .product(name: "DAOKit", package: "DAOKit"),
+                .product(name: "DAOKitSQL", package: "DAOKit"),
                 .product(name: "DAOKitTesting", package: "DAOKit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]

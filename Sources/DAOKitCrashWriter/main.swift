@@ -26,6 +26,8 @@
 //       Tries once, without waiting, to take <directory>/.lock exclusively, as another process's
 //       writer would; prints "acquired" (and releases it) or "busy".
 import DAOKit
+import DAOKitFileStore
+import DAOKitSQLite
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import CSQLite
 import DAOKit
+import DAOKitSQLite
 import Foundation
 
 /// A database file in a fresh temporary directory of its own, removed (with its `-wal` and `-shm`)

@@ -1,5 +1,5 @@
-import DAOKitStoreFormat
 import DAOKit
+import DAOKitInternals
 import Foundation
 
 /// What callers cannot disturb: snapshots, concurrent writers, batches that fail to map.

@@ -13,8 +13,8 @@ import DAOKit
 /// ```
 ///
 /// `makeContext` is called once per check and must return an empty context; the checks save
-/// the fixture types of this library (``FixtureMessageEntity`` and friends) through the context
-/// and through ``BaseDao``. The checks cover: reading back what was saved, replacing, deleting;
+/// entity types of their own (messages, notes, counters, tags; not API) through the context
+/// and through `BaseDao`. The checks cover: reading back what was saved, replacing, deleting;
 /// `create` of a stored id and `update` of a missing one; all-or-nothing batches; predicates,
 /// multi-key sorting and paging through ``BaseDao``; nested entities; awkward ids (`/`, `..`, `.`,
 /// Unicode, NUL, empty, 500 characters, ids differing only in case); equal ids of two entity

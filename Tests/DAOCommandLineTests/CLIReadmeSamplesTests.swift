@@ -3,6 +3,7 @@
 // the other. The README's store directory is `chat-store`; here it is a temporary directory, whose
 // path the expected output gets in place of `chat-store`.
 import DAOKit
+import DAOKitFileStore
 import DAOKitStoreFormat
 import Foundation
 import Testing

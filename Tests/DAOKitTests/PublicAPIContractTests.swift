@@ -2,6 +2,7 @@
 // written the way code outside the repository uses it (no `@testable`): if a name or shape in the
 // contract changes, this file stops compiling.
 import DAOKit
+import DAOKitFileStore
 import Foundation
 import Testing
 

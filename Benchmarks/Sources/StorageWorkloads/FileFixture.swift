@@ -1,5 +1,6 @@
 import BenchmarkModels
 import DAOKit
+import DAOKitFileStore
 import Foundation
 
 /// A `FileStorageContext` in a temporary directory, holding messages, with a `BaseDao` over it and

@@ -1,4 +1,5 @@
 import BenchmarkModels
+import DAOKitFileStore
 import StorageWorkloads
 
 /// File storage: `BaseDao` over a `FileStorageContext` next to the same I/O done by hand (same

@@ -1,5 +1,6 @@
 import BenchmarkModels
 import DAOKit
+import DAOKitFileStore
 import Foundation
 
 /// Commit → delivery latency of observations, in-process and cross-process.

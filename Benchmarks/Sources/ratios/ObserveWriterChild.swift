@@ -1,5 +1,6 @@
 import BenchmarkModels
 import DAOKit
+import DAOKitFileStore
 import Foundation
 
 /// The cross-process writer of the latency measurement: `ratios --observe-writer <directory> <n>`

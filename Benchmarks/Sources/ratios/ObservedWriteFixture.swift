@@ -1,5 +1,6 @@
 import BenchmarkModels
 import DAOKit
+import DAOKitFileStore
 import Foundation
 import MappingWorkloads
 

@@ -1,5 +1,6 @@
 import BenchmarkModels
 import DAOKit
+import DAOKitFileStore
 import Foundation
 
 /// A target of the query section that compares DAOKit with itself rather than with GRDB: a

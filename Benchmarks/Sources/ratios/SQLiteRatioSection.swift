@@ -1,6 +1,7 @@
 import BenchmarkModels
-import MappingWorkloads
+import DAOKitSQLite
 import Foundation
+import MappingWorkloads
 
 /// SQLite: `BaseDao` over an `SQLiteStorageContext` file against GRDB's own Codable records on a
 /// `DatabaseQueue` file, same messages, same index (senderId, isRead, date), both in WAL mode with

@@ -1,5 +1,6 @@
 import BenchmarkModels
 import DAOKit
+import DAOKitSQLite
 import Foundation
 import GRDB
 

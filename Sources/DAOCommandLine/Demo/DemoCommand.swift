@@ -1,5 +1,7 @@
-import DAOKitStoreFormat
 import DAOKit
+import DAOKitFileStore
+import DAOKitInternals
+import DAOKitStoreFormat
 import Foundation
 
 /// `dao demo [DIR]`: DAOKit's main job in one command, narrated.

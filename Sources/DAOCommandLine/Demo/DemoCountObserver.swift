@@ -1,5 +1,5 @@
-import DAOKitStoreFormat
 import DAOKit
+import DAOKitInternals
 import Foundation
 
 /// Consumes an `observeCount` stream in a task of its own, so that the (synchronous) demo can show

@@ -1,4 +1,4 @@
-import DAOKitStoreFormat
+import DAOKitInternals
 import Foundation
 
 /// Why a file is not a binary property list.

@@ -1,4 +1,4 @@
-import DAOKitStoreFormat
+import DAOKitInternals
 /// Why a file is not JSON, with the byte offset where reading stopped.
 struct JSONSyntaxError: Error, Equatable, CustomStringConvertible {
     /// The offset, from 0, of the byte that could not be read (the file's length when it ended).

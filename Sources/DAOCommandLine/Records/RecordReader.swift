@@ -1,4 +1,5 @@
 import DAOKit
+import DAOKitFileStore
 import Foundation
 
 /// A record file's envelope, read without knowing the entity's Swift type.

@@ -1,4 +1,5 @@
 import DAOKit
+import DAOKitSQLite
 import Foundation
 
 /// `dao demo --sqlite [FILE]`: the same messenger as `dao demo`, stored through BaseDao in an

@@ -1,5 +1,6 @@
 import CSQLite
-@_spi(DAOKitIntegrations) import DAOKit
+import DAOKit
+import DAOKitSQL
 import Foundation
 
 /// A DAOKit SQLite database opened read-only for `dao inspect`, `dump` and `verify`.

@@ -1,5 +1,7 @@
-import DAOKitStoreFormat
 import DAOKit
+import DAOKitFileStore
+import DAOKitInternals
+import DAOKitStoreFormat
 import Foundation
 
 /// What a store directory holds, classified by the file store's layout (DAOKit's

@@ -7,14 +7,18 @@ import Foundation
 ///
 /// **Cancellation.** A task cancelled before its call starts throws `CancellationError` and the
 /// call never runs. A call that has started finishes — a write is never abandoned half way —
-/// except while it waits for another process's lock on a ``FileStorageContext``: that wait
+/// except while it waits for another process's lock on a `FileStorageContext`: that wait
 /// checks the task every few milliseconds and throws `CancellationError`, having changed nothing.
 /// (Waits for this process's own threads are short and not interrupted.)
 ///
+/// **Overrides hold.** Each overload runs the synchronous method of the same name, so a subclass's
+/// override of it (validation, logging) runs whichever way it is called.
+///
 /// **Contexts that wait natively.** For a context that conforms to ``AsyncStorageContext`` (a
-/// database server), the overloads map values in the calling task and `await` the context's
-/// `async` methods instead: no thread waits for the network. They then do not call the synchronous
-/// `BaseDao` methods, so a subclass that overrides one overrides its `async` overload too.
+/// database server), a `BaseDao` that is not subclassed maps values in the calling task and
+/// `await`s the context's `async` methods instead: no thread waits for the network. A subclass
+/// gets that path only when it says its synchronous methods are not overridden
+/// (``BaseDao/awaitsAsyncContextDirectly``); otherwise its overrides are honoured as above.
 ///
 /// **Errors.** What the synchronous method throws, or `CancellationError` as above.
 ///
@@ -149,7 +153,8 @@ extension BaseDao where Domain: SendableMetatype, Entity: SendableMetatype {
 
     /// ``readReadable()`` on DAOKit's threads.
     public func readReadable() async throws -> ReadableRecords<Domain, Domain.ID> {
-        try await BlockingWork.run { try self.readReadable() }
+        if let native { return mapReadable(try await native.fetchReadable(Entity.self)) }
+        return try await BlockingWork.run { try self.readReadable() }
     }
 
     /// ``storedIDs()`` on DAOKit's threads.
@@ -166,8 +171,11 @@ extension BaseDao where Domain: SendableMetatype, Entity: SendableMetatype {
 
     // MARK: Native
 
-    /// The context, when it waits natively (see "Contexts that wait natively" above).
-    private var native: (any AsyncStorageContext)? { context as? any AsyncStorageContext }
+    /// The context, when it waits natively and may be awaited directly (see "Contexts that wait
+    /// natively" above).
+    private var native: (any AsyncStorageContext)? {
+        awaitsAsyncContextDirectly ? context as? any AsyncStorageContext : nil
+    }
 
     /// The mapped values `context` selects for `plan`, awaited.
     private func candidates(for plan: DaoQueryPlan<Domain>, from context: any AsyncStorageContext) async throws -> [Domain] {

@@ -196,6 +196,77 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
         try context.deleteAll(Entity.self)
     }
 
+    // MARK: - Salvage
+
+    /// Every stored value that can be read and mapped to `Domain`, and beside them a failure for
+    /// each record that cannot: the context's read failures as they are, and a record that reads
+    /// but does not map as ``StorageError/Kind/decodingFailed`` with the ``MappingError`` as
+    /// ``StorageError/underlyingError``. How an app reads on when a few records (written by a newer
+    /// version, or damaged) fail, instead of losing access to all of them:
+    ///
+    /// ```swift
+    /// let found = try notes.readReadable()
+    /// show(found.values)
+    /// for failure in found.failures { log(failure) }           // one line each: entity, key, why
+    /// try notes.erase(storageKeys: found.failures.compactMap(\.storageKey))
+    /// ```
+    ///
+    /// Contexts that rely on the protocol's default cannot read past a bad record; see
+    /// ``StorageContext/fetchReadable(_:)``.
+    /// - Throws: ``StorageError`` only when the context cannot list the records at all.
+    open func readReadable() throws -> ReadableRecords<Domain, Domain.ID> {
+        mapReadable(try context.fetchReadable(Entity.self))
+    }
+
+    /// `fetched`'s values mapped to `Domain`, a value that does not map moved to the failures.
+    func mapReadable(_ fetched: ReadableRecords<Entity, Entity.ID>) -> ReadableRecords<Domain, Domain.ID> {
+        var result = ReadableRecords<Domain, Domain.ID>(values: [], failures: fetched.failures)
+        result.values.reserveCapacity(fetched.values.count)
+        for entity in fetched.values {
+            do {
+                result.values.append(try mapper.map(entity, to: Domain.self))
+            } catch {
+                let key = entity.id.storageKey
+                result.failures.append(UnreadableRecord(storageKey: key, error: StorageError(
+                    .decodingFailed, entityName: Entity.entityName, key: key, underlyingError: error)))
+            }
+        }
+        return result
+    }
+
+    /// The ids of every stored record, readable or not, without decoding any; keys that do not
+    /// spell a `Domain.ID` are left out (``StorageContext/storedKeys(_:)`` lists them too).
+    /// - Throws: ``StorageError`` when the context cannot list its records.
+    open func storedIDs() throws -> [Domain.ID] {
+        try context.storedKeys(Entity.self).compactMap(Domain.ID.init(storageKey:))
+    }
+
+    /// Removes the records under these storage keys without reading them, all or nothing; unknown
+    /// keys are ignored. Use it for a record that no longer decodes, or whose key no longer spells
+    /// an id (``UnreadableRecord/storageKey``).
+    /// - Throws: ``StorageError`` when the context cannot delete.
+    open func erase(storageKeys: [String]) throws {
+        try context.delete(Entity.self, storageKeys: storageKeys)
+    }
+
+    // MARK: - Async dispatch
+
+    /// Whether the `async` overloads may skip this class's synchronous methods and await an
+    /// ``AsyncStorageContext`` (a database server) directly, so that no thread waits for the
+    /// network.
+    ///
+    /// `true` for `BaseDao` itself and `false` for every subclass: a subclass may override a
+    /// synchronous method (to validate before writing, to log), and every entry point — the `async`
+    /// overloads, `observe`, the salvage methods — must honour that override, so for a subclass they
+    /// run the synchronous methods on DAOKit's threads, as they do for every context that blocks.
+    /// A subclass that overrides none of the synchronous methods (it only adds queries built on
+    /// them) can return `true` to get the direct path back on an ``AsyncStorageContext``; it then
+    /// must not override a synchronous method later without returning `false` again.
+    /// Contexts that are not ``AsyncStorageContext``s ignore it.
+    open var awaitsAsyncContextDirectly: Bool {
+        type(of: self) == BaseDao<Domain, Entity>.self
+    }
+
     // MARK: - Queries
 
     /// Whether queries are handed to the context where the translation is proven exact (see

@@ -8,8 +8,9 @@
 /// methods too, so code that is not `async` uses it unchanged.
 ///
 /// Called through these methods, ``BaseDao`` maps values in the calling task and leaves the waiting
-/// to the context, so an override of a synchronous `BaseDao` method in a subclass is not consulted
-/// by the `async` overloads for such a context: override the `async` overload as well.
+/// to the context. A `BaseDao` subclass, whose overrides of the synchronous methods must hold on
+/// every path, runs its synchronous methods on DAOKit's threads instead, unless it returns `true`
+/// from ``BaseDao/awaitsAsyncContextDirectly``.
 public protocol AsyncStorageContext: StorageContext {
     /// ``StorageContext/save(_:mode:)`` without blocking: all or nothing.
     func save<E: Storable>(_ entities: [E], mode: SaveMode) async throws

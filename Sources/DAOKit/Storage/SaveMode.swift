@@ -32,12 +32,12 @@ extension StorageContext {
 /// It works on storage keys worked out beforehand, and never touches the entities: contexts run
 /// it while holding their lock, where no user code may run (an `id` getter, a ``StorageKey``
 /// conformance or an `ID`'s `Hashable` could call the context again).
-enum SaveModeCheck {
+package enum SaveModeCheck {
     /// Throws the error `mode` calls for.
     /// - Parameters:
     ///   - keys: the storage keys of the entities to save, in order.
     ///   - isStored: whether the entity at a position of `keys` is stored.
-    static func validate(
+    package static func validate(
         keys: [String],
         entityName: String,
         mode: SaveMode,

@@ -1,4 +1,4 @@
-import DAOKitStoreFormat
+import DAOKitInternals
 
 /// A storage entity: a Codable value with an id that storage contexts can persist.
 ///

@@ -1,4 +1,4 @@
-import DAOKitStoreFormat
+import DAOKitInternals
 import Foundation
 
 /// An error thrown by a ``StorageContext`` or ``BaseDao`` when a record cannot be stored or read.
@@ -36,7 +36,7 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         /// The store could not be read or written; ``StorageError/posixErrorCode`` tells why when
         /// the system said.
         public static let io = Code("io")
-        /// A ``FileStorageContext`` was opened with one ``FileStorageContext/RecordFormat`` on a
+        /// A `FileStorageContext` was opened with one `FileStorageContext.RecordFormat` on a
         /// store that holds records in the other one (or in both).
         public static let wrongFormat = Code("wrongFormat")
         /// The context was called again, on the same thread, from code it runs while holding its lock.
@@ -85,7 +85,7 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         public static let decodingFailed = Kind(.decodingFailed)
         /// The store could not be read or written; the detail is the system's message.
         public static func io(_ detail: String) -> Kind { Kind(.io, detail) }
-        /// A ``FileStorageContext`` was opened with one ``FileStorageContext/RecordFormat`` on a
+        /// A `FileStorageContext` was opened with one `FileStorageContext.RecordFormat` on a
         /// store that holds records in the other one (or in both); the detail says which, and how
         /// to open it. Nothing was read or written.
         public static func wrongFormat(_ detail: String) -> Kind { Kind(.wrongFormat, detail) }
@@ -168,7 +168,7 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
     /// What went wrong, as a code a program can switch on (the same as `kind.code`).
     public var code: Code { kind.code }
 
-    /// The system's error code when a file-system call failed (`.io` from a ``FileStorageContext``):
+    /// The system's error code when a file-system call failed (`.io` from a `FileStorageContext`):
     /// `.ENOSPC` for a full disk, `.EACCES` for a denied permission, and so on; `nil` for every
     /// other error, including a path the store refused without asking the system (a symbolic link
     /// inside the store).

@@ -1,3 +1,5 @@
+import DAOKitInternals
+
 /// What a path inside the store holds, as a tool reporting on the store sees it.
 package enum StoreEntry: Equatable, Sendable {
     case missing

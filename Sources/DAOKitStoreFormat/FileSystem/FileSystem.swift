@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import DAOKitInternals
 import Glibc
 #elseif canImport(Musl)
 import Musl

@@ -1,4 +1,5 @@
 import CDAOKitSupport
+import DAOKitInternals
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

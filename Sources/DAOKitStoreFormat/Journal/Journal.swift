@@ -1,3 +1,4 @@
+import DAOKitInternals
 import Foundation
 
 /// The undo journal of a batch: what every file it touches held before it.

@@ -1,3 +1,4 @@
+import DAOKitInternals
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import DAOKitInternals
 import Foundation
 
 /// Turns entity names and record keys into file names and back.

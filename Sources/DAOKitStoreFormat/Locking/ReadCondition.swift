@@ -1,3 +1,5 @@
+import DAOKitInternals
+
 /// What readers may rely on while they hold the shared lock. The reader that takes the lock
 /// decides it from the journal (`FileStorageContext.readCondition()`), and
 /// every thread reading under the same lock gets the same answer.

@@ -1,4 +1,5 @@
 import DAOKit
+import DAOKitFileStore
 import DAOKitStoreFormat
 import Foundation
 import Testing

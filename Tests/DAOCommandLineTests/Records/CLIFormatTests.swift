@@ -1,5 +1,6 @@
 @testable import DAOCommandLine
 import DAOKit
+import DAOKitFileStore
 import DAOKitStoreFormat
 import Foundation
 import Testing
@@ -83,7 +84,7 @@ struct CLIFormatTests {
         let encoder = PropertyListEncoder()
         encoder.outputFormat = .binary
         let value = try BinaryPropertyListParser.parse(try encoder.encode(Sample()))
-        let expected: [String: JSONValue] = [
+        let expected: [String: DAOCommandLine.JSONValue] = [
             "flag": .bool(true), "zero": .bool(false), "small": .number("200"), "negative": .number("-5"),
             "huge": .number("18446744073709551615"), "real": .number("0.1"), "float": .number("1.5"), "nan": .string("NaN"),
             "date": .number("2.5"), "data": .string("3q0="), "ascii": .string("plain"), "unicode": .string("caf\u{E9} 🙂"),

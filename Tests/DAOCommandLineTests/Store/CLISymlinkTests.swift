@@ -1,5 +1,6 @@
-import DAOKitStoreFormat
 import DAOKit
+import DAOKitFileStore
+import DAOKitStoreFormat
 import Foundation
 import Testing
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 @testable import DAOCommandLine
 import DAOKit
+import DAOKitFileStore
 import DAOKitStoreFormat
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import DAOKitInternals
 import DAOKitStoreFormat
 import Foundation
 import Testing

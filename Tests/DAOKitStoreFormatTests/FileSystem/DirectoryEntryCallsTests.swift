@@ -1,4 +1,4 @@
-import DAOKitStoreFormat
+import DAOKitInternals
 import Foundation
 import Testing
 #if canImport(Glibc)

@@ -4,6 +4,7 @@
 // fixtures; in the README they are top-level.
 import DAOKit
 import DAOKitTesting
+import DAOKitTestSupport
 import Foundation
 import Testing
 

@@ -3,7 +3,7 @@ import Testing
 @testable import DAOKit
 
 /// Arrays are decoded by the mapper itself, into storage reserved for their length
-/// (`Mapping/Unsafe/ArrayFastPath.swift`), with exactly what `Array.init(from:)` would produce:
+/// (`Mapping/Internal/Unsafe/ArrayFastPath.swift`), with exactly what `Array.init(from:)` would produce:
 /// the same elements, the same errors at the same paths, the same reads for strict mode.
 @Suite("Array decoding")
 struct ArrayDecodingTests {

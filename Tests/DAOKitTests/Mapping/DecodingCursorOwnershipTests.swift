@@ -4,7 +4,7 @@ import Testing
 
 /// Keyed decoding containers refer to their cursor without retaining it; the decoder's container
 /// cache keeps every cursor alive for as long as its container can be used
-/// (`Mapping/Unsafe/ContainerCache.swift`, "Cursor ownership"). These cases would read freed memory
+/// (`Mapping/Internal/Unsafe/ContainerCache.swift`, "Cursor ownership"). These cases would read freed memory
 /// if it did not — which the AddressSanitizer run of `.ci/run` turns into a failure.
 @Suite("Decoding cursor ownership")
 struct DecodingCursorOwnershipTests {

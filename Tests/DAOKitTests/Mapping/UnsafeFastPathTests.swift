@@ -3,7 +3,7 @@ import Testing
 @testable import DAOKit
 
 /// The mapper's unsafe fast paths are switched on where they should be, and their guards hold
-/// (see `Sources/DAOKit/Mapping/Unsafe/README.md`).
+/// (see `Sources/DAOKit/Mapping/Internal/Unsafe/README.md`).
 @Suite("Unsafe fast paths")
 struct UnsafeFastPathTests {
     @Test func theContainerBoxCacheIsActiveOnThisToolchain() {

@@ -1,5 +1,7 @@
 @testable import DAOKit
-import DAOKitStoreFormat
+@testable import DAOKitFileStore
+import DAOKitInternals
+import DAOKitTestSupport
 import Foundation
 import Testing
 
@@ -13,7 +15,7 @@ import Testing
 /// deadlock fails the test instead of hanging the run.
 @Suite("Context re-entrancy")
 struct ContextReentrancyTests {
-    static let factories: [ContextFactory] = ContextFactory.all + [.fileJSON]
+    static let factories: [ContextFactory] = ContextFactory.core + [.fileJSON]
 
     @Test(arguments: factories, SaveMode.allCases)
     func anIDGetterThatCallsTheContextDuringASaveWorks(_ factory: ContextFactory, _ mode: SaveMode) throws {
@@ -178,13 +180,6 @@ struct ContextReentrancyTests {
 }
 
 // MARK: - Support
-
-extension ContextFactory {
-    static let fileJSON = ContextFactory(description: "file(JSON)") {
-        let directory = FileTestDirectory()
-        return Fresh(context: try FileStorageContext(directory: directory.url), cleanUp: directory.remove)
-    }
-}
 
 /// A storage key whose `storageKey` runs a callback first. Equal and hashed by its value only.
 struct CallbackKey: StorageKey, Codable {

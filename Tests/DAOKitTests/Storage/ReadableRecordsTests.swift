@@ -1,5 +1,7 @@
 import DAOKit
+import DAOKitFileStore
 import DAOKitTesting
+import DAOKitTestSupport
 import Foundation
 import Testing
 
@@ -7,7 +9,7 @@ import Testing
 /// others and reports it, `storedKeys` lists it, `delete(_:storageKeys:)` removes it.
 @Suite("Reading past unreadable records")
 struct ReadableRecordsTests {
-    static let factories: [ContextFactory] = ContextFactory.all + [.file]
+    static let factories: [ContextFactory] = ContextFactory.core + [.fileJSON]
 
     @Test(arguments: factories)
     func fetchReadableReturnsTheGoodRecordsAndTheUndecodableOneBesideThem(_ factory: ContextFactory) throws {
@@ -75,11 +77,4 @@ private struct LegacyCounter: Storable {
     static var entityName: String { FixtureCounterEntity.entityName }
     var id: String
     var value: Int
-}
-
-extension ContextFactory {
-    static let file = ContextFactory(description: "file") {
-        let directory = FileTestDirectory()
-        return Fresh(context: try FileStorageContext(directory: directory.url), cleanUp: directory.remove)
-    }
 }

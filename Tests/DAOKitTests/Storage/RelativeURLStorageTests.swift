@@ -1,4 +1,6 @@
 @testable import DAOKit
+@testable import DAOKitFileStore
+import DAOKitTestSupport
 import Foundation
 import Testing
 
@@ -6,7 +8,7 @@ import Testing
 /// a relative URL with its base, at any depth — and an absolute URL is still stored as its string.
 @Suite("Relative URLs in every context")
 struct RelativeURLStorageTests {
-    static let factories: [ContextFactory] = ContextFactory.all + [.fileJSON, .filePropertyList]
+    static let factories: [ContextFactory] = ContextFactory.core + [.fileJSON, .filePropertyList]
     static let base = URL(string: "https://example.com/base/")!
     static let relative = URL(string: "rel/path.png", relativeTo: base)!
 

@@ -1,4 +1,6 @@
 import DAOKit
+import DAOKitFileStore
+import DAOKitTestSupport
 import Foundation
 import Testing
 
@@ -8,7 +10,7 @@ import Testing
 /// several records lists each on its own short line.
 @Suite("Undecodable records")
 struct UndecodableRecordTests {
-    static let factories: [ContextFactory] = ContextFactory.all + [.fileJSON, .filePropertyList]
+    static let factories: [ContextFactory] = ContextFactory.core + [.fileJSON, .filePropertyList]
 
     /// 5,000,000,000 stored through an `Int64` field, read back through an `Int32` one.
     @Test(arguments: factories)
@@ -117,11 +119,4 @@ struct NarrowMeasure: Storable, Equatable {
     static var entityName: String { "Measure" }
     var id: String
     var value: Int32
-}
-
-extension ContextFactory {
-    static let filePropertyList = ContextFactory(description: "file(propertyList)") {
-        let directory = FileTestDirectory()
-        return Fresh(context: try FileStorageContext(directory: directory.url, format: .propertyList), cleanUp: directory.remove)
-    }
 }

@@ -1,4 +1,5 @@
-@_spi(DAOKitIntegrations) import DAOKit
+import DAOKit
+import DAOKitSQL
 import Foundation
 
 /// DAOKit's layout in a PostgreSQL schema, and the SQL expressions queries and indexes share.

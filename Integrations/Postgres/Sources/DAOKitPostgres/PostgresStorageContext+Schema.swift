@@ -1,4 +1,5 @@
-@_spi(DAOKitIntegrations) import DAOKit
+import DAOKit
+import DAOKitSQL
 import PostgresNIO
 
 /// Creating DAOKit's tables on first use, and reading what `daokit_field_kinds` records.

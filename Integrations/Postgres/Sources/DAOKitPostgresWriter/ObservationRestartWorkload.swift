@@ -1,6 +1,6 @@
 import DAOKit
 import DAOKitPostgres
-import DAOKitTesting
+import DAOKitPostgresTestSupport
 import Foundation
 
 /// Observations across a server stop longer than the connect timeout, while two writers (two

@@ -1,6 +1,6 @@
 import DAOKit
 import DAOKitPostgres
-import DAOKitTesting
+import DAOKitPostgresTestSupport
 import Foundation
 
 /// Batches written while the server stops and starts again: the restart test's workload.

@@ -10,7 +10,7 @@
 // It prints one result line (`done …`) and exits 0, or prints the error and exits 1.
 import DAOKit
 import DAOKitPostgres
-import DAOKitTesting
+import DAOKitPostgresTestSupport
 import Foundation
 
 func environment(_ name: String) -> String {

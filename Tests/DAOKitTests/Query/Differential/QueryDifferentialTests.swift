@@ -1,4 +1,5 @@
 import DAOKit
+import DAOKitTestSupport
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import DAOKitTestSupport
 import Foundation
 
 /// A model, as a test argument: its name and a way to run the differential on a context.

@@ -1,5 +1,6 @@
 import DAOKit
-import DAOKitStoreFormat
+import DAOKitInternals
+import DAOKitTestSupport
 import Foundation
 import Testing
 

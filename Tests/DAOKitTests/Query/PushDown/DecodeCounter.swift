@@ -1,5 +1,5 @@
 import DAOKit
-import DAOKitStoreFormat
+import DAOKitInternals
 import Foundation
 
 /// Counts calls of a type's `init(from:)`: how push-down is observed from outside a context. A

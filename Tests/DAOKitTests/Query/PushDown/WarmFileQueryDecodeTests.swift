@@ -1,4 +1,6 @@
 import DAOKit
+import DAOKitFileStore
+import DAOKitTestSupport
 import Foundation
 import Testing
 

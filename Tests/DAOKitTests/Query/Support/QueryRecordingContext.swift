@@ -1,5 +1,5 @@
 import DAOKit
-import DAOKitStoreFormat
+import DAOKitInternals
 import Foundation
 
 /// A context that forwards every call to a shipped context and records the queries BaseDao hands

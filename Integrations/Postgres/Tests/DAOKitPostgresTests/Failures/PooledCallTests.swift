@@ -1,4 +1,5 @@
 import DAOKit
+import DAOKitPostgresTestSupport
 import DAOKitTesting
 @testable import DAOKitPostgres
 import PostgresNIO

@@ -1,5 +1,6 @@
 import DAOKit
 @testable import DAOKitPostgres
+import DAOKitPostgresTestSupport
 import DAOKitTesting
 import Foundation
 import NIOPosix

@@ -1,5 +1,6 @@
 import DAOKit
 import DAOKitPostgres
+import DAOKitPostgresTestSupport
 import DAOKitTesting
 import PostgresNIO
 import Testing

@@ -1,4 +1,6 @@
-@_spi(DAOKitIntegrations) import DAOKit
+import DAOKit
+import DAOKitPostgresTestSupport
+import DAOKitSQL
 @testable import DAOKitPostgres
 import DAOKitTesting
 import Testing

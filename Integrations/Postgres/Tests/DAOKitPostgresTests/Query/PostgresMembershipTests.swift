@@ -1,4 +1,5 @@
-@_spi(DAOKitIntegrations) import DAOKit
+import DAOKit
+import DAOKitSQL
 @testable import DAOKitPostgres
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 @testable import DAOKitPostgres
-@_spi(DAOKitIntegrations) import DAOKit
+import DAOKit
+import DAOKitSQL
 import DAOKitTesting
 import Foundation
 import PostgresNIO

@@ -1,4 +1,5 @@
 import DAOKit
+import DAOKitPostgresTestSupport
 @testable import DAOKitPostgres
 import DAOKitTesting
 import Foundation

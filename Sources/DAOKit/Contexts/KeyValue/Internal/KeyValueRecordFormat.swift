@@ -1,0 +1,40 @@
+import Foundation
+
+/// How ``KeyValueStorageContext`` writes one record: the entity encoded by `JSONEncoder` with
+/// sorted keys and unescaped slashes, stored as a string.
+///
+/// Foundation's default strategies apply, so other tools can read records as plain JSON:
+/// `Date` is a number of seconds since 2001-01-01T00:00:00Z (Foundation's reference date, exact),
+/// `Data` is Base64 text, `URL` is its absolute string — except a URL with a base, which is
+/// `{"base":…,"relative":…}` so that it reads back `==` (see ``RelativeURLCoding``) — and
+/// non-finite floating-point numbers cannot be encoded. Sorted keys make equal entities produce equal text, so records diff cleanly.
+enum KeyValueRecordFormat {
+    /// `JSONEncoder`/`JSONDecoder` are thread-safe and their configuration never changes after
+    /// this point, so one of each is shared instead of allocating per record.
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+    private static let decoder = JSONDecoder()
+
+    /// The record text of `entity`.
+    /// - Throws: ``StorageError`` with ``StorageError/Kind/encodingFailed`` naming the entity and key.
+    static func encode<E: Storable>(_ entity: E, location: String) throws -> String {
+        do {
+            // Through the URL-keeping wrapper, so that a relative URL keeps its base.
+            return String(decoding: try encoder.encode(URLKeepingEncodable(value: entity)), as: UTF8.self)
+        } catch {
+            throw StorageError(.encodingFailed, entityName: E.entityName, key: entity.id.storageKey,
+                               location: location, underlyingError: error)
+        }
+    }
+
+    /// The entity a record's text holds.
+    /// - Throws: ``StorageError`` naming the entity, key and store key:
+    ///   ``StorageError/Kind/corruptRecord(_:)`` when the text is not JSON at all,
+    ///   ``StorageError/Kind/decodingFailed`` when it is JSON of another shape.
+    static func decode<E: Storable>(_ text: String, as type: E.Type, key: String, location: String) throws -> E {
+        try JSONRecordDecoding.decode(E.self, from: Data(text.utf8), key: key, location: location, decoder: decoder)
+    }
+}

@@ -1,0 +1,102 @@
+import DAOKitInternals
+import Foundation
+
+/// Answers "which stored field does this key path of `Domain` read?" — only when it is proven
+/// that the key path reads exactly the value the entity stores under that field: what lets
+/// ``BaseDao`` hand a filter or a sort on a key path to the context as one on a field.
+///
+/// **The rule.** A key path is translated to a field only when all of this holds:
+/// 1. `Domain` is a struct and the key path is a chain of its stored properties: the standard
+///    library's reflection lists them with their offsets, and `MemoryLayout.offset(of:)` of the
+///    key path must land on one of them with the same type (a computed property has no offset, a
+///    class lists no fields, so neither is ever translated);
+/// 2. the property's type is one a query compares as a value (integers, floating point, `Bool`,
+///    `String`, `Date`, `UUID`, `URL`, `Data`, `Decimal`, or an optional of one);
+/// 3. on probe entities — a stored entity with the field replaced by a distinct value per probe,
+///    and, for an optional, by `nil` — the domain value ``EntityMapper`` produces reads at the key
+///    path exactly the value the entity stores under the field (its own `encode(to:)`, the
+///    representation queries evaluate), in every probe, and the stored value follows the probe.
+///
+/// The field's name is the property's name, the key synthesized conformances use. A custom
+/// `CodingKeys` that renames or swaps, a coder that transforms the value, or a representation that
+/// differs (an entity storing a `Date` as a number) fails (3), and that part of the query is
+/// evaluated in Swift instead. A custom coder that changes a value only for inputs the probes do
+/// not hit could pass: a `BaseDao` subclass over such a type overrides
+/// ``BaseDao/translatesQueries`` to return `false`.
+///
+/// Probes start from one stored entity (so the fields a probe leaves alone hold valid values);
+/// while the store is empty nothing is proven, and nothing needs to be. Results are kept per type
+/// pair and key path for the life of the process.
+final class FieldProof<Domain: Decodable, Entity: Storable> {
+    private let mapper: EntityMapper
+    private let sample: () throws -> Entity?
+    /// Probes of the sample, once fetched; `.none` until then, `.some(nil)` when there is no
+    /// usable sample.
+    private var probes: FieldProbes<Entity>??
+
+    /// A proof for one query; `sample` is called at most once, when a key path not proven before
+    /// needs a probe.
+    init(mapper: EntityMapper, sample: @escaping () throws -> Entity?) {
+        self.mapper = mapper
+        self.sample = sample
+    }
+
+    /// The field `keyPath` reads, or `nil` when that cannot be proven.
+    func field(for keyPath: AnyKeyPath) -> FieldPath? {
+        let cacheKey = CacheKey(domain: ObjectIdentifier(Domain.self), entity: ObjectIdentifier(Entity.self),
+                                strict: mapper.isStrict, keyPath: keyPath)
+        if let known = FieldProofCache.results.withLock({ $0[cacheKey] }) { return known }
+        guard let leaf = StoredLeaf.leaf(of: Domain.self, at: keyPath) else {
+            FieldProofCache.results.withLock { $0[cacheKey] = .some(nil) }
+            return nil
+        }
+        guard let probes = sampleProbes() else { return nil }  // not cached: a later query may have a sample
+        let proven = probe(leaf, keyPath: keyPath, probes: probes) ? FieldPath(leaf.names) : nil
+        FieldProofCache.results.withLock { $0[cacheKey] = .some(proven) }
+        return proven
+    }
+
+    private func sampleProbes() -> FieldProbes<Entity>? {
+        if let probes { return probes }
+        let made = (try? sample()).flatMap { FieldProbes(sample: $0) }
+        probes = .some(made)
+        return made
+    }
+
+    /// Runs the probes for one leaf: two with distinct values, and one with `nil` for an optional.
+    private func probe(_ leaf: StoredLeaf, keyPath: AnyKeyPath, probes: FieldProbes<Entity>) -> Bool {
+        let extractor = FieldExtractor(fields: [FieldPath(leaf.names)])
+        var previous: StorageValue?
+        for round in FieldProbes<Entity>.rounds(of: leaf) {
+            guard let entity = probes.entity(setting: leaf, round: round),
+                  let domain = try? mapper.map(entity, to: Domain.self),
+                  let stored = try? extractor.values(of: entity)[0],
+                  let value = domain[keyPath: keyPath], let read = storageValue(of: value),
+                  read.kind == stored.kind, StorageValue.equal(read, stored)
+            else { return false }
+            // The stored value must follow the probe: a field that ignores what it is given proves nothing.
+            if let previous, StorageValue.equal(previous, stored) { return false }
+            previous = stored
+        }
+        return true
+    }
+}
+
+/// A value read through a key path as a query sees it, if it has a scalar form.
+private func storageValue(of value: Any) -> StorageValue? {
+    guard let encodable = value as? any Encodable else { return nil }
+    return StorageValue(encoding: encodable)
+}
+
+private struct CacheKey: Hashable {
+    let domain: ObjectIdentifier, entity: ObjectIdentifier, strict: Bool
+    let keyPath: AnyKeyPath
+}
+
+private enum FieldProofCache {
+    /// Proven (or refuted: `.some(nil)`) key paths. Sound as `Sendable`: only touched under the
+    /// lock, and the key paths in it are the callers' own stored-property key paths, which never
+    /// change (`AnyKeyPath` is not `Sendable` only because a key path can capture subscript
+    /// arguments).
+    static let results = Locked<[CacheKey: FieldPath?]>([:])
+}

@@ -1,0 +1,113 @@
+import DAOKit
+import DAOKitStoreFormat
+import Foundation
+
+/// Reading past unreadable records, listing keys and removing records by key, for
+/// ``FileStorageContext``. Kept apart from the read paths in `FileStorageContext.swift`: these
+/// collect failures where those throw.
+extension FileStorageContext {
+    /// Every record file of the type that reads and decodes, in no particular order, and a
+    /// failure for each one that does not, naming its file: ``StorageError/Kind/decodingFailed``
+    /// for a sound record whose entity does not decode, ``StorageError/Kind/corruptRecord(_:)`` for
+    /// a damaged file, a directory or link in a record's place, or a file under another key's name.
+    /// - Throws: ``StorageError`` of kind `.io` when the directory cannot be listed or a file
+    ///   cannot be read, or when a batch of this entity type stopped half way and this process may
+    ///   not roll it back (the error names `.journal`).
+    public func fetchReadable<E: Storable>(_ type: E.Type) throws -> ReadableRecords<E, E.ID> {
+        let entityName = E.entityName
+        let directoryPath = entityDirectoryPath(entityName)
+        let files = try mapErrors(entityName: entityName, key: nil) {
+            try withReadLock(entityName: entityName) { () throws -> [(name: String, contents: FileContents)] in
+                try recordFileNames(in: directoryPath).map { ($0, try fileSystem.readContents(of: directoryPath + "/" + $0)) }
+            }
+        }
+        var result = ReadableRecords<E, E.ID>(values: [], failures: [])
+        for (name, contents) in files {
+            let path = directoryPath + "/" + name
+            let nameKey = spelledOutKey(ofFileName: name)
+            switch contents {
+            case .absent:
+                continue
+            case .directory:
+                result.failures.append(UnreadableRecord(
+                    storageKey: nameKey, error: Self.directoryInTheWay(entityName: entityName, key: nameKey, path: path)))
+            case .notRegularFile:
+                result.failures.append(UnreadableRecord(
+                    storageKey: nameKey, error: Self.notRegularFile(entityName: entityName, key: nameKey, path: path)))
+            case let .bytes(data):
+                if let nameKey, let entity = codec.decodeCanonicalJSON(E.self, from: data, key: nameKey) {
+                    result.values.append(entity)
+                    continue
+                }
+                do throws(StorageError) {
+                    let record = try codec.decode(E.self, from: data, path: path, entityName: entityName, key: nameKey)
+                    guard fileName(forKey: record.key) == name else {
+                        throw StorageError(.corruptRecord(RecordEnvelope.misplacedKey(record.key)),
+                                           entityName: entityName, key: nameKey ?? record.key, location: path)
+                    }
+                    result.values.append(record.entity)
+                } catch {
+                    // A hashed name does not spell its key out; a sound envelope still holds it.
+                    let key = nameKey ?? envelopeKey(of: data, path: path, entityName: entityName)
+                    result.failures.append(UnreadableRecord(storageKey: key, error: error))
+                }
+            }
+        }
+        return result
+    }
+
+    /// The storage keys of every record file of the type, in no particular order, without
+    /// decoding any entity: from the file name, or for a hashed name from the record's envelope.
+    /// A file under a hashed name whose envelope is damaged has no key to list; ``fetchReadable(_:)``
+    /// reports it with its path.
+    /// - Throws: ``StorageError`` of kind `.io` as ``fetchReadable(_:)``.
+    public func storedKeys<E: Storable>(_ type: E.Type) throws -> [String] {
+        let entityName = E.entityName
+        let directoryPath = entityDirectoryPath(entityName)
+        return try mapErrors(entityName: entityName, key: nil) {
+            try withReadLock(entityName: entityName) { () throws -> [String] in
+                try recordFileNames(in: directoryPath).compactMap { name in
+                    if let key = spelledOutKey(ofFileName: name) { return key }
+                    let path = directoryPath + "/" + name
+                    guard case let .bytes(data) = try fileSystem.readContents(of: path) else { return nil }
+                    return envelopeKey(of: data, path: path, entityName: entityName)
+                }
+            }
+        }
+    }
+
+    /// Removes the records under these storage keys without reading them, all or nothing, as
+    /// ``delete(_:ids:)`` does; unknown keys are ignored.
+    /// - Throws: as ``delete(_:ids:)``.
+    public func delete<E: Storable>(_ type: E.Type, storageKeys: [String]) throws {
+        var seen = Set<String>()
+        var changes: [RecordChange] = []
+        for key in storageKeys {
+            let name = fileName(forKey: key)
+            if seen.insert(name).inserted { changes.append(RecordChange(key: key, fileName: name, contents: nil)) }
+        }
+        guard !changes.isEmpty else { return }
+        let directory = entityDirectory(E.entityName)
+        let cacheUpdate = queryCache.keeps(E.self, directoryName: directory.name)
+            ? queryCache.prepare(E.self, directoryName: directory.name, records: changes.map { ($0.fileName, $0.key, nil) })
+            : nil
+        try write(changes, entityName: E.entityName, directory: directory, cacheUpdate: cacheUpdate)
+    }
+
+    /// The key a file name spells out and that this store would file under that very name; `nil`
+    /// for hashed and foreign names.
+    private func spelledOutKey(ofFileName name: String) -> String? {
+        guard let key = key(fromFileName: name), fileName(forKey: key) == name else { return nil }
+        return key
+    }
+
+    /// The key in a record's envelope, whatever its entity holds; `nil` when the envelope is damaged.
+    private func envelopeKey(of data: Data, path: String, entityName: String) -> String? {
+        try? codec.decode(AnyEntity.self, from: data, path: path, entityName: entityName, key: nil).key
+    }
+}
+
+/// Decodes from any entity without reading it: for reading a record's envelope alone.
+private struct AnyEntity: Decodable {
+    init(from decoder: any Decoder) throws {}
+}

@@ -1,0 +1,172 @@
+import DAOKit
+import DAOKitStoreFormat
+import Foundation
+
+/// Encodes entities into record envelopes and decodes them back, classifying what goes wrong.
+struct RecordCodec: Sendable {
+    /// The version this release writes, and the only one it reads.
+    static let formatVersion = FileStorageContext.RecordFormat.formatVersion
+
+    let format: FileStorageContext.RecordFormat
+    private let jsonEncoder: JSONEncoder
+    /// Shared with ``decodeCanonicalJSON(_:from:key:)``, which must decode entities exactly as
+    /// ``decode(_:from:path:entityName:key:)`` does.
+    let jsonDecoder: JSONDecoder
+    private let plistEncoder: PropertyListEncoder
+    private let plistDecoder: PropertyListDecoder
+
+    init(format: FileStorageContext.RecordFormat) {
+        self.format = format
+        let json = JSONEncoder()
+        json.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        json.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        jsonEncoder = json
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        jsonDecoder = decoder
+        let plist = PropertyListEncoder()
+        plist.outputFormat = .binary
+        plistEncoder = plist
+        plistDecoder = PropertyListDecoder()
+    }
+
+    /// The bytes of the record file for `entity` stored under `key`.
+    func encode<E: Encodable>(_ entity: E, key: String) throws -> Data {
+        switch format {
+        case .json:
+            // Through the URL-keeping wrapper: JSONEncoder alone would drop a relative URL's base.
+            let envelope = EncodedRecord(formatVersion: Self.formatVersion, key: key, entity: URLKeepingEncodable(value: entity))
+            return try jsonEncoder.encode(envelope)
+        case .propertyList:
+            // Property lists keep a URL's base through URL's own Codable.
+            return try plistEncoder.encode(EncodedRecord(formatVersion: Self.formatVersion, key: key, entity: entity))
+        }
+    }
+
+    /// Decodes a record file into its key and entity. Everything wrong with the envelope (empty,
+    /// truncated, not the format, an unknown version) is `.corruptRecord` with a detail; an entity
+    /// that does not decode from a sound envelope is `.decodingFailed`.
+    ///
+    /// Readers that know which key the file must hold try ``decodeCanonicalJSON(_:from:key:)``
+    /// first, and come here when it returns `nil`.
+    /// - Parameter key: the key the caller asked for, if any, to name in errors.
+    func decode<E: Decodable>(_ type: E.Type, from data: Data, path: String, entityName: String, key: String?) throws(StorageError) -> (key: String, entity: E) {
+        func corrupt(_ detail: String, _ underlying: (any Error)? = nil) -> StorageError {
+            StorageError(.corruptRecord(detail), entityName: entityName, key: key, location: path, underlyingError: underlying)
+        }
+        if data.isEmpty { throw corrupt("empty file") }
+        do {
+            switch format {
+            case .json:
+                return try RelativeURLCoding.decode(
+                    data,
+                    plain: { data in
+                        let record = try jsonDecoder.decode(DecodedRecord<E>.self, from: data)
+                        return (record.key, record.entity)
+                    },
+                    keepingURLs: { data in
+                        let record = try jsonDecoder.decode(DecodedRecord<URLKeepingDecodable<E>>.self, from: data)
+                        return (record.key, record.entity.value)
+                    })
+            case .propertyList:
+                let record = try plistDecoder.decode(DecodedRecord<E>.self, from: data)
+                return (record.key, record.entity)
+            }
+        } catch let error as UnsupportedFormatVersion {
+            throw corrupt(Self.unsupportedVersion(error.version), error)
+        } catch let error as DecodingError {
+            if Self.isInsideEntity(error) {
+                throw StorageError(.decodingFailed, entityName: entityName, key: key, location: path, underlyingError: error)
+            }
+            // JSONDecoder calls a number that does not fit its field "not valid JSON", without a
+            // path: look at the parsed record before believing it.
+            if format == .json, JSONDecodingDiagnosis.claimsInvalidJSON(error), let record = JSONDecodingDiagnosis.parse(data) {
+                if let problem = Self.envelopeProblem(in: record) { throw corrupt(problem, error) }
+                throw StorageError(.decodingFailed, entityName: entityName, key: key, location: path,
+                                   underlyingError: JSONDecodingDiagnosis.bestError(error, entity: record["entity"], as: E.self))
+            }
+            throw corrupt(Self.envelopeProblem(error, format: format), error)
+        } catch {
+            throw corrupt("unreadable record: \(error)", error)
+        }
+    }
+
+    private static func isInsideEntity(_ error: DecodingError) -> Bool {
+        let context: DecodingError.Context
+        switch error {
+        case let .typeMismatch(_, c), let .valueNotFound(_, c), let .keyNotFound(_, c), let .dataCorrupted(c): context = c
+        @unknown default: return false
+        }
+        return context.codingPath.first?.stringValue == DecodedRecord<Int>.CodingKeys.entity.stringValue
+    }
+
+    /// The problem with a record of another format version, however it was read.
+    private static func unsupportedVersion(_ version: some BinaryInteger) -> String {
+        RecordEnvelope.unsupportedVersion(version)
+    }
+
+    /// What is wrong with a parsed JSON record's envelope; `nil` when it is sound, so that what
+    /// failed is the entity.
+    private static func envelopeProblem(in record: JSONValue) -> String? {
+        guard case .object = record else { return "the file is not a record envelope" }
+        switch record["formatVersion"] {
+        case nil: return "the record has no formatVersion field"
+        case let .integer(version) where version != Int64(formatVersion):
+            return unsupportedVersion(version)
+        case let .unsigned(version):
+            return unsupportedVersion(version)
+        case .integer: break
+        default: return "the record's formatVersion field has the wrong type"
+        }
+        switch record["key"] {
+        case nil: return "the record has no key field"
+        case .string: break
+        default: return "the record's key field has the wrong type"
+        }
+        return record["entity"] == nil ? "the record has no entity field" : nil
+    }
+
+    private static func envelopeProblem(_ error: DecodingError, format: FileStorageContext.RecordFormat) -> String {
+        switch error {
+        case let .keyNotFound(key, _):
+            return "the record has no \(key.stringValue) field"
+        case let .typeMismatch(_, context), let .valueNotFound(_, context):
+            if context.codingPath.isEmpty { return "the file is not a record envelope" }
+            return "the record's \(context.codingPath.map(\.stringValue).joined(separator: ".")) field has the wrong type"
+        case .dataCorrupted:
+            return format == .json ? "truncated or not valid JSON" : "truncated or not a property list"
+        @unknown default:
+            return "unreadable record"
+        }
+    }
+}
+
+/// Thrown while decoding an envelope whose version this release does not know.
+struct UnsupportedFormatVersion: Error {
+    let version: Int
+}
+
+private struct EncodedRecord<Entity: Encodable>: Encodable {
+    let formatVersion: Int
+    let key: String
+    let entity: Entity
+}
+
+private struct DecodedRecord<Entity: Decodable>: Decodable {
+    enum CodingKeys: String, CodingKey {
+        case formatVersion, key, entity
+    }
+
+    let key: String
+    let entity: Entity
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        // The version comes first so that a future layout is reported as such, not as a
+        // confusing field error.
+        let version = try container.decode(Int.self, forKey: .formatVersion)
+        guard version == RecordCodec.formatVersion else { throw UnsupportedFormatVersion(version: version) }
+        key = try container.decode(String.self, forKey: .key)
+        entity = try container.decode(Entity.self, forKey: .entity)
+    }
+}

@@ -1,0 +1,193 @@
+import CSQLite
+import DAOKit
+import Foundation
+
+/// Reads typed values from the current row of a `SELECT *` on an entity table: what the row
+/// decoder's containers call. One per query; its column list is read once, not per row.
+///
+/// Column 0 is `daokit_key`; the field columns follow in table order, which is the order
+/// `encode(to:)` first wrote them — so a decoder reading keys in that order finds each column
+/// at ``hint`` without searching.
+final class SQLiteRowReader {
+    let statement: OpaquePointer
+    /// Field column names; the name at position `i` is SQLite column `i + 1`.
+    let names: [String]
+    /// The next column position a lookup tries first.
+    private var hint = 0
+
+    init(statement: SQLiteStatement) {
+        self.statement = statement.handle
+        let count = Int(statement.columnCount)
+        names = count > 1 ? (1..<count).map { statement.columnName(Int32($0)) } : []
+    }
+
+    /// Starts a new row: lookups start from the first field again.
+    @inline(__always)
+    func startRow() { hint = 0 }
+
+    /// The SQLite column holding field `name`, or `nil` when the table has no such column.
+    @inline(__always)
+    func column(_ name: String) -> Int32? {
+        let count = names.count
+        if hint < count && names[hint] == name {
+            hint += 1
+            return Int32(hint)
+        }
+        for position in 0..<count where names[position] == name {
+            hint = position + 1
+            return Int32(hint)
+        }
+        return nil
+    }
+
+    /// The storage key of the current row.
+    var key: String { text(0) }
+
+    @inline(__always)
+    func type(_ column: Int32) -> Int32 { sqlite3_column_type(statement, column) }
+
+    @inline(__always)
+    func isNull(_ column: Int32?) -> Bool {
+        guard let column else { return true }
+        return sqlite3_column_type(statement, column) == SQLITE_NULL
+    }
+
+    @inline(__always)
+    func text(_ column: Int32) -> String {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let bytes = sqlite3_column_text(statement, column) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    // MARK: Typed reads. `path` is the coding path of the value, for errors only.
+
+    func string(_ column: Int32, _ path: @autoclosure () -> [any CodingKey]) throws -> String {
+        guard type(column) == SQLITE_TEXT else { throw mismatch(String.self, column, path()) }
+        return text(column)
+    }
+
+    func bool(_ column: Int32, _ path: @autoclosure () -> [any CodingKey]) throws -> Bool {
+        guard type(column) == SQLITE_INTEGER else { throw mismatch(Bool.self, column, path()) }
+        switch sqlite3_column_int64(statement, column) {
+        case 0: return false
+        case 1: return true
+        default: throw mismatch(Bool.self, column, path())
+        }
+    }
+
+    func integer<T: FixedWidthInteger>(_ type: T.Type, _ column: Int32, _ path: @autoclosure () -> [any CodingKey]) throws -> T {
+        switch self.type(column) {
+        case SQLITE_INTEGER:
+            let value = sqlite3_column_int64(statement, column)
+            guard let exact = T(exactly: value) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "\(value) does not fit in \(T.self)"))
+            }
+            return exact
+        case SQLITE_TEXT:
+            // A UInt64 above Int64.max is stored as its digits.
+            guard let exact = T(text(column), radix: 10) else { throw mismatch(T.self, column, path()) }
+            return exact
+        default:
+            throw mismatch(T.self, column, path())
+        }
+    }
+
+    func double(_ column: Int32, _ path: @autoclosure () -> [any CodingKey]) throws -> Double {
+        switch type(column) {
+        case SQLITE_FLOAT: return sqlite3_column_double(statement, column)
+        case SQLITE_INTEGER: return Double(sqlite3_column_int64(statement, column))
+        case SQLITE_TEXT where text(column) == "NaN": return .nan
+        default: throw mismatch(Double.self, column, path())
+        }
+    }
+
+    func date(_ column: Int32, _ path: @autoclosure () -> [any CodingKey]) throws -> Date {
+        Date(timeIntervalSinceReferenceDate: try double(column, path()))
+    }
+
+    func uuid(_ column: Int32, _ path: @autoclosure () -> [any CodingKey]) throws -> UUID {
+        guard type(column) == SQLITE_TEXT, let uuid = UUIDText.parse(statement, column) else { throw mismatch(UUID.self, column, path()) }
+        return uuid
+    }
+
+    func url(_ column: Int32, _ path: @autoclosure () -> [any CodingKey]) throws -> URL {
+        let string = try self.string(column, path())
+        if string.hasPrefix("{"),
+           let relative = try? SQLiteRowDecoding.json.decode(RelativeURLCoding.RelativeURL.self, from: Data(string.utf8)),
+           let url = relative.url {
+            return url
+        }
+        guard let url = URL(string: string) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "Invalid URL string \(string.debugDescription)"))
+        }
+        return url
+    }
+
+    func data(_ column: Int32, _ path: @autoclosure () -> [any CodingKey]) throws -> Data {
+        guard type(column) == SQLITE_BLOB else { throw mismatch(Data.self, column, path()) }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return Data() }
+        return Data(bytes: bytes, count: count)
+    }
+
+    func decimal(_ column: Int32, _ path: @autoclosure () -> [any CodingKey]) throws -> Decimal {
+        switch type(column) {
+        case SQLITE_TEXT:
+            guard let decimal = Decimal(string: text(column), locale: Locale(identifier: "en_US_POSIX")) else {
+                throw mismatch(Decimal.self, column, path())
+            }
+            return decimal
+        case SQLITE_INTEGER: return Decimal(sqlite3_column_int64(statement, column))
+        case SQLITE_FLOAT: return Decimal(sqlite3_column_double(statement, column))
+        default: throw mismatch(Decimal.self, column, path())
+        }
+    }
+
+    /// The error for a column whose storage class does not hold a `T`.
+    func mismatch(_ type: Any.Type, _ column: Int32, _ path: [any CodingKey]) -> DecodingError {
+        if self.type(column) == SQLITE_NULL {
+            return DecodingError.valueNotFound(type, .init(codingPath: path, debugDescription: "Expected \(type) but found null"))
+        }
+        let found: String
+        switch self.type(column) {
+        case SQLITE_INTEGER: found = "an integer (\(sqlite3_column_int64(statement, column)))"
+        case SQLITE_FLOAT: found = "a real number (\(sqlite3_column_double(statement, column)))"
+        case SQLITE_TEXT: found = "text \(String(text(column).prefix(40)).debugDescription)"
+        default: found = "a blob"
+        }
+        return DecodingError.typeMismatch(type, .init(codingPath: path, debugDescription: "Expected \(type) but found \(found)"))
+    }
+}
+
+/// Parses a UUID's text straight from a column's bytes: `UUID(uuidString:)` would need a
+/// `String` first.
+enum UUIDText {
+    static func parse(_ statement: OpaquePointer, _ column: Int32) -> UUID? {
+        guard sqlite3_column_bytes(statement, column) == 36, let text = sqlite3_column_text(statement, column) else { return nil }
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var position = 0
+        let ok = withUnsafeMutableBytes(of: &bytes) { out -> Bool in
+            for index in 0..<16 {
+                if position == 8 || position == 13 || position == 18 || position == 23 {
+                    guard text[position] == UInt8(ascii: "-") else { return false }
+                    position += 1
+                }
+                guard let high = nibble(text[position]), let low = nibble(text[position + 1]) else { return false }
+                out[index] = high << 4 | low
+                position += 2
+            }
+            return true
+        }
+        return ok ? UUID(uuid: bytes) : nil
+    }
+
+    @inline(__always)
+    private static func nibble(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        default: return nil
+        }
+    }
+}

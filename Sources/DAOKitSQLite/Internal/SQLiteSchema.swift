@@ -1,0 +1,184 @@
+import CSQLite
+import DAOKit
+import DAOKitSQL
+import Foundation
+
+/// What a connection knows of one entity's table: its field columns and the kinds they held.
+struct SQLiteTable {
+    let entityName: String
+    /// The table name as an SQL identifier.
+    let quotedName: String
+    /// The field columns, in table order (after `daokit_key`).
+    var columns: [String]
+    /// The kinds each column has held, as far as this connection has seen (a subset of what
+    /// `daokit_field_kinds` records; only used to skip recording a kind twice).
+    var recordedKinds: [String: SQLiteFieldKinds]
+    /// Whether this connection has created the entity type's declared indexes.
+    var indexesEnsured = false
+
+    init(entityName: String, columns: [String], recordedKinds: [String: SQLiteFieldKinds]) {
+        self.entityName = entityName
+        self.quotedName = SQLiteDialect.quoted(entityName)
+        self.columns = columns
+        self.recordedKinds = recordedKinds
+    }
+
+    /// `INSERT OR REPLACE` of a whole row: the key, then every field column in order.
+    var upsertSQL: String {
+        let names = (["daokit_key"] + columns.map(SQLiteDialect.quoted)).joined(separator: ", ")
+        let marks = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
+        return "INSERT OR REPLACE INTO \(quotedName) (\(names)) VALUES (\(marks))"
+    }
+}
+
+/// The database's own layout: the file's identity (`application_id`, `user_version`), the
+/// `daokit_field_kinds` table, and each entity's table, created and widened on first use.
+///
+/// Layout (see README, "SQLite layout"): one table per entity type, named after
+/// ``Storable/entityName``; a `daokit_key TEXT PRIMARY KEY` column with the record's storage key
+/// (NFC), then one column per top-level coding key, without a declared type (so each value keeps
+/// the storage class it was bound with). Indexes use the ``SwiftStringCollation`` on every
+/// column, as the translated queries do; the columns themselves keep SQLite's default, so the
+/// `sqlite3` shell can filter and sort them (by bytes). A column is added
+/// when a field first appears, and never removed; a record without a field has NULL there.
+enum SQLiteSchema {
+    /// `application_id` of a DAOKit database: "DAOK".
+    static let applicationID: Int64 = 0x4441_4F4B
+    /// `user_version`: the layout version this code writes and reads.
+    static let layoutVersion: Int64 = 1
+    /// The prefix of DAOKit's own tables; an entity type may not be named with it.
+    static let reservedPrefix = "daokit_"
+
+    /// Checks that the database is a DAOKit store (or empty, and then makes it one).
+    /// - Throws: ``SQLiteError`` from SQLite (`SQLITE_NOTADB` for a file that is not a
+    ///   database), or ``StorageError`` with ``StorageError/Kind/wrongFormat(_:)`` for another
+    ///   application's database or a newer layout.
+    static func prepare(_ connection: SQLiteConnection) throws {
+        // The first read of the file: a file that is not a database fails here.
+        let identity = try connection.scalar("PRAGMA application_id")
+        let version = try connection.scalar("PRAGMA user_version")
+        guard case let .integer(application)? = identity, case let .integer(layout)? = version else {
+            throw SQLiteError(extendedResultCode: SQLITE_CORRUPT, message: "cannot read the database header")
+        }
+        if application == applicationID {
+            guard layout <= layoutVersion else {
+                throw StorageError(.wrongFormat("DAOKit SQLite layout \(layout); this version reads up to \(layoutVersion)"),
+                                   location: connection.location)
+            }
+            return
+        }
+        let tables = try connection.scalar("SELECT count(*) FROM sqlite_schema")
+        guard application == 0, case .integer(0)? = tables else {
+            throw StorageError(.wrongFormat("an SQLite database that is not a DAOKit store (application_id \(application))"),
+                               location: connection.location)
+        }
+        if connection.isReadOnly { return }  // an empty file nobody may write: nothing to set up
+        try connection.transaction(writing: true) {
+            try connection.execute("""
+                PRAGMA application_id = \(applicationID);
+                PRAGMA user_version = \(layoutVersion);
+                CREATE TABLE IF NOT EXISTS daokit_field_kinds (
+                    entity TEXT NOT NULL, field TEXT NOT NULL, kind TEXT NOT NULL,
+                    PRIMARY KEY (entity, field, kind)) WITHOUT ROWID;
+                """)
+        }
+    }
+
+    /// The table of `entityName` as it is in the database, or `nil` when it does not exist yet.
+    /// - Throws: ``SQLiteError`` when the table of another entity type, whose name differs only in
+    ///   case, is in the way: SQLite's table names ignore ASCII case.
+    static func load(_ entityName: String, connection: SQLiteConnection) throws -> SQLiteTable? {
+        let existing = try connection.statement("SELECT name FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE")
+        existing.bindText(entityName, at: 1)
+        let found = try existing.step() ? existing.text(at: 0) : nil
+        existing.reset()
+        guard let found else { return nil }
+        guard found == entityName else {
+            throw SQLiteError(extendedResultCode: SQLITE_MISUSE, message:
+                "the table \(found) of another entity type is in the way: SQLite table names ignore case, so entity names must differ in more than case")
+        }
+        let statement = try connection.statement("SELECT name FROM pragma_table_info(?) ORDER BY cid")
+        statement.bindText(entityName, at: 1)
+        var columns: [String] = []
+        while try statement.step() { columns.append(statement.text(at: 0)) }
+        guard !columns.isEmpty else { return nil }
+        return SQLiteTable(entityName: entityName, columns: columns.filter { $0 != "daokit_key" },
+                           recordedKinds: try kinds(of: entityName, connection: connection))
+    }
+
+    /// The kinds every field of `entityName` has held, by field.
+    static func kinds(of entityName: String, connection: SQLiteConnection) throws -> [String: SQLiteFieldKinds] {
+        let statement = try connection.statement("SELECT field, kind FROM daokit_field_kinds WHERE entity = ?")
+        statement.bindText(entityName, at: 1)
+        var kinds: [String: SQLiteFieldKinds] = [:]
+        while try statement.step() {
+            kinds[statement.text(at: 0), default: []].insert(SQLiteFieldKinds(name: statement.text(at: 1)))
+        }
+        return kinds
+    }
+
+    /// Makes the table able to store `rows` (creating it, adding columns, recording kinds) and
+    /// creates the declared `indexes`. Runs inside the caller's write transaction.
+    static func prepareTable(_ cached: SQLiteTable?, entityName: String, rows: [SQLiteEncodedRow], indexes: [StorageIndex],
+                             connection: SQLiteConnection) throws -> SQLiteTable {
+        var table: SQLiteTable
+        var wanted: [String] = []  // field columns the rows or the indexes need
+        for row in rows { for name in row.names where !wanted.contains(name) { wanted.append(name) } }
+        for index in indexes { for field in index.fields where field.keys.count == 1 && !wanted.contains(field.keys[0]) { wanted.append(field.keys[0]) } }
+        if let cached, wanted.allSatisfy(cached.columns.contains) {
+            table = cached
+        } else if let existing = try load(entityName, connection: connection) {
+            table = existing  // another connection may have widened it
+            for name in wanted where !table.columns.contains(name) {
+                try connection.execute("ALTER TABLE \(table.quotedName) ADD COLUMN \(columnDefinition(name))")
+                table.columns.append(name)
+            }
+        } else {
+            table = SQLiteTable(entityName: entityName, columns: wanted, recordedKinds: [:])
+            let definitions = (["daokit_key TEXT NOT NULL PRIMARY KEY"] + wanted.map(columnDefinition)).joined(separator: ", ")
+            try connection.execute("CREATE TABLE \(table.quotedName) (\(definitions))")
+        }
+        try recordKinds(of: rows, in: &table, connection: connection)
+        if !table.indexesEnsured {
+            for index in indexes {
+                let fields = index.fields.filter { $0.keys.count == 1 }.map { $0.keys[0] }
+                guard fields.count == index.fields.count else { continue }  // nested paths are not indexed (README)
+                let name = SQLiteDialect.quoted("daokit_index_\(entityName)_" + fields.joined(separator: "_"))
+                let columns = fields.map { SQLiteDialect.quoted($0) + " COLLATE " + SwiftStringCollation.name }
+                try connection.execute("CREATE INDEX IF NOT EXISTS \(name) ON \(table.quotedName) (\(columns.joined(separator: ", ")))")
+            }
+            table.indexesEnsured = true
+        }
+        return table
+    }
+
+    /// Records in `daokit_field_kinds` every (field, kind) of `rows` not recorded yet.
+    private static func recordKinds(of rows: [SQLiteEncodedRow], in table: inout SQLiteTable, connection: SQLiteConnection) throws {
+        var new: [String: SQLiteFieldKinds] = [:]
+        for row in rows {
+            for (position, name) in row.names.enumerated() {
+                let kind = row.kinds[position]
+                if !(table.recordedKinds[name]?.contains(kind) ?? false) && !(new[name]?.contains(kind) ?? false) {
+                    new[name, default: []].insert(kind)
+                }
+            }
+        }
+        if new.isEmpty { return }
+        let statement = try connection.statement("INSERT OR IGNORE INTO daokit_field_kinds (entity, field, kind) VALUES (?, ?, ?)")
+        for (name, kinds) in new {
+            for kind in kinds.names {
+                statement.reset()
+                statement.bindText(table.entityName, at: 1)
+                statement.bindText(name, at: 2)
+                statement.bindText(kind, at: 3)
+                try statement.run()
+            }
+            table.recordedKinds[name, default: []].formUnion(kinds)
+        }
+    }
+
+    /// A field column: no declared type, so each value keeps the storage class it was bound with.
+    private static func columnDefinition(_ name: String) -> String {
+        SQLiteDialect.quoted(name)
+    }
+}

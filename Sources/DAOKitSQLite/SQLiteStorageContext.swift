@@ -1,0 +1,342 @@
+import CSQLite
+import DAOKit
+import DAOKitSQL
+import Foundation
+
+/// A ``StorageContext`` in an SQLite database: the system's SQLite (the SDK's on Apple
+/// platforms, libsqlite3 on Linux), with no package dependency.
+///
+/// Each entity type is a table, created on first write, with a column per top-level field (see
+/// README, "SQLite layout"), readable with the `sqlite3` shell. ``Storable/indexes`` become SQL
+/// indexes, and queries (``fetch(_:matching:)``, ``count(_:matching:)``,
+/// ``delete(_:matching:)``) run in SQL with bound parameters wherever SQL answers exactly as
+/// ``StorageFilter`` defines, and in Swift for the rest.
+///
+/// Durability: the database is in WAL mode with `synchronous = FULL`. A save returns after its
+/// transaction is committed and the log synced: it survives a crash of the process and a loss of
+/// power. A batch is one transaction, all or nothing across any crash.
+///
+/// Several processes may use one file at once: writes take SQLite's write lock up front
+/// (`BEGIN IMMEDIATE`) and wait for another writer up to 30 seconds; past that the save throws a
+/// ``StorageError`` whose ``StorageError/underlyingError`` is an ``SQLiteError`` with
+/// `SQLITE_BUSY`, and nothing is written. Readers never wait for writers (WAL).
+///
+/// Safe to use from many threads: one connection, behind a lock. Entities are encoded before
+/// the lock is taken; rows are decoded under it, so an `init(from:)` that calls the same context
+/// gets ``StorageError/Kind/reentrantCall`` rather than a deadlock.
+public final class SQLiteStorageContext: StorageContext {
+    /// Sound as `Sendable`: the connection and the table cache are only touched inside the lock.
+    private let state: ContextLock<State>
+    /// Where committed writes are announced; for a database file, other connections' commits too
+    /// (``SQLiteDataVersionMonitor``).
+    let notifier: StorageChangeNotifier
+    /// The database file's path, or `:memory:`, for errors.
+    public let location: String
+
+    struct State {
+        let connection: SQLiteConnection
+        /// The tables known to exist, by entity name: updated only after a commit.
+        var tables: [String: SQLiteTable] = [:]
+    }
+
+    /// Opens the database at `file`, creating it (and its directory's files `-wal` and `-shm`)
+    /// when it does not exist, and the folders it is to be in when they do not exist either (as
+    /// Application Support on a fresh install), as ``FileStorageContext`` creates its directory.
+    /// - Throws: ``StorageError``: ``StorageError/Kind/corruptRecord(_:)`` when the file is not
+    ///   an SQLite database or is damaged, ``StorageError/Kind/wrongFormat(_:)`` when it is
+    ///   another application's database, ``StorageError/Kind/io(_:)`` when it cannot be opened
+    ///   (naming SQLite's extended result code and message) or its folder cannot be created
+    ///   (naming the folder). Each names the file.
+    public convenience init(file: URL) throws {
+        try Self.createFolder(of: file.path)
+        try self.init(path: file.path, inMemory: false)
+    }
+
+    /// Creates the folder that is to hold the database file `path`, and its missing parents.
+    /// - Throws: ``StorageError/Kind/io(_:)`` naming the folder and why it cannot be created
+    ///   (a file in its place, no permission).
+    private static func createFolder(of path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        if folder.isEmpty || FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue { return }
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            let reason = (error as NSError).localizedFailureReason ?? error.localizedDescription
+            throw StorageError(.io("cannot create the folder \(folder) for the database: \(reason)"), location: path, underlyingError: error)
+        }
+    }
+
+    /// Opens a private database in memory, gone with the context.
+    /// - Throws: ``StorageError`` when SQLite cannot allocate it.
+    public convenience init() throws {
+        try self.init(path: ":memory:", inMemory: true)
+    }
+
+    private init(path: String, inMemory: Bool) throws {
+        location = path
+        notifier = inMemory ? StorageChangeNotifier() : StorageChangeNotifier(monitor: SQLiteDataVersionMonitor(path: path))
+        do {
+            let connection = try SQLiteConnection(path: path)
+            if !inMemory && !connection.isReadOnly {
+                // Read back: a file that is not a database fails here, and WAL cannot be set on
+                // some file systems, where SQLite keeps its rollback journal (still all or nothing).
+                _ = try connection.scalar("PRAGMA journal_mode = WAL")
+            }
+            try connection.execute("PRAGMA synchronous = FULL")
+            try SQLiteSchema.prepare(connection)
+            state = ContextLock(State(connection: connection))
+        } catch let failure as SQLiteError {
+            throw StorageError(sqlite: failure, entityName: nil, location: path)
+        }
+    }
+
+    // MARK: Writing
+
+    /// Inserts or replaces `entities` by id, in one transaction.
+    /// - Throws: ``StorageError``: ``StorageError/Kind/encodingFailed`` naming the entity that
+    ///   cannot be encoded (before anything is written), or the SQLite failure; nothing is
+    ///   written then.
+    public func save<E: Storable>(_ entities: [E]) throws {
+        try save(entities, mode: .upsert)
+    }
+
+    /// Saves `entities` as `mode` says, checking ids and writing in one transaction.
+    /// - Throws: ``StorageError`` with ``StorageError/Kind/duplicateID``,
+    ///   ``StorageError/Kind/missingID``, ``StorageError/Kind/encodingFailed`` or an SQLite
+    ///   failure; nothing is written then.
+    public func save<E: Storable>(_ entities: [E], mode: SaveMode) throws {
+        if entities.isEmpty { return }
+        let entityName = try Self.checkedName(E.self)
+        var keys: [String] = []
+        var rows: [SQLiteEncodedRow] = []
+        keys.reserveCapacity(entities.count)
+        rows.reserveCapacity(entities.count)
+        for entity in entities {  // user code (id, encode(to:)) runs before the lock
+            let key = Self.normalized(entity.id.storageKey)
+            do {
+                rows.append(try SQLiteRowEncoder.row(of: entity))
+            } catch {
+                throw StorageError(.encodingFailed, entityName: entityName, key: key, location: location, underlyingError: error)
+            }
+            keys.append(key)
+        }
+        let indexes = E.indexes
+        try withConnection(entityName: entityName) { state in
+            let connection = state.connection
+            var currentKey: String?
+            do {
+                let table = try connection.transaction(writing: true) { () throws -> SQLiteTable in
+                    let table = try SQLiteSchema.prepareTable(state.tables[entityName], entityName: entityName, rows: rows,
+                                                              indexes: indexes, connection: connection)
+                    try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
+                        try Self.exists(keys[position], in: table, connection: connection)
+                    }
+                    let statement = try connection.statement(table.upsertSQL)
+                    for (position, row) in rows.enumerated() {
+                        currentKey = keys[position]
+                        try Self.bind(row, key: keys[position], to: statement, columns: table.columns)
+                        try statement.run()
+                    }
+                    return table
+                }
+                state.tables[entityName] = table
+            } catch let failure as SQLiteError {
+                throw StorageError(sqlite: failure, entityName: entityName, key: currentKey, location: location)
+            }
+        }
+        notifier.post(entityName: entityName, storageKeys: keys)
+    }
+
+    /// Binds a row's key and values to the upsert statement of a table with `columns`.
+    private static func bind(_ row: SQLiteEncodedRow, key: String, to statement: SQLiteStatement, columns: [String]) throws {
+        statement.reset()
+        _ = statement.bindText(key, at: 1)
+        var hint = 0
+        for (position, name) in row.names.enumerated() {
+            // Rows usually list fields in column order: try the next column before searching.
+            let column: Int
+            if hint < columns.count && columns[hint] == name {
+                column = hint
+            } else {
+                column = columns.firstIndex(of: name)!  // prepareTable added every field
+            }
+            hint = column + 1
+            try statement.bind(row.values[position], at: Int32(column + 2))
+        }
+    }
+
+    private static func exists(_ key: String, in table: SQLiteTable, connection: SQLiteConnection) throws -> Bool {
+        let statement = try connection.statement("SELECT 1 FROM \(table.quotedName) WHERE daokit_key = ?")
+        _ = statement.bindText(key, at: 1)
+        defer { statement.reset() }
+        return try statement.step()
+    }
+
+    /// Removes the entities with these ids, in one transaction; unknown ids are ignored.
+    /// - Throws: ``StorageError`` with the SQLite failure; nothing is removed then.
+    public func delete<E: Storable>(_ type: E.Type, ids: [E.ID]) throws {
+        if ids.isEmpty { return }
+        try delete(type, storageKeys: ids.map(\.storageKey))
+    }
+
+    /// Removes every entity of the type.
+    /// - Throws: ``StorageError`` with the SQLite failure.
+    public func deleteAll<E: Storable>(_ type: E.Type) throws {
+        let entityName = try Self.checkedName(E.self)
+        try write(entityName: entityName) { table, connection in
+            try connection.statement("DELETE FROM \(table.quotedName)").run()
+        }
+        notifier.post(.entity(entityName))
+    }
+
+    /// Removes every entity of every type in one transaction (the rows of every entity table; the
+    /// tables, their indexes and DAOKit's own tables stay), and announces
+    /// ``StorageChange/everything``.
+    /// - Throws: ``StorageError`` with the SQLite failure; nothing is removed then.
+    public func reset() throws {
+        try state.withLock(entityName: nil) { state in
+            let connection = state.connection
+            do {
+                try connection.transaction(writing: true) {
+                    let list = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'table'")
+                    var names: [String] = []
+                    while try list.step() { names.append(list.text(at: 0)) }
+                    list.reset()
+                    for name in names {
+                        let lowered = name.lowercased()
+                        if lowered.hasPrefix(SQLiteSchema.reservedPrefix) || lowered.hasPrefix("sqlite_") { continue }
+                        try connection.execute("DELETE FROM \(SQLiteDialect.quoted(name))")
+                    }
+                }
+            } catch let failure as SQLiteError {
+                throw StorageError(sqlite: failure, entityName: nil, location: location)
+            }
+        }
+        notifier.post(.everything)
+    }
+
+    /// Where this context announces its committed writes, and, for a database file, other
+    /// connections' commits noticed within about 100 ms (``SQLiteDataVersionMonitor``).
+    public var changeNotifier: StorageChangeNotifier? { notifier }
+
+    // MARK: Reading
+
+    /// The entity stored under `id`, or `nil`.
+    /// - Throws: ``StorageError``: ``StorageError/Kind/decodingFailed`` naming the record when
+    ///   its row does not decode as `E`, or the SQLite failure.
+    public func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E? {
+        let entityName = try Self.checkedName(E.self)
+        let key = Self.normalized(id.storageKey)
+        return try read(entityName: entityName) { table, connection in
+            let statement = try connection.statement("SELECT * FROM \(table.quotedName) WHERE daokit_key = ?")
+            defer { statement.reset() }
+            _ = statement.bindText(key, at: 1)
+            guard try statement.step() else { return nil }
+            return try self.decodeRow(E.self, reader: statement.rowReader(), entityName: entityName, key: key, connection: connection)
+        } ?? nil
+    }
+
+    /// Every stored entity of the type, in no particular order.
+    /// - Throws: ``StorageError`` naming an undecodable record (several: one whose underlying
+    ///   error is ``RecordFailures``), or the SQLite failure.
+    public func fetchAll<E: Storable>(_ type: E.Type) throws -> [E] {
+        let readable = try fetchReadable(type)
+        try StorageError.throwIfAny(readable.failures.map(\.error), entityName: E.entityName, location: location)
+        return readable.values
+    }
+
+    /// How many entities of the type are stored.
+    /// - Throws: ``StorageError`` with the SQLite failure.
+    public func count<E: Storable>(_ type: E.Type) throws -> Int {
+        let entityName = try Self.checkedName(E.self)
+        return try read(entityName: entityName) { table, connection in
+            guard case let .integer(count)? = try connection.scalar("SELECT count(*) FROM \(table.quotedName)") else { return 0 }
+            return Int(count)
+        } ?? 0
+    }
+
+    // MARK: Shared steps
+
+    /// Decodes the row `statement` stands on as `E`.
+    func decodeRow<E: Storable>(_ type: E.Type, reader: SQLiteRowReader, entityName: String, key: String,
+                                connection: SQLiteConnection) throws -> E {
+        do {
+            return try SQLiteRowDecoding.decode(E.self, reader: reader) {
+                try SQLiteSchema.kinds(of: entityName, connection: connection)
+            }
+        } catch let error as StorageError {
+            throw error
+        } catch let failure as SQLiteError {
+            throw StorageError(sqlite: failure, entityName: entityName, key: key, location: location)
+        } catch {
+            throw StorageError(.decodingFailed, entityName: entityName, key: key, location: location, underlyingError: error)
+        }
+    }
+
+    /// Runs `body` with the connection, under the lock.
+    func withConnection<Result>(entityName: String, _ body: (inout State) throws -> Result) throws -> Result {
+        try state.withLock(entityName: entityName, body)
+    }
+
+    /// Runs `body` on the entity's table, when it exists, under the lock; `nil` when it does not.
+    /// SQLite failures become ``StorageError``s naming the entity and the file.
+    func read<Result>(entityName: String, _ body: (SQLiteTable, SQLiteConnection) throws -> Result) throws -> Result? {
+        try withConnection(entityName: entityName) { state in
+            do {
+                guard let table = try Self.table(entityName, in: &state) else { return nil }
+                return try body(table, state.connection)
+            } catch let failure as SQLiteError {
+                throw StorageError(sqlite: failure, entityName: entityName, location: location)
+            }
+        }
+    }
+
+    /// Runs `body` on the entity's table in a write transaction, when the table exists.
+    func write(entityName: String, _ body: (SQLiteTable, SQLiteConnection) throws -> Void) throws {
+        try withConnection(entityName: entityName) { state in
+            do {
+                guard let table = try Self.table(entityName, in: &state) else { return }
+                try state.connection.transaction(writing: true) { try body(table, state.connection) }
+            } catch let failure as SQLiteError {
+                throw StorageError(sqlite: failure, entityName: entityName, location: location)
+            }
+        }
+    }
+
+    /// The entity's table, from the cache or the database; `nil` when it does not exist yet.
+    static func table(_ entityName: String, in state: inout State) throws -> SQLiteTable? {
+        if let table = state.tables[entityName] { return table }
+        guard let table = try SQLiteSchema.load(entityName, connection: state.connection) else { return nil }
+        state.tables[entityName] = table
+        return table
+    }
+
+    /// The entity's name, refused when it is one of DAOKit's or SQLite's own tables.
+    static func checkedName<E: Storable>(_ type: E.Type) throws -> String {
+        let name = E.entityName
+        let lowered = name.lowercased()
+        if lowered.hasPrefix(SQLiteSchema.reservedPrefix) || lowered.hasPrefix("sqlite_") || name.isEmpty {
+            throw StorageError(.encodingFailed, entityName: name, underlyingError: SQLiteError(
+                extendedResultCode: SQLITE_MISUSE, message: "entity names starting with daokit_ or sqlite_ are reserved"))
+        }
+        return name
+    }
+
+    /// A storage key in the form the `daokit_key` column holds: NFC, so that ids Swift sees as
+    /// equal are one record, as in every context.
+    @inline(__always)
+    static func normalized(_ key: String) -> String {
+        key.utf8.allSatisfy { $0 < 0x80 } ? key : key.precomposedStringWithCanonicalMapping
+    }
+}
+
+extension SQLiteStatement {
+    /// A reader for this statement's rows; call after a step returned a row.
+    func rowReader() -> SQLiteRowReader {
+        if let cachedReader, cachedReader.names.count + 1 == Int(columnCount) { return cachedReader }
+        let reader = SQLiteRowReader(statement: self)
+        cachedReader = reader
+        return reader
+    }
+}
