@@ -73,24 +73,31 @@ struct PostgresDialect: SQLDialect {
             binds.removeAll(after: mark)
             return SQLFragment(sql: "FALSE", isExact: true)
         }
-        if form == .text {
-            // The index holds prefixes (see PostgresSchema.prefixExpression): narrow by them, so
-            // that it serves the comparison; the whole values decide.
-            let narrowing = "\(PostgresSchema.prefixExpression(name)) \(prefixSymbol) \(PostgresSchema.prefix(of: right))"
-            return SQLFragment(sql: "\(narrowing) AND \(left) \(symbol) \(right)", isExact: true)
-        }
+        if form == .text { return SQLFragment(sql: Self.textComparison(name, symbol, prefixSymbol, right), isExact: true) }
         return SQLFragment(sql: "\(left) \(symbol) \(right)", isExact: true)
     }
 
+    /// The text field `name` compared with `constant` (SQL), through the prefixes an index holds
+    /// (see PostgresSchema.prefixExpression): narrowed by them, so that the index serves the
+    /// comparison, and decided by the whole values.
+    private static func textComparison(_ name: String, _ symbol: String, _ prefixSymbol: String, _ constant: String) -> String {
+        "\(PostgresSchema.prefixExpression(name)) \(prefixSymbol) \(PostgresSchema.prefix(of: constant)) "
+            + "AND \(FieldForm.text.expression(name)) \(symbol) \(constant)"
+    }
+
+    /// The most string constants a membership compares one by one, each through the index of
+    /// prefixes; a longer list is one semi-join on the whole values, which PostgreSQL hashes.
+    static let textsComparedOneByOne = 32
+
     /// `field` equal to one of `values`, with one parameter per form of comparison (see
-    /// ``FieldForm``) whatever their number: `expression IN (SELECT v::type FROM unnest($1) AS v)`.
+    /// ``FieldForm``) whatever their number: `expression IN (SELECT v::type FROM unnest(…) AS v)`.
     ///
-    /// A semi-join rather than `expression = ANY($1::numeric[])`: PostgreSQL hashes the constants
-    /// of `= ANY` only when they are known at planning, and a prepared statement's generic plan
-    /// (``PreparedStatements``) does not know them, so every row would be compared with every
-    /// constant in turn. A semi-join hashes the list, or looks each constant up in an index.
-    /// Each constant follows ``compare(_:_:_:parameters:)``'s rules; `nil` among them is the
-    /// field's nil test, OR'ed.
+    /// A semi-join rather than `expression = ANY($1)`: for a list bound as a parameter,
+    /// PostgreSQL compares every row with every constant in turn, even in a plan made for the
+    /// list's value, where a semi-join hashes the list or looks each constant up in an index
+    /// (see Benchmarks/RESULTS.md). Up to ``textsComparedOneByOne`` strings
+    /// are compared one by one instead, through the index of prefixes. Each constant follows
+    /// ``compare(_:_:_:parameters:)``'s rules; `nil` among them is the field's nil test, OR'ed.
     func membership(_ field: FieldPath, _ values: [StorageValue], parameters binds: inout StatementParameters) -> SQLFragment? {
         guard field.keys.count == 1 else { return nil }
         let name = field.keys[0]
@@ -125,16 +132,17 @@ struct PostgresDialect: SQLDialect {
             parts.append(isNil)
         }
         for group in groups {
-            let list = binds.append(texts: group.constants)
-            if group.form == .text {
-                // Through the prefixes an index holds (see PostgresSchema.prefixExpression).
-                let pair = "(\(PostgresSchema.prefixExpression(name)), \(group.form.expression(name)))"
-                parts.append(SQLFragment(sql: "\(pair) IN (SELECT \(PostgresSchema.prefix(of: "v")), v FROM unnest(\(list)) AS v)",
-                                         isExact: true))
-            } else {
-                parts.append(SQLFragment(sql: "\(group.form.expression(name)) IN (SELECT v\(group.form.cast) FROM unnest(\(list)) AS v)",
-                                         isExact: true))
+            if group.form == .text && group.constants.count <= Self.textsComparedOneByOne {
+                // Few strings: each through the index of prefixes, which a semi-join on whole
+                // values would not use.
+                for constant in group.constants {
+                    parts.append(SQLFragment(sql: Self.textComparison(name, "=", "=", binds.append(text: constant)), isExact: true))
+                }
+                continue
             }
+            let list = binds.append(texts: group.constants)
+            parts.append(SQLFragment(sql: "\(group.form.expression(name)) IN (SELECT v\(group.form.cast) FROM unnest(\(list)) AS v)",
+                                     isExact: true))
         }
         return parts.count == 1 ? parts[0] : SQLFragment(sql: parts.map { "(\($0.sql))" }.joined(separator: " OR "), isExact: true)
     }

@@ -36,25 +36,29 @@ struct StatementParameters: SQLParameterList {
         return "$\(count)::int8"
     }
 
-    /// Appends `texts` as one `text[]` parameter; returns its placeholder.
+    /// Appends `texts` as one `text` parameter; returns an expression of type `text[]` holding them.
     ///
-    /// Bound as the text of an array literal (`{"a","b"}`), which the server parses: one string
-    /// to build and send, where postgres-nio's array encoding allocates a buffer per element,
-    /// which a list of a hundred thousand constants makes slow. The texts must not hold NUL,
-    /// which PostgreSQL's text refuses.
+    /// One string to build and send, where postgres-nio's array encoding allocates a buffer per
+    /// element, which a list of a hundred thousand constants makes slow: the texts joined by
+    /// U+10FFFF and split by the server (`string_to_array`), or, when a text may hold that
+    /// character or the list is one empty text (which `string_to_array` reads as no text), an
+    /// array literal (`{"a","b"}`), which the server parses more slowly. The texts must not hold
+    /// NUL, which PostgreSQL's text refuses.
     mutating func append(texts: [String]) -> String {
         // Whole-list operations of the standard library (`joined`) and C (`memchr`), which stay
         // quick on long lists even in a debug build, where a loop here would not.
-        if texts.isEmpty { return append(text: "{}") + "::text[]" }
         var all = texts.joined()
-        let needsEscaping = all.withUTF8 { bytes in
-            guard let start = bytes.baseAddress else { return false }
-            return memchr(start, Int32(UInt8(ascii: "\"")), bytes.count) != nil || memchr(start, Int32(UInt8(ascii: "\\")), bytes.count) != nil
+        func contains(_ byte: UInt8) -> Bool {
+            all.withUTF8 { bytes in bytes.baseAddress.map { memchr($0, Int32(byte), bytes.count) != nil } ?? false }
         }
-        let escaped = needsEscaping
+        // 0xF4 leads the UTF-8 of U+100000 and above, U+10FFFF among them.
+        if !(texts.count == 1 && texts[0].isEmpty) && !texts.isEmpty && !contains(0xF4) {
+            return "string_to_array(" + append(text: texts.joined(separator: "\u{10FFFF}")) + ", chr(1114111))"
+        }
+        let escaped = contains(UInt8(ascii: "\"")) || contains(UInt8(ascii: "\\"))
             ? texts.map { $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") }
             : texts
-        return append(text: "{\"" + escaped.joined(separator: "\",\"") + "\"}") + "::text[]"
+        return append(text: texts.isEmpty ? "{}" : "{\"" + escaped.joined(separator: "\",\"") + "\"}") + "::text[]"
     }
 
     /// Drops the parameters appended after the first `count`, whose SQL was dropped.

@@ -83,7 +83,7 @@ struct PostgresMembershipTests {
         try await context.save((0..<300).map { Item(id: $0, number: $0, plain: $0, label: "label \($0)") }, mode: .upsert)
         let filters: [StorageFilter] = [
             .isIn("number", (0..<40).map { .int(Int64($0 * 7)) }),
-            .isIn("label", (0..<40).map { .string("label \($0 * 7)") }),
+            .isIn("label", (0..<20).map { .string("label \($0 * 7)") }),  // one by one, through the index
         ]
         for filter in filters {
             for generic in [false, true] {

@@ -34,12 +34,12 @@ struct StatementParametersTests {
         let (condition, count) = translate(.and([.compare("a", .equal, .string("x")), .compare("n", .greater, .int(3)),
                                                  .isIn("b", [.string("y"), .string("z")])]))
         let sql = try #require(condition)
-        #expect(count == 3)
+        #expect(count == 4)
         // A string's constant is named twice (its prefix narrows, the whole value decides).
         var firstAppearances: [Int] = []
         for number in placeholders(in: sql) where !firstAppearances.contains(number) { firstAppearances.append(number) }
-        #expect(firstAppearances == [1, 2, 3], "\(sql)")
-        #expect(sql.contains("$1::text") && sql.contains("$2::text::numeric") && sql.contains("$3::text::text[]"), "\(sql)")
+        #expect(firstAppearances == [1, 2, 3, 4], "\(sql)")
+        #expect(sql.contains("$1::text") && sql.contains("$2::text::numeric") && sql.contains("$3::text") && sql.contains("$4::text"), "\(sql)")
     }
 
     @Test func aMembershipOfManyConstantsBindsOneListPerKind() throws {
@@ -47,6 +47,7 @@ struct StatementParametersTests {
         let sql = try #require(condition)
         #expect(count == 2, "one list of integers, one of Doubles")
         #expect(placeholders(in: sql) == [1, 2], "\(sql)")
+        #expect(sql.contains("unnest(string_to_array($1::text, chr(1114111)))"), "\(sql)")
         #expect(!sql.contains("69999"), "the constants are bound, not written into the SQL")
     }
 
@@ -57,11 +58,18 @@ struct StatementParametersTests {
         #expect(Set(placeholders(in: sql)) == [1], "\(sql)")
     }
 
-    @Test func aListOfConstantsIsOneArrayLiteralWithQuotesAndBackslashesEscaped() throws {
+    @Test func aListOfConstantsIsOneTextTheServerSplits() throws {
         var parameters = StatementParameters()
-        #expect(parameters.append(texts: ["a", "b\"c", "d\\e", ""]) == "$1::text::text[]")
-        let bound = try #require(parameters.preparedValues.first?.string)
-        #expect(bound == #"{"a","b\"c","d\\e",""}"#)
+        #expect(parameters.append(texts: ["a", "b\"c", "d\\e", ""]) == "string_to_array($1::text, chr(1114111))")
+        #expect(parameters.preparedValues.first?.string == "a\u{10FFFF}b\"c\u{10FFFF}d\\e\u{10FFFF}")
+    }
+
+    @Test func aListTheSeparatorCannotSplitIsAnArrayLiteralWithQuotesAndBackslashesEscaped() throws {
+        var parameters = StatementParameters()
+        #expect(parameters.append(texts: ["a\u{10FFFF}", "b\"c", "d\\e"]) == "$1::text::text[]")
+        #expect(parameters.preparedValues.first?.string == #"{"a\#u{10FFFF}","b\"c","d\\e"}"#)
+        #expect(parameters.append(texts: [""]) == "$2::text::text[]", "one empty text, which string_to_array reads as none")
+        #expect(parameters.preparedValues.last?.string == #"{""}"#)
     }
 
     @Test func aNegationOfAnInexactPartLeavesNoParameterBehind() throws {
