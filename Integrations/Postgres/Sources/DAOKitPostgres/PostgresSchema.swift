@@ -25,7 +25,7 @@ import Foundation
 ///
 /// **Earlier layout.** Tables made before had `daokit_key` as their primary key and indexes
 /// named `daokit_i<position>_…` on whole strings, both failing for values over the B-tree's
-/// limit. ``migrateTable(_:)`` and ``ensureIndexes`` bring such a table to this layout the first
+/// limit. ``migrateTable(_:primaryKey:)`` and `ensureIndexes(_:records:)` bring such a table to this layout the first
 /// time a context of this version uses it (see `PostgresStorageContext+Schema.swift`).
 enum PostgresSchema {
     /// The prefix of DAOKit's own tables; an entity type may not be named with it.

@@ -15,7 +15,9 @@ import _ConnectionPoolModule
 /// ```
 ///
 /// **Layout.** One table per entity type, created on first use: the storage key and the entity as
-/// a `jsonb` record; ``Storable/indexes`` become expression indexes (see `PostgresSchema.swift`).
+/// a `jsonb` record, keyed by the key's SHA-256 so that ids of any length fit; ``Storable/indexes``
+/// become expression indexes, on a string's first characters (see `PostgresSchema.swift`). A table
+/// of an earlier version's layout is migrated the first time this version uses it.
 ///
 /// **Queries** run in SQL with bound parameters wherever PostgreSQL answers exactly as Swift would
 /// (see `PostgresDialect.swift`), and in Swift on the rows SQL narrowed down otherwise.
@@ -26,6 +28,9 @@ import _ConnectionPoolModule
 ///
 /// **Live results.** Every commit is announced with `NOTIFY`; while someone observes, the context
 /// `LISTEN`s, so ``BaseDao/observe(where:sortedBy:limit:offset:)`` sees other instances' writes.
+/// An observation outlives the server stopping or being out of reach: it waits, and delivers its
+/// result again once the server answers (see `PostgresChangeListener.swift`); it ends on an error
+/// that waiting does not fix, and when the context is closed.
 ///
 /// **Threads.** The `async` methods (``AsyncStorageContext``, which ``BaseDao``'s `async` overloads
 /// use) never block a thread. The synchronous methods block the calling thread until the server
@@ -33,9 +38,10 @@ import _ConnectionPoolModule
 ///
 /// **Errors.** Every failure is a ``StorageError`` naming the entity, the key where there is one,
 /// and the server (`postgres://user@host:port/database`); a server or connection failure is
-/// ``StorageError/Kind/io(_:)`` saying what happened, with postgres-nio's `PSQLError` as
-/// ``StorageError/underlyingError``. The context recovers when the server is back: the pool
-/// opens new connections.
+/// ``StorageError/Kind/io(_:)`` saying what happened — with the server's SQLSTATE, message,
+/// detail and hint where it reported one, and why no connection came where none did — and
+/// postgres-nio's `PSQLError` as ``StorageError/underlyingError``. The context recovers when the
+/// server is back: the pool opens new connections.
 public final class PostgresStorageContext: AsyncStorageContext, Sendable {
     /// The connection pool.
     public let client: PostgresClient
