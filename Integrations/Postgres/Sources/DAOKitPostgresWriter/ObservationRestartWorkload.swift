@@ -25,7 +25,15 @@ struct ObservationRestartWorkload {
     /// How long the server stays stopped: longer than the connect timeout.
     var outage: Duration { configuration.connectTimeout * 2 }
 
+    /// How long the whole workload may take before the process gives up (exit status 1), so that
+    /// a server that never comes back fails the test rather than hangs it.
+    static let deadline: Double = 180
+
     func run() throws -> String {
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.deadline) {
+            print("error the workload did not finish within \(Self.deadline) seconds")
+            exit(1)
+        }
         let watcher = PostgresStorageContext(configuration: configuration)
         let writers = (0..<2).map { _ in PostgresStorageContext(configuration: configuration) }
         defer { ([watcher] + writers).forEach { $0.close() } }
@@ -60,7 +68,9 @@ struct ObservationRestartWorkload {
         let stoppedAt = ContinuousClock.now
         var stopped: [String] = []
         // A context that had connections, and one that never connected.
-        for context in [writers[1], PostgresStorageContext(configuration: configuration)] {
+        let fresh = PostgresStorageContext(configuration: configuration)
+        defer { fresh.close() }
+        for context in [writers[1], fresh] {
             do {
                 _ = try context.count(FixtureNoteEntity.self)
                 stopped.append("no error")
