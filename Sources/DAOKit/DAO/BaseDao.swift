@@ -287,7 +287,8 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
         let proof = FieldProof<Domain, Entity>(mapper: mapper) {
             try context.fetch(Entity.self, matching: StorageQuery(limit: 1)).first
         }
-        return DaoQueryPlan(predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset, field: proof.field(for:))
+        return DaoQueryPlan(predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset,
+                            orderedField: proof.orderedField(for:), field: proof.field(for:))
     }
 
     /// The mapped values the context selects for `plan`.

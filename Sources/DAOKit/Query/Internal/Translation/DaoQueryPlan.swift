@@ -22,12 +22,13 @@ struct DaoQueryPlan<Domain> {
         storageQuery.filter == nil && storageQuery.sort.isEmpty && storageQuery.limit == nil && storageQuery.offset == 0
     }
 
-    /// The plan for a query, translating what `field` (which key path reads which field) allows.
+    /// The plan for a query, translating what `field` (which key path reads which field) allows;
+    /// orderings and sorts only on what `orderedField` allows (`field` unless given).
     init(predicate: Predicate<Domain>?, sortedBy: [SortDescriptor<Domain>], limit: Int?, offset: Int,
-         field: @escaping (AnyKeyPath) -> FieldPath?) {
+         orderedField: ((AnyKeyPath) -> FieldPath?)? = nil, field: @escaping (AnyKeyPath) -> FieldPath?) {
         var filterIsExact = true
         if let predicate {
-            if let translated = PredicateTranslator.translate(predicate, field: field) {
+            if let translated = PredicateTranslator.translate(predicate, field: field, orderedField: orderedField) {
                 storageQuery.filter = translated.filter
                 filterIsExact = translated.isExact
             } else {
@@ -35,7 +36,7 @@ struct DaoQueryPlan<Domain> {
             }
             if !filterIsExact { residualPredicate = predicate }
         }
-        if let sort = Self.translate(sortedBy, field: field) {
+        if let sort = Self.translate(sortedBy, field: orderedField ?? field) {
             storageQuery.sort = sort
         } else {
             residualSort = sortedBy
