@@ -316,6 +316,7 @@ struct EntityShapeCheckTests {
         #expect(problems.map(\.kind) == [.unreadableRecord])
         #expect(problems.first?.field == nil)
         #expect(problems.first?.message.hasPrefix("a record of version 1 cannot be read by the current DueRequiredUnlessNoted") == true)
+        #expect(problems.first?.message.contains("NoDueDate") == true)
     }
 
     @Test func aFieldAddedInsideAnArrayOfNestedValuesIsNamedByItsPath() throws {
