@@ -224,6 +224,27 @@ struct ShapeRecordingTests {
         #expect(error.reason.contains("not stored as a keyed container"))
     }
 
+    /// Swallows what it cannot decode, as a type with a fallback value does.
+    struct Swallowing: Codable {
+        var status: LooseStatus?
+        var history: [LooseStatus] = []
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: AnyKey.self)
+            status = try? container.decode(LooseStatus.self, forKey: AnyKey(stringValue: "status"))
+            var list = try container.nestedUnkeyedContainer(forKey: AnyKey(stringValue: "history"))
+            while !list.isAtEnd {
+                if let entry = try? list.decode(LooseStatus.self) { history.append(entry) }
+            }
+        }
+        func encode(to encoder: any Encoder) throws {}
+    }
+
+    @Test func aRecordingErrorTheTypeSwallowsStillFailsTheRecordingAndLoopsEnd() throws {
+        let error = try #require(throws: ShapeRecordingError.self) { try EntityShape(of: Swallowing.self) }
+        #expect(error.field == "status")
+        #expect(error.typeName == "LooseStatus")
+    }
+
     struct Mixed: Codable {
         var pair: (String, Int)
         init(from decoder: any Decoder) throws {
