@@ -141,6 +141,26 @@ struct ShapeRecordingTests {
             """)
     }
 
+    class Base: Codable {
+        var id: String
+        enum CodingKeys: String, CodingKey { case id }
+    }
+
+    /// Reads its own keys, then lets its superclass read the same decoder.
+    final class Derived: Base {
+        var extra: Int
+        enum DerivedKeys: String, CodingKey { case extra }
+        required init(from decoder: any Decoder) throws {
+            extra = try decoder.container(keyedBy: DerivedKeys.self).decode(Int.self, forKey: .extra)
+            try super.init(from: decoder)
+        }
+    }
+
+    @Test func aSubclassAndItsSuperclassReadingOneDecoderMakeOneKeyedValue() throws {
+        let shape = try EntityShape(of: Derived.self)
+        #expect(shape.description == "extra: integer\nid: string")
+    }
+
     // MARK: What cannot be recorded, and says so
 
     enum LooseStatus: String, Codable { case open, done }
