@@ -14,16 +14,16 @@ let package = Package(
         // turns off the default RuntimeInterposer trait, whose extra package is not needed here.
         .package(
             url: "https://github.com/ordo-one/package-benchmark",
-            from: "1.38.1",
+            exact: "1.38.1",
             traits: ["MallocInterposer"]
         ),
         // Already a dependency of package-benchmark; named here so `ratios` can count allocations
         // with the same interposer that gives package-benchmark its malloc metrics. 1.6.1 for its
         // per-allocation hook, through which `ratios` counts one thread's allocations.
-        .package(url: "https://github.com/ordo-one/malloc-interposer.git", from: "1.6.1"),
+        .package(url: "https://github.com/ordo-one/malloc-interposer.git", exact: "1.6.1"),
         // SQLite through GRDB, the library Swift apps would use instead: the yardstick of the `query`
         // section (DAOKit's queries on the same data) and of the `sqlite` section.
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         // The messenger models, their storage entities and the hand-written translators.

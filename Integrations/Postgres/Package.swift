@@ -13,9 +13,9 @@ let package = Package(
         // Named, because a path dependency is otherwise identified by its folder name, which
         // differs between clones (`main`, `DAOKit`, ...).
         .package(name: "DAOKit", path: "../.."),
-        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
         // Already a dependency of postgres-nio; named for its no-op log handler (the context logs nothing).
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
     ],
     targets: [
         .target(

@@ -100,21 +100,30 @@ func runDefaultsWriter(suite: String, prefix: String, count: Int) throws {
     FileHandle.standardOutput.write(Data("done\n".utf8))
 }
 
+/// Drops root for the rest of the process: groups first, because once the user id is not root any
+/// more they can no longer be changed. Exits with status 3 when the system refuses.
+func becomeUser(_ uid: uid_t) {
+    guard setgroups(0, nil) == 0, setgid(gid_t(uid)) == 0, setuid(uid) == 0, geteuid() == uid else {
+        FileHandle.standardError.write(Data("DAOKitCrashWriter: cannot become user \(uid): \(String(cString: strerror(errno)))\n".utf8))
+        exit(3)
+    }
+}
+
+/// Writes one line of the report on standard output.
+func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+
+/// `id=generation` for every stored record, sorted by id, comma-separated.
+func records(_ context: any StorageContext) throws -> String {
+    try context.fetchAll(CrashRecord.self).sorted { $0.id < $1.id }.map { "\($0.id)=\($0.generation)" }.joined(separator: ",")
+}
+
 /// Prints, one per line: `euid <n>`; `writable yes|no` (whether the system lets this process
 /// create files in the directory); `before <records>`; `save failed|succeeded <description>`;
 /// `save location <path>`; `deleteAll failed|succeeded <description>`; `after <records>`, where
 /// `<records>` is `id=generation` for every record, sorted by id.
 func runReadOnly(directory: URL, batchSize: Int, uid: uid_t?) throws {
     if let uid {
-        // Groups first: once the user id is not root any more, they can no longer be changed.
-        guard setgroups(0, nil) == 0, setgid(gid_t(uid)) == 0, setuid(uid) == 0, geteuid() == uid else {
-            FileHandle.standardError.write(Data("DAOKitCrashWriter: cannot become user \(uid): \(String(cString: strerror(errno)))\n".utf8))
-            exit(3)
-        }
-    }
-    func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
-    func records(_ context: FileStorageContext) throws -> String {
-        try context.fetchAll(CrashRecord.self).sorted { $0.id < $1.id }.map { "\($0.id)=\($0.generation)" }.joined(separator: ",")
+        becomeUser(uid)
     }
     say("euid \(geteuid())")
     say("writable \(access(directory.path, W_OK) == 0 ? "yes" : "no")")
@@ -140,14 +149,7 @@ func runReadOnly(directory: URL, batchSize: Int, uid: uid_t?) throws {
 /// Prints, one per line: `open failed <error>`, or `before <records>`; `save failed <error>` (or
 /// `save succeeded`); `after <records>`.
 func runSQLiteReadOnly(file: URL, uid: uid_t) throws {
-    guard setgroups(0, nil) == 0, setgid(gid_t(uid)) == 0, setuid(uid) == 0, geteuid() == uid else {
-        FileHandle.standardError.write(Data("DAOKitCrashWriter: cannot become user \(uid): \(String(cString: strerror(errno)))\n".utf8))
-        exit(3)
-    }
-    func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
-    func records(_ context: SQLiteStorageContext) throws -> String {
-        try context.fetchAll(CrashRecord.self).sorted { $0.id < $1.id }.map { "\($0.id)=\($0.generation)" }.joined(separator: ",")
-    }
+    becomeUser(uid)
     let context: SQLiteStorageContext
     do {
         context = try SQLiteStorageContext(file: file)

@@ -57,8 +57,11 @@ extension FileStorageContext {
         guard queryCache.isEnabled else { return nil }
         let entityName = E.entityName
         return try mapErrors(entityName: entityName, key: nil) {
-            try withReadLock(entityName: entityName) {
-                try queryCache.withTable(E.self, in: self, body)
+            try withReadLock(entityName: entityName) { pending -> T? in
+                // The cache follows the files; while a batch waits to be rolled back, the
+                // committed state is the journal's, which only a scan reads.
+                guard pending == nil else { return nil }
+                return try queryCache.withTable(E.self, in: self, body)
             }
         }
     }

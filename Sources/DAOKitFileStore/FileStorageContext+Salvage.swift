@@ -11,14 +11,13 @@ extension FileStorageContext {
     /// for a sound record whose entity does not decode, ``StorageError/Kind/corruptRecord(_:)`` for
     /// a damaged file, a directory or link in a record's place, or a file under another key's name.
     /// - Throws: ``StorageError`` of kind `.io` when the directory cannot be listed or a file
-    ///   cannot be read, or when a batch of this entity type stopped half way and this process may
-    ///   not roll it back (the error names `.journal`).
+    ///   cannot be read.
     public func fetchReadable<E: Storable>(_ type: E.Type) throws -> ReadableRecords<E, E.ID> {
         let entityName = E.entityName
         let directoryPath = entityDirectoryPath(entityName)
         let files = try mapErrors(entityName: entityName, key: nil) {
-            try withReadLock(entityName: entityName) { () throws -> [(name: String, contents: FileContents)] in
-                try recordFileNames(in: directoryPath).map { ($0, try fileSystem.readContents(of: directoryPath + "/" + $0)) }
+            try withReadLock(entityName: entityName) { pending throws -> [(name: String, contents: FileContents)] in
+                try recordFiles(in: directoryPath, around: pending)
             }
         }
         var result = ReadableRecords<E, E.ID>(values: [], failures: [])
@@ -65,11 +64,11 @@ extension FileStorageContext {
         let entityName = E.entityName
         let directoryPath = entityDirectoryPath(entityName)
         return try mapErrors(entityName: entityName, key: nil) {
-            try withReadLock(entityName: entityName) { () throws -> [String] in
-                try recordFileNames(in: directoryPath).compactMap { name in
+            try withReadLock(entityName: entityName) { pending throws -> [String] in
+                try recordFileNames(in: directoryPath, around: pending).compactMap { name in
                     if let key = spelledOutKey(ofFileName: name) { return key }
                     let path = directoryPath + "/" + name
-                    guard case let .bytes(data) = try fileSystem.readContents(of: path) else { return nil }
+                    guard case let .bytes(data) = try pending?.contents(of: name) ?? fileSystem.readContents(of: path) else { return nil }
                     return envelopeKey(of: data, path: path, entityName: entityName)
                 }
             }

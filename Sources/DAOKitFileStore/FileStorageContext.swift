@@ -127,7 +127,9 @@ public final class FileStorageContext: StorageContext {
         let key = id.storageKey
         let path = recordPath(entityName: entityName, key: key)
         let contents = try mapErrors(entityName: entityName, key: key) {
-            try withReadLock(entityName: entityName) { try fileSystem.readContents(of: path) }
+            try withReadLock(entityName: entityName) { pending in
+                try pending?.contents(of: fileName(forKey: key)) ?? fileSystem.readContents(of: path)
+            }
         }
         switch contents {
         case .absent:
@@ -157,8 +159,8 @@ public final class FileStorageContext: StorageContext {
         let entityName = E.entityName
         let directoryPath = entityDirectoryPath(entityName)
         let files = try mapErrors(entityName: entityName, key: nil) {
-            try withReadLock(entityName: entityName) { () throws -> [(name: String, contents: FileContents)] in
-                try recordFileNames(in: directoryPath).map { ($0, try fileSystem.readContents(of: directoryPath + "/" + $0)) }
+            try withReadLock(entityName: entityName) { pending throws -> [(name: String, contents: FileContents)] in
+                try recordFiles(in: directoryPath, around: pending)
             }
         }
         var entities: [E] = []
@@ -227,7 +229,7 @@ public final class FileStorageContext: StorageContext {
     public func count<E: Storable>(_ type: E.Type) throws -> Int {
         let directoryPath = entityDirectoryPath(E.entityName)
         return try mapErrors(entityName: E.entityName, key: nil) {
-            try withReadLock(entityName: E.entityName) { try recordFileNames(in: directoryPath).count }
+            try withReadLock(entityName: E.entityName) { pending in try recordFileNames(in: directoryPath, around: pending).count }
         }
     }
 
@@ -283,6 +285,28 @@ public final class FileStorageContext: StorageContext {
         return names.filter { !$0.hasPrefix(".") && $0.hasSuffix(suffix) }
     }
 
+    /// The names of the record files of a folder in the committed state: those listed, around the
+    /// `pending` batch's journal when there is one (see ``CommittedFiles``).
+    func recordFileNames(in directoryPath: String, around pending: CommittedFiles?) throws(FileSystemError) -> [String] {
+        let listed = try recordFileNames(in: directoryPath)
+        guard let pending else { return listed }
+        return pending.names(listed: listed, fileExtension: fileExtension)
+    }
+
+    /// Every record file of a folder in the committed state, with its contents (see
+    /// ``recordFileNames(in:around:)``).
+    func recordFiles(in directoryPath: String, around pending: CommittedFiles?) throws(FileSystemError) -> [(name: String, contents: FileContents)] {
+        var files: [(name: String, contents: FileContents)] = []
+        for name in try recordFileNames(in: directoryPath, around: pending) {
+            if let kept = pending?.contents(of: name) {
+                files.append((name, kept))
+            } else {
+                files.append((name, try fileSystem.readContents(of: directoryPath + "/" + name)))
+            }
+        }
+        return files
+    }
+
     /// A unique name for a temporary file. Names starting with `.tmp-` are never records, and
     /// recovery removes any that a crash left behind.
     static func temporaryName() -> String {
@@ -307,20 +331,16 @@ public final class FileStorageContext: StorageContext {
 
     /// Runs `body`, which reads records of `entityName`, with no writer running, in this or
     /// another process; when a crashed writer left a journal, recovers it under the exclusive lock
-    /// first.
-    /// - Throws: ``StorageError`` of kind `.io` naming `.journal`, without running `body`, when a
-    ///   batch of this entity type stopped half way and this process may not roll it back: its
-    ///   records may be half-written, and reading them as they are would return a mix of states.
-    func withReadLock<T>(entityName: String, _ body: () throws -> T) throws -> T {
+    /// first. When that recovery must wait (no write access, no free space), `body` gets the
+    /// journal's ``CommittedFiles`` for this entity type's folder, through which it reads the
+    /// committed state without writing anything; otherwise `nil`.
+    func withReadLock<T>(entityName: String, _ body: (CommittedFiles?) throws -> T) throws -> T {
         for _ in 0..<3 {
             let result = try lock.withSharedLock(examine: { try readCondition() }) { condition -> T in
-                if case let .unfinishedBatch(directoryName, cause) = condition, directoryName == entityDirectoryName(entityName) {
-                    throw StorageError(
-                        .io("a batch of these records stopped half way and must be rolled back before they can be read, "
-                            + "which needs write access: \(cause.message) at \(cause.path)"),
-                        entityName: entityName, location: journalPath, underlyingError: cause)
+                if case let .unfinishedBatch(journal, _) = condition, journal.directoryName == entityDirectoryName(entityName) {
+                    return try body(CommittedFiles(journal))
                 }
-                return try body()
+                return try body(nil)
             }
             if let result { return result }
             try recoverForReaders()

@@ -80,4 +80,13 @@ package struct FileSystemError: Error, CustomStringConvertible, Sendable, Equata
     /// permission denied (`EACCES`, `EPERM`) or a read-only file system (`EROFS`). The store then
     /// still reads, but leaves repairs such as rolling back a journal to a process that may write.
     package var deniesWriteAccess: Bool { code == EACCES || code == EPERM || code == EROFS }
+
+    /// Whether the call failed because the file system has no room for what it would write: no
+    /// free space (`ENOSPC`) or the user's quota used up (`EDQUOT`). Like a denied write, this
+    /// leaves repairs for later: the store reads without them until a write finds room.
+    package var lacksSpace: Bool { code == ENOSPC || code == EDQUOT }
+
+    /// Whether a repair that writes (rolling back a journal) must wait: ``deniesWriteAccess`` or
+    /// ``lacksSpace``. Reads then go on without it.
+    package var postponesRepair: Bool { deniesWriteAccess || lacksSpace }
 }

@@ -242,8 +242,7 @@ public final class SQLiteStorageContext: StorageContext {
     ///   error is ``RecordFailures``), or the SQLite failure.
     public func fetchAll<E: Storable>(_ type: E.Type) throws -> [E] {
         let readable = try fetchReadable(type)
-        try StorageError.throwIfAny(readable.failures.map(\.error), entityName: E.entityName, location: location)
-        return readable.values
+        return try readable.valuesIfComplete(entityName: E.entityName, location: location)
     }
 
     /// How many entities of the type are stored.

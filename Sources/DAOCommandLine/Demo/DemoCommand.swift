@@ -78,14 +78,7 @@ struct DemoCommand {
     private func runSteps(in store: FileStorageContext) throws {
         let steps = try MessengerDemoSteps(emptying: store)
         let (users, dialogs, messages) = (steps.users, steps.dialogs, steps.messages)
-
-        console.line()
-        console.line("1. Saving through BaseDao into a FileStorageContext (one file per record)")
-        try users.persist(MessengerSampleData.users)
-        try dialogs.persist(MessengerSampleData.dialogs)
-        try messages.persist(MessengerSampleData.messages)
-        console.line("   persisted \(MessengerSampleData.users.count) users, \(MessengerSampleData.dialogs.count) dialogs and "
-            + "\(MessengerSampleData.messages.count) messages: three batches, each all or nothing")
+        try steps.persistSampleData(on: console, heading: "1. Saving through BaseDao into a FileStorageContext (one file per record)", eachBatch: "three batches, each all or nothing")
         let file = store.fileURL(for: Messenger.MessageEntity.self, id: 3)
         console.line("   message 3 is the file \(file.deletingLastPathComponent().lastPathComponent)/\(file.lastPathComponent):")
         console.line("   " + String(decoding: try Data(contentsOf: file), as: UTF8.self))

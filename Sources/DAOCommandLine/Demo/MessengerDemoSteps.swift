@@ -18,6 +18,19 @@ struct MessengerDemoSteps {
         try messages.erase()
     }
 
+    /// Step 1 of the demo: saves the sample users, dialogs and messages in three batches and says so
+    /// under `heading`; `eachBatch` says what a batch is on this context.
+    /// - Throws: what the persists throw.
+    func persistSampleData(on console: Console, heading: String, eachBatch: String) throws {
+        console.line()
+        console.line(heading)
+        try users.persist(MessengerSampleData.users)
+        try dialogs.persist(MessengerSampleData.dialogs)
+        try messages.persist(MessengerSampleData.messages)
+        console.line("   persisted \(MessengerSampleData.users.count) users, \(MessengerSampleData.dialogs.count) dialogs and "
+            + "\(MessengerSampleData.messages.count) messages: \(eachBatch)")
+    }
+
     /// Prints the unread messages of Family and Work, oldest first, with their authors' names.
     /// - Throws: what the reads throw.
     func printUnread(on console: Console) throws {

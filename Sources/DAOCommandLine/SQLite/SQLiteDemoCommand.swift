@@ -48,14 +48,7 @@ struct SQLiteDemoCommand {
     private func runSteps(in store: SQLiteStorageContext, path: String) throws {
         let steps = try MessengerDemoSteps(emptying: store)
         let (users, dialogs, messages) = (steps.users, steps.dialogs, steps.messages)
-
-        console.line()
-        console.line("1. Saving through BaseDao into an SQLiteStorageContext (a table per entity, a column per field)")
-        try users.persist(MessengerSampleData.users)
-        try dialogs.persist(MessengerSampleData.dialogs)
-        try messages.persist(MessengerSampleData.messages)
-        console.line("   persisted \(MessengerSampleData.users.count) users, \(MessengerSampleData.dialogs.count) dialogs and "
-            + "\(MessengerSampleData.messages.count) messages: three transactions, each all or nothing, each synced")
+        try steps.persistSampleData(on: console, heading: "1. Saving through BaseDao into an SQLiteStorageContext (a table per entity, a column per field)", eachBatch: "three transactions, each all or nothing, each synced")
         let database = try SQLiteStoreFile(path: path, command: "demo")
         let columns = try database.fieldColumns(of: Messenger.MessageEntity.entityName)
         if let row = try database.rows("SELECT * FROM \"Message\" WHERE daokit_key = '3'").first {

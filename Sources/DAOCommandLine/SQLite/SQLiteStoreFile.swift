@@ -1,6 +1,7 @@
 import CSQLite
 import DAOKit
 import DAOKitSQL
+import DAOKitSQLite
 import Foundation
 
 /// A DAOKit SQLite database opened read-only for `dao inspect`, `dump` and `verify`.
@@ -42,6 +43,9 @@ final class SQLiteStoreFile {
         }
         self.handle = handle
         sqlite3_busy_timeout(handle, 5_000)
+        // The indexes are declared `COLLATE DAOKIT`: without the collation SQLite can neither
+        // read them nor check them.
+        SwiftStringCollation.register(on: handle)
         do {
             guard case let .integer(application)? = try rows("PRAGMA application_id").first?.first else {
                 throw UsageError("dao \(command): \(path) is not an SQLite database")

@@ -18,6 +18,19 @@ public struct ReadableRecords<Element, ID: StorageKey> {
 
     /// Whether every stored record was read.
     public var isComplete: Bool { failures.isEmpty }
+
+    /// Every value, when every record was read: what a context's `fetchAll` returns, built on its
+    /// `fetchReadable`.
+    /// - Parameters:
+    ///   - entityName: the entity the records belong to, named by the combined error.
+    ///   - location: where the records are stored (a file, a database), or `nil`.
+    /// - Throws: when a record could not be read: for one, that record's ``StorageError``; for
+    ///   several, one ``StorageError`` of their kind whose ``StorageError/underlyingError`` is
+    ///   ``RecordFailures``, listing each.
+    public func valuesIfComplete(entityName: String, location: String?) throws -> [Element] {
+        try StorageError.throwIfAny(failures.map(\.error), entityName: entityName, location: location)
+        return values
+    }
 }
 
 extension ReadableRecords: Sendable where Element: Sendable {}

@@ -137,7 +137,11 @@ private final class ChangeLogAppender: Sendable {
         do throws(FileSystemError) {
             try fileSystem.writeAll(fd, bytes, path: path)
         } catch {
-            // Whatever the failed write left, the next append starts again from the path.
+            // A full disk can take part of the lines (the last block's slack) before refusing the
+            // rest: cut them off (truncating needs no space), or the next append would glue its
+            // first line to the torn one and readers would miss a change. Whatever the failed
+            // write left, the next append starts again from the path.
+            try? fileSystem.truncate(fd, length: length, path: path)
             drop(&descriptor)
             throw error
         }

@@ -19,9 +19,11 @@ import Darwin
 /// - a torn journal was cut short before its batch touched any record, so every record reads as
 ///   it is;
 /// - a complete journal means its batch stopped half way, so the records of that one entity type
-///   may be half-written: reading them throws a ``StorageError`` of kind `.io` that names the
-///   journal and says that rolling it back needs write access. Other entity types read normally.
-/// Writes try to recover first, as always, and so fail with the system's error and the path.
+///   may be half-written: readers take every file the journal names from the journal (what it
+///   held before the batch) and the others as they are, which is the committed state.
+/// The same holds when recovery fails for lack of free space (`ENOSPC`, `EDQUOT`): a full disk
+/// never blocks reading. Writes try to recover first, as always, and so fail with the system's
+/// error and the path until the disk has room again; the first that succeeds completes recovery.
 extension FileStorageContext {
     /// Full recovery, done once when the store is opened: resolve the journal, then remove the
     /// temporary files and trash directories that crashed writers left behind, and finally make
@@ -40,7 +42,7 @@ extension FileStorageContext {
     func recoverOnOpen() throws {
         do {
             try recoverJournal()
-        } catch let error as FileSystemError where error.deniesWriteAccess {
+        } catch let error as FileSystemError where error.postponesRepair {
             rememberRecoveryRefused(error)
         }
         var formats = FormatCensus(format: format)
@@ -105,16 +107,17 @@ extension FileStorageContext {
         // A journal the store could not have written: let recovery report it (it throws before
         // changing anything, even without write access).
         guard journal.nameProblem(fileExtensions: [fileExtension]) == nil else { return nil }
-        return .unfinishedBatch(directoryName: journal.directoryName, cause: refusal)
+        return .unfinishedBatch(journal, cause: refusal)
     }
 
-    /// Recovers the journal for readers, under the exclusive lock. Without write access it
-    /// remembers the refusal instead of throwing, so that readers go on without recovery.
+    /// Recovers the journal for readers, under the exclusive lock. Without write access or free
+    /// space it remembers the refusal instead of throwing, so that readers go on without recovery
+    /// (reading around the journal) and try no write again until the journal is found empty.
     func recoverForReaders() throws {
         do {
             try lock.withExclusiveLock { try recoverJournal() }
             rememberRecoveryRefused(nil)
-        } catch let error as FileSystemError where error.deniesWriteAccess {
+        } catch let error as FileSystemError where error.postponesRepair {
             rememberRecoveryRefused(error)
         }
     }
@@ -164,8 +167,6 @@ extension FileStorageContext {
     /// which is what makes it safe to repeat.
     func rollBack(_ journal: Journal) throws {
         let directoryPath = rootPath + "/" + journal.directoryName
-        // Query caches in every process reread what the rollback puts back.
-        try changeLog.append(directoryName: journal.directoryName, fileNames: journal.entries.map(\.fileName))
         if journal.entries.contains(where: { $0.previousContents != nil }) {
             try ensureDirectory(directoryPath)
         }
@@ -173,6 +174,11 @@ extension FileStorageContext {
             directory throws(FileSystemError) in
             try applyInPlace(journal.entries.map { ($0.fileName, $0.previousContents, nil) }, in: directory, directoryPath: directoryPath)
         }
+        // Query caches in every process reread what the rollback put back. Logged after the files
+        // (nobody reads in between: this holds the exclusive lock), so that a full disk stops a
+        // rollback before it appends anything and readers then read around the journal without
+        // having written; and before the journal is cleared, so that a crash in between repeats both.
+        try changeLog.append(directoryName: journal.directoryName, fileNames: journal.entries.map(\.fileName))
     }
 
     /// Rewrites each file of the entity folder open as `directory` in place with its contents (see

@@ -10,11 +10,17 @@ import DAOKit
 /// themselves keep SQLite's default, so the `sqlite3` shell, which lacks this collation, reads,
 /// filters and sorts them by bytes; only writing a table with an index needs it (README, "SQLite
 /// layout").
-enum SwiftStringCollation {
-    static let name = "DAOKIT"
+///
+/// `package`, so that every connection DAOKit opens registers the one same collation: the
+/// context's and the `dao` tool's (which could not read an index, nor run `PRAGMA
+/// integrity_check` on one, without it).
+package enum SwiftStringCollation {
+    /// The collation's name in SQL (`COLLATE DAOKIT`).
+    package static let name = "DAOKIT"
 
-    /// Registers the collation on a connection.
-    static func register(on database: OpaquePointer) {
+    /// Registers the collation on a connection. SQLite reports a failure only for an invalid name
+    /// or encoding, neither of which this call passes, so nothing is returned.
+    package static func register(on database: OpaquePointer) {
         sqlite3_create_collation_v2(database, name, SQLITE_UTF8, nil, compare, nil)
     }
 

@@ -7,7 +7,9 @@ package enum ReadCondition: Sendable {
     /// Every record reads as it is: no batch is unfinished, or a torn journal says that the one
     /// that stopped touched no record.
     case consistent
-    /// A batch on the entity directory `directoryName` stopped half way and this process cannot
-    /// roll it back (`cause`): that entity's records may be half-written; the others are sound.
-    case unfinishedBatch(directoryName: String, cause: FileSystemError)
+    /// A batch stopped half way and this process cannot roll it back now (`cause`: no write
+    /// access, or no free space): the records of the journal's entity directory may be
+    /// half-written, so readers take each file the journal names from the journal (what it held
+    /// before the batch) and every other file as it is. The others entity types are sound.
+    case unfinishedBatch(Journal, cause: FileSystemError)
 }

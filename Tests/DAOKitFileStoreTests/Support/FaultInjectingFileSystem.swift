@@ -30,6 +30,10 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
         case fail(operation: Int, code: Int32)
         case crash(after: Int)
         case denyWrites(code: Int32)
+        /// From call N on, every call that needs free space fails with `ENOSPC` — `write`,
+        /// `mkdir`, and an `open` that would create a file — as on a full disk, where truncating,
+        /// renaming, removing and syncing still work.
+        case fullDisk(from: Int)
     }
 
     /// Replaced once, by ``confined(to:)``, before the store makes its first call below its directory.
@@ -75,7 +79,9 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
     ///   - releases: the call releases a descriptor or lock, which even a crash does.
     ///   - changes: the call creates, changes or removes something, which ``Mode/denyWrites(code:)``
     ///     refuses.
-    private func enter(_ operation: String, _ path: String, releases: Bool = false, changes: Bool = false) throws(FileSystemError) {
+    private func enter(
+        _ operation: String, _ path: String, releases: Bool = false, changes: Bool = false, needsSpace: Bool = false
+    ) throws(FileSystemError) {
         let code: Int32? = mutex.withLock {
             calls += 1
             log.append(operation + " " + (path.split(separator: "/").last.map(String.init) ?? path))
@@ -88,6 +94,8 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
                 return calls > after && !releases ? EIO : nil
             case let .denyWrites(code):
                 return changes ? code : nil
+            case let .fullDisk(from):
+                return calls >= from && needsSpace ? ENOSPC : nil
             }
         }
         if let code {
@@ -97,7 +105,7 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
     }
 
     func open(_ path: String, _ flags: Int32, _ mode: mode_t) throws(FileSystemError) -> Int32 {
-        try enter("open", path, changes: flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC) != 0)
+        try enter("open", path, changes: flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC) != 0, needsSpace: creates(path, flags))
         return try base.open(path, flags, mode)
     }
 
@@ -115,7 +123,7 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
     }
 
     func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileSystemError) -> Int {
-        try enter("write", path, changes: true)
+        try enter("write", path, changes: true, needsSpace: true)
         return try base.write(fd, bytes, path: path)
     }
 
@@ -155,7 +163,7 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
     }
 
     func open(_ name: String, in directory: Int32, _ flags: Int32, _ mode: mode_t, path: String) throws(FileSystemError) -> Int32 {
-        try enter("open", path, changes: flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC) != 0)
+        try enter("open", path, changes: flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC) != 0, needsSpace: creates(path, flags))
         return try base.open(name, in: directory, flags, mode, path: path)
     }
 
@@ -176,8 +184,14 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
             try enter("mkdir", path)
             throw FileSystemError(operation: "mkdir", path: path, code: EEXIST)
         }
-        try enter("mkdir", path, changes: true)
+        // An existing directory is EEXIST even on a full disk: only a new one needs space.
+        try enter("mkdir", path, changes: true, needsSpace: !FileManager.default.fileExists(atPath: path))
         try base.makeDirectory(path)
+    }
+
+    /// Whether an `open` with `flags` would create the file at `path` (it does not exist yet).
+    private func creates(_ path: String, _ flags: Int32) -> Bool {
+        flags & O_CREAT != 0 && FileManager.default.fileExists(atPath: path) == false
     }
 
     func removeDirectory(_ path: String) throws(FileSystemError) {

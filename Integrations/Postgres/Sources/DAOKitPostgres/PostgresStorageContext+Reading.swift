@@ -23,8 +23,7 @@ extension PostgresStorageContext {
     /// - Throws: ``StorageError`` naming every record that does not decode.
     public func fetchAll<E: Storable>(_ type: E.Type) async throws -> [E] {
         let readable = try await fetchReadable(type)
-        try StorageError.throwIfAny(readable.failures.map(\.error), entityName: E.entityName, location: serverDescription)
-        return readable.values
+        return try readable.valuesIfComplete(entityName: E.entityName, location: serverDescription)
     }
 
     /// ``StorageContext/fetchReadable(_:)``: every record that decodes, and the others with their errors.

@@ -108,8 +108,7 @@ public final class InMemoryStorageContext: StorageContext {
     ///   one whose ``StorageError/underlyingError`` is ``RecordFailures``, listing each.
     public func fetchAll<E: Storable>(_ type: E.Type) throws -> [E] {
         let readable = try fetchReadable(type)
-        try StorageError.throwIfAny(readable.failures.map(\.error), entityName: E.entityName, location: nil)
-        return readable.values
+        return try readable.valuesIfComplete(entityName: E.entityName, location: nil)
     }
 
     /// Removes the entities with these ids; unknown ids are ignored.

@@ -153,8 +153,7 @@ public final class KeyValueStorageContext: StorageContext {
     ///   still read one by one (``fetchReadable(_:)`` returns them).
     public func fetchAll<E: Storable>(_ type: E.Type) throws -> [E] {
         let readable = try readRecords(E.self, collectingReadFailures: false)
-        try StorageError.throwIfAny(readable.failures.map(\.error), entityName: E.entityName, location: nil)
-        return readable.values
+        return try readable.valuesIfComplete(entityName: E.entityName, location: nil)
     }
 
     /// Removes the entities with these ids, all or nothing; unknown ids are ignored.
