@@ -63,9 +63,11 @@ public enum DocSampleGenerator {
         let sources = root.appendingPathComponent("Sources")
         for module in try fileManager.contentsOfDirectory(atPath: sources.path).sorted() {
             let moduleURL = sources.appendingPathComponent(module)
-            for entry in try fileManager.contentsOfDirectory(atPath: moduleURL.path).sorted() where entry.hasSuffix(".docc") {
+            for entry in try fileManager.contentsOfDirectory(atPath: moduleURL.path).sorted()
+            where entry.hasSuffix(".docc") {
                 let catalog = moduleURL.appendingPathComponent(entry)
-                for file in try fileManager.contentsOfDirectory(atPath: catalog.path).sorted() where file.hasSuffix(".md") {
+                for file in try fileManager.contentsOfDirectory(atPath: catalog.path).sorted()
+                where file.hasSuffix(".md") {
                     paths.append("Sources/\(module)/\(entry)/\(file)")
                 }
             }
@@ -97,7 +99,10 @@ public enum DocSampleGenerator {
         while index < lines.count {
             let line = lines[index]
             let trimmed = line.drop { $0 == " " }
-            guard trimmed.hasPrefix("```") else { index += 1; continue }
+            guard trimmed.hasPrefix("```") else {
+                index += 1
+                continue
+            }
             let indent = line.count - trimmed.count
             let fence = trimmed.prefix { $0 == "`" }
             let info = trimmed.dropFirst(fence.count).trimmingCharacters(in: .whitespaces)
@@ -106,7 +111,11 @@ public enum DocSampleGenerator {
             var end = index + 1
             while end < lines.count {
                 let candidate = lines[end].drop { $0 == " " }
-                if candidate.hasPrefix(fence) && candidate.trimmingCharacters(in: .whitespaces).allSatisfy({ $0 == "`" }) { break }
+                if candidate.hasPrefix(fence)
+                    && candidate.trimmingCharacters(in: .whitespaces).allSatisfy({ $0 == "`" })
+                {
+                    break
+                }
                 body.append(String(lines[end].dropFirst(min(indent, lines[end].prefix { $0 == " " }.count))))
                 end += 1
             }
@@ -119,7 +128,8 @@ public enum DocSampleGenerator {
                 } else if words.count == 1 {
                     blocks.append(DocSampleBlock(line: index + 2, lines: body))
                 } else {
-                    throw DocSampleError(description: "\(path):\(index + 1): unknown info string \"\(info)\" (swift, or swift manifest)")
+                    throw DocSampleError(
+                        description: "\(path):\(index + 1): unknown info string \"\(info)\" (swift, or swift manifest)")
                 }
             }
             index = end + 1
@@ -147,14 +157,19 @@ public enum DocSampleGenerator {
             names.append(contentsOf: split.names)
         }
         let modules = Set(imports)
-        let directory = !modules.isDisjoint(with: serverModules) ? serverDirectory
+        let directory =
+            !modules.isDisjoint(with: serverModules)
+            ? serverDirectory
             : !modules.isDisjoint(with: postgresModules) ? postgresDirectory : coreDirectory
         for module in ["Foundation", "Testing"] where !imports.contains(module) { imports.append(module) }
 
         let isAsync = statements.contains { containsWord("await", in: $0) }
-        let usesFolder = statements.contains { containsWord("folder", in: $0) }
+        let usesFolder =
+            statements.contains { containsWord("folder", in: $0) }
             || declarations.contains { containsWord("folder", in: $0) }
         var out: [String] = []
+        // The samples keep the document's layout (aligned comments, a reader's line breaks).
+        out.append("// swift-format-ignore-file")
         out.append("// Generated from \(document.path) by `swift run generate-doc-samples`: do not edit.")
         out.append("// Edit the document and run the command; DocSampleFreshnessTests fails while this file is stale.")
         out.append("// The rules: CONTRIBUTING.md, \"Code samples in documentation\".")
@@ -175,7 +190,8 @@ public enum DocSampleGenerator {
         out.append("func \(functionName(for: document.path))() \(isAsync ? "async throws" : "throws") {")
         if usesFolder {
             out.append("    let folder = FileManager.default.temporaryDirectory")
-            out.append("        .appendingPathComponent(\"doc-sample-\(function)-\\(UUID().uuidString)\", isDirectory: true)")
+            out.append(
+                "        .appendingPathComponent(\"doc-sample-\(function)-\\(UUID().uuidString)\", isDirectory: true)")
             out.append("    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)")
             out.append("    defer { try? FileManager.default.removeItem(at: folder) }")
         }
@@ -236,7 +252,10 @@ public enum DocSampleGenerator {
                 end += 1
             }
             if trimmed.isEmpty {
-                if !pending.isEmpty { result.statements.append(contentsOf: pending); pending = [] }
+                if !pending.isEmpty {
+                    result.statements.append(contentsOf: pending)
+                    pending = []
+                }
                 result.statements.append("")
             } else if let keywordLine = declarationLine(trimmed) {
                 result.declarations.append("// \(path):\(block.line + index - pending.count)")
@@ -286,7 +305,7 @@ public enum DocSampleGenerator {
             if !modifiers.contains(word) { break }
         }
         guard let keyword = words.last, declarationKeywords.contains(keyword),
-              words.dropLast().allSatisfy({ modifiers.contains($0) })
+            words.dropLast().allSatisfy({ modifiers.contains($0) })
         else { return nil }
         if keyword == "extension" || words.contains(where: { accessLevels.contains($0) }) { return "" }
         return prefix + "private " + tokens
@@ -338,7 +357,11 @@ public enum DocSampleGenerator {
             if inString {
                 if escaped {
                     escaped = false
-                    if character == "(" { interpolation.append(depth); depth += 1; inString = false }
+                    if character == "(" {
+                        interpolation.append(depth)
+                        depth += 1
+                        inString = false
+                    }
                 } else if character == "\\" {
                     escaped = true
                 } else if character == "\"" {
@@ -354,7 +377,10 @@ public enum DocSampleGenerator {
             case "}", "]": depth -= 1
             case ")":
                 depth -= 1
-                if let start = interpolation.last, start == depth { interpolation.removeLast(); inString = true }
+                if let start = interpolation.last, start == depth {
+                    interpolation.removeLast()
+                    inString = true
+                }
             default: break
             }
             previous = character
@@ -367,7 +393,9 @@ public enum DocSampleGenerator {
         while let range = line.range(of: word, range: searchRange) {
             let before = range.lowerBound == line.startIndex ? " " : line[line.index(before: range.lowerBound)]
             let after = range.upperBound == line.endIndex ? " " : line[range.upperBound]
-            if !(before.isLetter || before.isNumber || before == "_") && !(after.isLetter || after.isNumber || after == "_") {
+            if !(before.isLetter || before.isNumber || before == "_")
+                && !(after.isLetter || after.isNumber || after == "_")
+            {
                 return true
             }
             searchRange = range.upperBound..<line.endIndex

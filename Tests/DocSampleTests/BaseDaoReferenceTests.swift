@@ -6,7 +6,8 @@ import Testing
 
 @Suite("The DAO article lists every public member of BaseDao")
 struct BaseDaoReferenceTests {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// The Swift names of the public and open members declared in `source` (members are indented;
     /// the type itself is not).
@@ -22,7 +23,8 @@ struct BaseDaoReferenceTests {
                 let name = signature.prefix { $0 != "(" && $0 != "<" }
                 let parameters = signature.drop { $0 != "(" }.dropFirst().prefix { $0 != ")" }
                 let labels = parameters.split(separator: ",").map { parameter in
-                    String(parameter.trimmingCharacters(in: .whitespacesAndNewlines).prefix { $0 != " " && $0 != ":" }) + ":"
+                    String(parameter.trimmingCharacters(in: .whitespacesAndNewlines).prefix { $0 != " " && $0 != ":" })
+                        + ":"
                 }
                 names.append("\(name)(\(labels.joined()))")
             }
@@ -32,7 +34,8 @@ struct BaseDaoReferenceTests {
 
     @Test func theArticleNamesEveryPublicMemberOfEveryFileThatDeclaresOrExtendsBaseDao() throws {
         let article = try String(
-            contentsOf: root.appendingPathComponent("Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md"), encoding: .utf8)
+            contentsOf: root.appendingPathComponent("Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md"), encoding: .utf8
+        )
         let sources = root.appendingPathComponent("Sources/DAOKit")
         var files: [String] = []
         var names: [String] = []
@@ -47,7 +50,8 @@ struct BaseDaoReferenceTests {
         // The class, its async overloads and its observation live in three files today; fewer means
         // the search above broke, not that the members went away.
         #expect(files.count >= 3, "found \(files)")
-        #expect(names.contains("read(where:sortedBy:limit:offset:)") && names.contains("observeCount(where:)")
+        #expect(
+            names.contains("read(where:sortedBy:limit:offset:)") && names.contains("observeCount(where:)")
                 && names.contains("awaitsAsyncContextDirectly"), "found \(names)")
         for name in Set(names) {
             #expect(article.contains("`\(name)`"), "DAOsAndSubclassing.md's table does not list BaseDao's \(name)")
@@ -67,8 +71,9 @@ struct BaseDaoReferenceTests {
                 func hidden() {}
             }
             """
-        #expect(Self.memberNames(in: source) == [
-            "init(context:mapper:)", "read(where:sortedBy:limit:offset:)", "create(_:)", "translatesQueries",
-        ])
+        #expect(
+            Self.memberNames(in: source) == [
+                "init(context:mapper:)", "read(where:sortedBy:limit:offset:)", "create(_:)", "translatesQueries",
+            ])
     }
 }

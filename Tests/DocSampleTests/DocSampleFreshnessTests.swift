@@ -7,11 +7,13 @@ import Testing
 
 @Suite("Generated doc-sample tests are up to date")
 struct DocSampleFreshnessTests {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     @Test func everyGeneratedFileIsWhatTheGeneratorWritesFromItsDocument() throws {
         let files = try DocSampleGenerator.generatedFiles(root: root)
-        #expect(files.keys.contains("\(DocSampleGenerator.coreDirectory)/README.swift"), "README.md has no compiled sample")
+        #expect(
+            files.keys.contains("\(DocSampleGenerator.coreDirectory)/README.swift"), "README.md has no compiled sample")
         for (path, contents) in files {
             let onDisk = try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
             #expect(onDisk == contents, "\(path) is stale: run `swift run generate-doc-samples`")
@@ -21,9 +23,13 @@ struct DocSampleFreshnessTests {
     @Test func noGeneratedFileOutlivesItsDocument() throws {
         let files = try DocSampleGenerator.generatedFiles(root: root)
         for directory in DocSampleGenerator.outputDirectories {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(directory).path)) ?? []
+            let names =
+                (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(directory).path))
+                ?? []
             for name in names {
-                #expect(files["\(directory)/\(name)"] != nil, "\(directory)/\(name) has no document: run `swift run generate-doc-samples`")
+                #expect(
+                    files["\(directory)/\(name)"] != nil,
+                    "\(directory)/\(name) has no document: run `swift run generate-doc-samples`")
             }
         }
     }
@@ -32,7 +38,8 @@ struct DocSampleFreshnessTests {
 @Suite("Doc-sample extraction follows the documented rules")
 struct DocSampleExtractionTests {
     @Test func declarationsGoToFileScopeAsPrivateAndStatementsRunInOrder() throws {
-        let document = try DocSampleGenerator.parse("""
+        let document = try DocSampleGenerator.parse(
+            """
             Text.
 
             ```swift
@@ -66,7 +73,8 @@ struct DocSampleExtractionTests {
     }
 
     @Test func aDocumentThatAwaitsOrUsesTheFolderGetsAnAsyncTestWithAFolder() throws {
-        let document = try DocSampleGenerator.parse("""
+        let document = try DocSampleGenerator.parse(
+            """
             ```swift
             import DAOKitPostgres
             let url = folder.appendingPathComponent("store")
@@ -80,7 +88,8 @@ struct DocSampleExtractionTests {
     }
 
     @Test func serverFrameworksGoToTheServerPackageAndManifestsAreNotCompiled() throws {
-        let document = try DocSampleGenerator.parse("""
+        let document = try DocSampleGenerator.parse(
+            """
             ```swift manifest
             let package = Package(name: "X")
             ```

@@ -3,7 +3,8 @@
 import DocSampleGenerator
 import Foundation
 
-let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 do {
     let files = try DocSampleGenerator.generatedFiles(root: root)
     let fileManager = FileManager.default

@@ -14,10 +14,10 @@ enum StorageOnlyFields {
 
     /// An optional storage-only field: absent from the domain value, `nil` in the entity.
     struct TaskEntity: Storable {
-        static let entityName = "Task"   // explicit: renaming the type keeps the records
+        static let entityName = "Task"  // explicit: renaming the type keeps the records
         var id: Int
         var title: String
-        var syncedAt: Date?            // storage-only: works as it is
+        var syncedAt: Date?  // storage-only: works as it is
     }
 
     /// A non-optional storage-only field needs its own `init(from:)` that supplies the default.
@@ -25,7 +25,7 @@ enum StorageOnlyFields {
         static let entityName = "RevisedTask"
         var id = 0
         var title = ""
-        var revision = 0               // storage-only, with a default
+        var revision = 0  // storage-only, with a default
 
         enum CodingKeys: String, CodingKey { case id, title, revision }
 

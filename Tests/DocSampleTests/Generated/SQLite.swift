@@ -1,3 +1,4 @@
+// swift-format-ignore-file
 // Generated from Sources/DAOKit/DAOKit.docc/SQLite.md by `swift run generate-doc-samples`: do not edit.
 // Edit the document and run the command; DocSampleFreshnessTests fails while this file is stale.
 // The rules: CONTRIBUTING.md, "Code samples in documentation".
