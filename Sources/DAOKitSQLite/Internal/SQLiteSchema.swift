@@ -15,6 +15,9 @@ struct SQLiteTable {
     var recordedKinds: [String: SQLiteFieldKinds]
     /// Whether this connection has created the entity type's declared indexes.
     var indexesEnsured = false
+    /// Whether the table has the `daokit_checksum` column (a table written before checksums gets
+    /// it at its first write by this release).
+    var hasChecksum = true
 
     init(entityName: String, columns: [String], recordedKinds: [String: SQLiteFieldKinds]) {
         self.entityName = entityName
@@ -23,16 +26,21 @@ struct SQLiteTable {
         self.recordedKinds = recordedKinds
     }
 
-    /// `INSERT OR REPLACE` of a whole row: the key, then every field column in order.
+    /// `INSERT OR REPLACE` of a whole row: the key, then every field column in order, then the
+    /// row's checksum (``SQLiteRowChecksum``).
     var upsertSQL: String {
-        let names = (["daokit_key"] + columns.map(SQLiteDialect.quoted)).joined(separator: ", ")
-        let marks = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
+        let names = (["daokit_key"] + columns.map(SQLiteDialect.quoted) + [SQLiteRowChecksum.columnName]).joined(separator: ", ")
+        let marks = Array(repeating: "?", count: columns.count + 2).joined(separator: ", ")
         return "INSERT OR REPLACE INTO \(quotedName) (\(names)) VALUES (\(marks))"
     }
 }
 
 /// The database's own layout: the file's identity (`application_id`, `user_version`), the
 /// `daokit_field_kinds` table, and each entity's table, created and widened on first use.
+///
+/// Each entity table also has a `daokit_checksum` column (last, or added by the first write of
+/// this release to a table of an earlier one): ``SQLiteRowChecksum``. It is not a field: the
+/// field columns never list it.
 ///
 /// Layout (see README, "SQLite layout"): one table per entity type, named after
 /// ``Storable/entityName``; a `daokit_key TEXT PRIMARY KEY` column with the record's storage key
@@ -102,8 +110,11 @@ enum SQLiteSchema {
         var columns: [String] = []
         while try statement.step() { columns.append(statement.text(at: 0)) }
         guard !columns.isEmpty else { return nil }
-        return SQLiteTable(entityName: entityName, columns: columns.filter { $0 != "daokit_key" },
-                           recordedKinds: try kinds(of: entityName, connection: connection))
+        var table = SQLiteTable(entityName: entityName,
+                                columns: columns.filter { $0 != "daokit_key" && $0 != SQLiteRowChecksum.columnName },
+                                recordedKinds: try kinds(of: entityName, connection: connection))
+        table.hasChecksum = columns.contains(SQLiteRowChecksum.columnName)
+        return table
     }
 
     /// The kinds every field of `entityName` has held, by field.
@@ -135,8 +146,18 @@ enum SQLiteSchema {
             }
         } else {
             table = SQLiteTable(entityName: entityName, columns: wanted, recordedKinds: [:])
-            let definitions = (["daokit_key TEXT NOT NULL PRIMARY KEY"] + wanted.map(columnDefinition)).joined(separator: ", ")
+            let definitions = (["daokit_key TEXT NOT NULL PRIMARY KEY"] + wanted.map(columnDefinition) + [SQLiteRowChecksum.columnName])
+                .joined(separator: ", ")
             try connection.execute("CREATE TABLE \(table.quotedName) (\(definitions))")
+        }
+        if !table.hasChecksum {
+            // A table of an earlier release: its rows stay readable unchecked (NULL), and every
+            // row written from now on carries its checksum. Another connection may have added the
+            // column since this one looked.
+            if try load(entityName, connection: connection)?.hasChecksum != true {
+                try connection.execute("ALTER TABLE \(table.quotedName) ADD COLUMN \(SQLiteRowChecksum.columnName)")
+            }
+            table.hasChecksum = true
         }
         try recordKinds(of: rows, in: &table, connection: connection)
         if !table.indexesEnsured {
