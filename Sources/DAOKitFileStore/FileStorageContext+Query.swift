@@ -10,7 +10,9 @@ extension FileStorageContext {
     /// evaluated on them.
     /// - Throws: ``StorageError`` as ``fetchAll(_:)`` when a record the query needs cannot be read
     ///   (a record that does not decode keeps the type out of the cache, and the scan names it).
+    ///   ``StorageError/Code/invalidQuery`` for a negative limit or offset, before reading.
     public func fetch<E: Storable>(_ type: E.Type, matching query: StorageQuery) throws -> [E] {
+        try query.validate(entityName: E.entityName)
         guard let selection = try cachedSelection(E.self, query) else {
             return try query.apply(to: try fetchAll(type))
         }

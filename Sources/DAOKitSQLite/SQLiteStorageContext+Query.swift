@@ -9,8 +9,10 @@ extension SQLiteStorageContext {
     /// When the filter and the sort translate exactly, SQL does everything, paging included, and
     /// only the returned rows are decoded. Otherwise SQL selects a superset (or every row), and
     /// the whole query is evaluated in Swift on those entities.
-    /// - Throws: ``StorageError`` naming a row that does not decode, or the SQLite failure.
+    /// - Throws: ``StorageError`` naming a row that does not decode, or the SQLite failure;
+    ///   ``StorageError/Code/invalidQuery`` for a negative limit or offset, before reading.
     public func fetch<E: Storable>(_ type: E.Type, matching query: StorageQuery) throws -> [E] {
+        try query.validate(entityName: E.entityName)
         let entityName = try Self.checkedName(E.self)
         let result = try read(entityName: entityName) { table, connection -> [E] in
             try connection.transaction(writing: false) {

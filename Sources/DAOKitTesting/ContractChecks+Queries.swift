@@ -51,6 +51,25 @@ extension ContractChecks {
             try Expect.equal(try dao.read(where: read, sortedBy: byDate, limit: 2, offset: 1).map(\.text),
                              ["message 3", "message 6"], "page of a filtered query")
         },
+        ContractCheck("aNegativeLimitOrOffsetThrowsInvalidQuery") { context in
+            // A page from a request (`?offset=-1`) must reach the caller as an error, never trap.
+            let dao = BaseDao<FixtureMessage, FixtureMessageEntity>(context: context)
+            try dao.persist(FixtureMessage.samples(3))
+            let read = #Predicate<FixtureMessage> { $0.isRead }
+            let pages: [(limit: Int?, offset: Int)] = [(nil, -1), (-1, 0), (3, Int.min), (Int.min, 2)]
+            for page in pages {
+                for predicate in [nil, read] {
+                    try Expect.failure("read(limit: \(String(describing: page.limit)), offset: \(page.offset))", matching: { StorageError.Code.invalidQuery ~= $0 }) {
+                        _ = try dao.read(where: predicate, sortedBy: [SortDescriptor(\.date)], limit: page.limit, offset: page.offset)
+                    }
+                }
+                try Expect.failure("fetch(matching:) with limit \(String(describing: page.limit)), offset \(page.offset)", matching: { StorageError.Code.invalidQuery ~= $0 }) {
+                    _ = try context.fetch(FixtureMessageEntity.self, matching: StorageQuery(limit: page.limit, offset: page.offset))
+                }
+            }
+            try Expect.equal(try dao.read(limit: Int.max, offset: Int.max), [], "the largest page is empty, not a trap")
+            try Expect.equal(try dao.count(), 3, "nothing was changed")
+        },
         ContractCheck("nestedEntitiesRoundTrip") { context in
             let dao = BaseDao<FixtureDialog, FixtureDialogEntity>(context: context)
             let dialogs = [

@@ -16,7 +16,8 @@ import DAOKit
 /// entity types of their own (messages, notes, counters, tags; not API) through the context
 /// and through `BaseDao`. The checks cover: reading back what was saved, replacing, deleting;
 /// `create` of a stored id and `update` of a missing one; all-or-nothing batches; predicates,
-/// multi-key sorting and paging through ``BaseDao``; nested entities; awkward ids (`/`, `..`, `.`,
+/// multi-key sorting and paging through ``BaseDao`` (a negative limit or offset throws
+/// `StorageError.Code.invalidQuery`); nested entities; awkward ids (`/`, `..`, `.`,
 /// Unicode, NUL, empty, 500 characters, ids differing only in case); equal ids of two entity
 /// types; UUID and Int ids; snapshot semantics; 8 concurrent writers × 100 persists.
 public enum StorageContextContract {

@@ -84,8 +84,7 @@ extension BaseDao where Domain: SendableMetatype, Entity: SendableMetatype {
         offset: Int = 0
     ) async throws -> [Domain] {
         if let native {
-            precondition(offset >= 0, "read(where:) offset must not be negative (got \(offset))")
-            precondition((limit ?? 0) >= 0, "read(where:) limit must not be negative (got \(limit ?? 0))")
+            try StorageQuery.validatePage(limit: limit, offset: offset, entityName: Entity.entityName)
             let plan = queryPlan(predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset)
             return try plan.finish(try await candidates(for: plan, from: native))
         }

@@ -126,17 +126,17 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
     /// ``translatesQueries``), which answers from an index or SQL where it has one; the rest is
     /// evaluated on mapped values. Either way the result is what filtering, sorting and paging
     /// every stored value in memory would give.
-    /// - Precondition: `offset >= 0` and `limit >= 0` when given.
-    /// - Throws: ``StorageError`` or ``MappingError`` as ``read()`` for the records the query
-    ///   reads, or an error thrown while evaluating `predicate`.
+    /// - Throws: ``StorageError`` of code ``StorageError/Code/invalidQuery`` for a negative
+    ///   `limit` or `offset` (before anything is read: a value from a request never traps);
+    ///   ``StorageError`` or ``MappingError`` as ``read()`` for the records the query reads, or
+    ///   an error thrown while evaluating `predicate`.
     open func read(
         where predicate: Predicate<Domain>? = nil,
         sortedBy: [SortDescriptor<Domain>] = [],
         limit: Int? = nil,
         offset: Int = 0
     ) throws -> [Domain] {
-        precondition(offset >= 0, "read(where:) offset must not be negative (got \(offset))")
-        precondition((limit ?? 0) >= 0, "read(where:) limit must not be negative (got \(limit ?? 0))")
+        try StorageQuery.validatePage(limit: limit, offset: offset, entityName: Entity.entityName)
         let plan = queryPlan(predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset)
         return try plan.finish(try candidates(for: plan))
     }
@@ -285,9 +285,16 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
         }
         let context = self.context
         let proof = FieldProof<Domain, Entity>(mapper: mapper) {
-            try context.fetch(Entity.self, matching: StorageQuery(limit: 1)).first
+            // A record that does not decode (stored before a rename) must not stop the proof, or
+            // every query would read, and fail on, every record: take a readable one instead.
+            do {
+                return try context.fetch(Entity.self, matching: StorageQuery(limit: 1)).first
+            } catch {
+                return try context.fetchReadable(Entity.self).values.first
+            }
         }
-        return DaoQueryPlan(predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset, field: proof.field(for:))
+        return DaoQueryPlan(predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset,
+                            field: proof.field(for:), absentValue: proof.absentValue(of:))
     }
 
     /// The mapped values the context selects for `plan`.

@@ -36,16 +36,17 @@ import Foundation
 extension BaseDao where Domain: SendableMetatype, Entity: SendableMetatype {
     /// The values matching `predicate`, sorted and paged as ``read(where:sortedBy:limit:offset:)``
     /// returns them, now and after every committed change that alters them.
-    /// - Precondition: `offset >= 0` and `limit >= 0` when given.
+    ///
+    /// A negative `limit` or `offset` ends the stream at once with ``StorageError`` of code
+    /// ``StorageError/Code/invalidQuery`` (no element is delivered; nothing traps).
     public func observe(
         where predicate: Predicate<Domain>? = nil, sortedBy: [SortDescriptor<Domain>] = [],
         limit: Int? = nil, offset: Int = 0
     ) -> AsyncThrowingStream<[Domain], any Error> {
-        precondition(offset >= 0, "observe(where:) offset must not be negative (got \(offset))")
-        precondition((limit ?? 0) >= 0, "observe(where:) limit must not be negative (got \(limit ?? 0))")
         let request = SendingTransfer((predicate, sortedBy))
         return LiveObservation<[Domain]>.start(notifier: context.changeNotifier, entityName: Entity.entityName) { changes, last in
             let (predicate, sortedBy) = request.value
+            try StorageQuery.validatePage(limit: limit, offset: offset, entityName: Entity.entityName)
             if let changes, let last, offset == 0, let predicate,
                try self.changesLeaveResult(changes, resultKeys: last.keys, predicate: predicate) {
                 return .unchanged

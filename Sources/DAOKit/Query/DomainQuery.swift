@@ -12,20 +12,14 @@ public struct DomainQuery<Domain> {
     /// This many values are skipped, after filtering and sorting.
     public var offset: Int
 
-    // The properties are settable for building queries step by step; `apply` treats a negative
-    // limit or offset set that way as zero, so only `init` traps on one.
-
-    /// Creates a query.
-    /// - Precondition: `offset >= 0` and `limit >= 0` when given: a negative page is a
-    ///   programming error, as it is for `Array.prefix(_:)`.
+    /// Creates a query. Any values are accepted; ``apply(to:)`` refuses a negative `limit` or
+    /// `offset`, however it was set.
     public init(
         predicate: Predicate<Domain>? = nil,
         sortedBy: [SortDescriptor<Domain>] = [],
         limit: Int? = nil,
         offset: Int = 0
     ) {
-        precondition(offset >= 0, "DomainQuery offset must not be negative (got \(offset))")
-        precondition((limit ?? 0) >= 0, "DomainQuery limit must not be negative (got \(limit ?? 0))")
         self.predicate = predicate
         self.sortedBy = sortedBy
         self.limit = limit
@@ -34,8 +28,11 @@ public struct DomainQuery<Domain> {
 
     /// The values of `values` that match, sorted and paged. The sort is stable: values the
     /// descriptors consider equal keep their order in `values`.
-    /// - Throws: an error thrown while evaluating the predicate.
+    /// - Throws: ``StorageError`` of code ``StorageError/Code/invalidQuery`` for a negative
+    ///   `limit` or `offset` (before evaluating anything); an error thrown while evaluating the
+    ///   predicate.
     public func apply(to values: [Domain]) throws -> [Domain] {
+        try StorageQuery.validatePage(limit: limit, offset: offset, entityName: nil)
         var result = values
         if let predicate {
             result = try result.filter(predicate.evaluate)
@@ -44,8 +41,8 @@ public struct DomainQuery<Domain> {
             result.sort(using: sortedBy)
         }
         if offset == 0 && limit == nil { return result }
-        let start = min(max(offset, 0), result.count)
-        let end = limit.map { start + min(max($0, 0), result.count - start) } ?? result.count
+        let start = min(offset, result.count)
+        let end = limit.map { start + min($0, result.count - start) } ?? result.count
         return Array(result[start..<end])
     }
 }

@@ -55,9 +55,11 @@ package struct QueryEvaluator: Sendable {
     }
 
     /// The page ``StorageQuery/offset`` and ``StorageQuery/limit`` select from `count` results.
+    /// Entry points refuse a negative page (``StorageQuery/validate(entityName:)``); one that got
+    /// past them reads as zero rather than trapping.
     func page(ofCount count: Int) -> Range<Int> {
-        let start = min(query.offset, count)
-        let end = query.limit.map { start + min($0, count - start) } ?? count
+        let start = min(max(query.offset, 0), count)
+        let end = query.limit.map { start + min(max($0, 0), count - start) } ?? count
         return start..<end
     }
 
@@ -185,9 +187,11 @@ extension StorageQuery {
     /// leaves tied keep their order in `entities`), paged: the evaluation in Swift every context
     /// must agree with.
     /// - Throws: ``StorageError`` of kind ``StorageError/Kind/encodingFailed`` when an entity's
-    ///   `encode(to:)` throws.
+    ///   `encode(to:)` throws; of code ``StorageError/Code/invalidQuery`` for a negative limit or
+    ///   offset.
     public func apply<E: Storable>(to entities: [E]) throws -> [E] {
-        try QueryEvaluator(self).apply(to: entities)
+        try validate(entityName: E.entityName)
+        return try QueryEvaluator(self).apply(to: entities)
     }
 }
 

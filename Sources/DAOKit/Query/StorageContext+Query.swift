@@ -5,8 +5,10 @@
 /// requirements themselves; the ones shipped with DAOKit do.
 extension StorageContext {
     /// Reads every entity and evaluates `query` on them with ``StorageQuery/apply(to:)``.
+    /// - Throws: ``StorageError/Code/invalidQuery`` for a negative limit or offset, before reading.
     public func fetch<E: Storable>(_ type: E.Type, matching query: StorageQuery) throws -> [E] {
-        try query.apply(to: try fetchAll(type))
+        try query.validate(entityName: E.entityName)
+        return try query.apply(to: try fetchAll(type))
     }
 
     /// Reads every entity and counts those `filter` holds for.

@@ -16,11 +16,10 @@ public struct StorageQuery: Sendable, Hashable {
     /// This many entities are skipped, after filtering and sorting.
     public var offset: Int
 
-    /// A query.
-    /// - Precondition: `offset >= 0`, and `limit >= 0` when given.
+    /// A query. Any values are accepted here; a negative `limit` or `offset` is refused when the
+    /// query runs (see ``validate(entityName:)``), so that a value passed through from a request
+    /// never traps.
     public init(filter: StorageFilter? = nil, sort: [StorageSortKey] = [], limit: Int? = nil, offset: Int = 0) {
-        precondition(offset >= 0, "StorageQuery offset must not be negative (got \(offset))")
-        precondition((limit ?? 0) >= 0, "StorageQuery limit must not be negative (got \(limit ?? 0))")
         self.filter = filter
         self.sort = sort
         self.limit = limit
@@ -32,5 +31,24 @@ public struct StorageQuery: Sendable, Hashable {
         var fields = filter?.fields ?? []
         for key in sort where !fields.contains(key.field) { fields.append(key.field) }
         return fields
+    }
+
+    /// Throws unless the query can be answered: `offset >= 0`, and `limit >= 0` when given. Every
+    /// shipped context calls it first in `fetch(_:matching:)`; a context of your own should too.
+    /// - Parameter entityName: the entity the query reads, named in the error.
+    /// - Throws: ``StorageError`` of code ``StorageError/Code/invalidQuery`` naming the value.
+    public func validate(entityName: String? = nil) throws {
+        try Self.validatePage(limit: limit, offset: offset, entityName: entityName)
+    }
+
+    /// Throws ``StorageError/Code/invalidQuery`` for a negative `offset` or `limit`: the check every
+    /// paged entry point (``BaseDao``, ``DomainQuery``, the contexts) makes before reading.
+    static func validatePage(limit: Int?, offset: Int, entityName: String?) throws {
+        if offset < 0 {
+            throw StorageError(.invalidQuery("offset \(offset) is negative"), entityName: entityName)
+        }
+        if let limit, limit < 0 {
+            throw StorageError(.invalidQuery("limit \(limit) is negative"), entityName: entityName)
+        }
     }
 }

@@ -41,6 +41,9 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         public static let wrongFormat = Code("wrongFormat")
         /// The context was called again, on the same thread, from code it runs while holding its lock.
         public static let reentrantCall = Code("reentrantCall")
+        /// A query asked for something no answer exists for, such as a negative limit or offset
+        /// (a value a server may pass through from a request); nothing was read or changed.
+        public static let invalidQuery = Code("invalidQuery")
 
         public var description: String { name }
 
@@ -63,7 +66,8 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
     public struct Kind: Sendable, Equatable, CustomStringConvertible {
         /// What went wrong.
         public let code: Code
-        /// The detail text of `.corruptRecord`, `.io` and `.wrongFormat`; `nil` for the others.
+        /// The detail text of `.corruptRecord`, `.io`, `.wrongFormat` and `.invalidQuery`; `nil` for
+        /// the others.
         public let detail: String?
 
         private init(_ code: Code, _ detail: String? = nil) {
@@ -95,6 +99,9 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         /// nothing; the outer call goes on, still holding the lock. Make the nested call after the
         /// outer one returns (for example, dispatch it to another queue).
         public static let reentrantCall = Kind(.reentrantCall)
+        /// A query asked for something no answer exists for, such as a negative limit or offset;
+        /// the detail names the value. Nothing was read or changed.
+        public static func invalidQuery(_ detail: String) -> Kind { Kind(.invalidQuery, detail) }
 
         /// As the kind is written: `duplicateID`, `io("disk full")`.
         public var description: String {
@@ -160,6 +167,7 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         case .decodingFailed: return "the record could not be decoded"
         case .io: return "I/O failure (\(detail))"
         case .wrongFormat: return "wrong record format (\(detail))"
+        case .invalidQuery: return "invalid query (\(detail))"
         case .reentrantCall: return "called again from inside a call to the same context, which holds its lock; refused"
         default: return code.name + (kind.detail.map { " (\($0))" } ?? "")
         }

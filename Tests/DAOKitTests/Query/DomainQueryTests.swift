@@ -31,12 +31,14 @@ struct DomainQueryTests {
         #expect(try DomainQuery<FixtureMessage>(limit: Int.max, offset: 1).apply(to: values).count == 7)
     }
 
-    @Test func aNegativeLimitOrOffsetSetAfterInitIsTreatedAsZero() throws {
+    @Test func aNegativeLimitOrOffsetSetAfterInitThrowsInvalidQuery() throws {
         var query = DomainQuery<FixtureMessage>()
         query.offset = -3
-        #expect(try query.apply(to: values) == values)
+        #expect(throws: StorageError.self) { try query.apply(to: values) }
+        query.offset = 0
         query.limit = -1
-        #expect(try query.apply(to: values).isEmpty)
+        let error = try #require(throws: StorageError.self) { try query.apply(to: values) }
+        #expect(error.kind == .invalidQuery("limit -1 is negative"))
     }
 
     @Test func anErrorThrownByThePredicateReachesTheCaller() throws {
@@ -46,16 +48,12 @@ struct DomainQueryTests {
         #expect(throws: (any Error).self) { try query.apply(to: [Reminder(note: "call"), Reminder(note: nil)]) }
     }
 
-    @Test func aNegativeOffsetIsAProgrammingError() async {
-        await #expect(processExitsWith: .failure) {
-            _ = DomainQuery<FixtureMessage>(offset: -1)
-        }
-    }
-
-    @Test func aNegativeLimitIsAProgrammingError() async {
-        await #expect(processExitsWith: .failure) {
-            _ = DomainQuery<FixtureMessage>(limit: -1)
-        }
+    @Test func aNegativeOffsetOrLimitFromInitThrowsInsteadOfTrapping() throws {
+        let offset = try #require(throws: StorageError.self) { try DomainQuery<FixtureMessage>(offset: -1).apply(to: values) }
+        #expect(offset.code == .invalidQuery)
+        #expect(offset.description == "store: invalid query (offset -1 is negative)")
+        let limit = try #require(throws: StorageError.self) { try DomainQuery<FixtureMessage>(limit: Int.min).apply(to: []) }
+        #expect(limit.kind == .invalidQuery("limit \(Int.min) is negative"))
     }
 }
 

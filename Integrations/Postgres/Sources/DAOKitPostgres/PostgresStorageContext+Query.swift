@@ -14,7 +14,10 @@ import PostgresNIO
 extension PostgresStorageContext {
     /// ``StorageContext/fetch(_:matching:)``: SQL does everything, paging included, when the
     /// filter and the sort translate exactly; otherwise it selects a superset and Swift finishes.
+    /// - Throws: ``StorageError`` of code `invalidQuery` for a negative limit or offset, before
+    ///   any SQL is sent.
     public func fetch<E: Storable>(_ type: E.Type, matching query: StorageQuery) async throws -> [E] {
+        try query.validate(entityName: E.entityName)
         let entityName = E.entityName
         let table = try table(E.self)
         try await ensureTable(entityName, table: table)

@@ -198,9 +198,11 @@ public final class InMemoryStorageContext: StorageContext {
     /// returned are copied back.
     /// - Throws: ``StorageError`` with ``StorageError/Kind/decodingFailed`` when a selected entity
     ///   cannot be copied back as `E`, ``StorageError/Kind/encodingFailed`` when one's fields
-    ///   cannot be read, or ``StorageError/Kind/reentrantCall``.
+    ///   cannot be read, ``StorageError/Kind/reentrantCall``, or ``StorageError/Code/invalidQuery``
+    ///   for a negative limit or offset.
     public func fetch<E: Storable>(_ type: E.Type, matching query: StorageQuery) throws -> [E] {
-        try selected(E.self, by: query).map { try copyOut($0.snapshot, as: E.self, key: $0.key) }
+        try query.validate(entityName: E.entityName)
+        return try selected(E.self, by: query).map { try copyOut($0.snapshot, as: E.self, key: $0.key) }
     }
 
     /// How many entities `filter` holds for, counted as ``fetch(_:matching:)`` selects them,

@@ -35,6 +35,29 @@ struct FieldProbes<Entity: Codable> {
         return try? Self.decoder.decode(Entity.self, from: data)
     }
 
+    /// The sample as a record stored before the field existed (`absent`) or holding `null` in it,
+    /// decoded by the entity's own `init(from:)`; `nil` when that fails (such a record does not
+    /// decode).
+    func entity(lacking leaf: StoredLeaf, absent: Bool) -> Entity? {
+        var object = base
+        guard absent ? Self.remove(at: leaf.names, in: &object) : Self.set(NSNull(), at: leaf.names, in: &object),
+              let data = try? JSONSerialization.data(withJSONObject: object) else { return nil }
+        return try? Self.decoder.decode(Entity.self, from: data)
+    }
+
+    private static func remove(at path: [String], in object: inout [String: Any]) -> Bool {
+        guard let first = path.first else { return false }
+        if path.count == 1 {
+            object[first] = nil
+            return true
+        }
+        guard var nested = object[first] as? [String: Any], remove(at: Array(path.dropFirst()), in: &nested) else {
+            return false
+        }
+        object[first] = nested
+        return true
+    }
+
     private static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")

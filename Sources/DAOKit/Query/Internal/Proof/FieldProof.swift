@@ -17,6 +17,13 @@ import Foundation
 ///    path exactly the value the entity stores under the field (its own `encode(to:)`, the
 ///    representation queries evaluate), in every probe, and the stored value follows the probe.
 ///
+/// 4. a stored record that lacks the field or holds `null` there (one written before the field
+///    existed, read by an `init(from:)` with `decodeIfPresent(…) ?? default`) decodes to one value
+///    whichever of the two it is — its *absent value* (``absentValue(of:)``), or it does not decode
+///    at all. A record that decodes to a value stores `null` where the entity holds that value, so
+///    ``BaseDao`` rewrites each condition on the field to hold for a stored `null` exactly when it
+///    holds for the absent value, and sorts by such a field in Swift (see `QuerySemantics.md`).
+///
 /// The field's name is the property's name, the key synthesized conformances use. A custom
 /// `CodingKeys` that renames or swaps, a coder that transforms the value, or a representation that
 /// differs (an entity storing a `Date` as a number) fails (3), and that part of the query is
@@ -41,19 +48,59 @@ final class FieldProof<Domain: Decodable, Entity: Storable> {
         self.sample = sample
     }
 
+    /// The absent values (rule 4) of the fields proven so far by this proof.
+    private var absentValues: [FieldPath: StorageValue] = [:]
+
     /// The field `keyPath` reads, or `nil` when that cannot be proven.
     func field(for keyPath: AnyKeyPath) -> FieldPath? {
         let cacheKey = CacheKey(domain: ObjectIdentifier(Domain.self), entity: ObjectIdentifier(Entity.self),
                                 strict: mapper.isStrict, keyPath: keyPath)
-        if let known = FieldProofCache.results.withLock({ $0[cacheKey] }) { return known }
+        if let known = FieldProofCache.results.withLock({ $0[cacheKey] }) { return remember(known) }
         guard let leaf = StoredLeaf.leaf(of: Domain.self, at: keyPath) else {
             FieldProofCache.results.withLock { $0[cacheKey] = .some(nil) }
             return nil
         }
         guard let probes = sampleProbes() else { return nil }  // not cached: a later query may have a sample
-        let proven = probe(leaf, keyPath: keyPath, probes: probes) ? FieldPath(leaf.names) : nil
+        let proven: ProvenField?
+        if probe(leaf, keyPath: keyPath, probes: probes), let absent = absentValue(leaf, keyPath: keyPath, probes: probes) {
+            proven = ProvenField(path: FieldPath(leaf.names), absent: absent)
+        } else {
+            proven = nil
+        }
         FieldProofCache.results.withLock { $0[cacheKey] = .some(proven) }
-        return proven
+        return remember(proven)
+    }
+
+    /// What the entity holds in `field` (proven by ``field(for:)``) when its stored record lacks
+    /// the field or holds `null` there; `nil` when that is `nil` or such a record does not decode,
+    /// so that a stored `null` already means what the entity holds.
+    func absentValue(of field: FieldPath) -> StorageValue? {
+        absentValues[field]
+    }
+
+    private func remember(_ proven: ProvenField?) -> FieldPath? {
+        guard let proven else { return nil }
+        if let value = proven.absent.value { absentValues[proven.path] = value }
+        return proven.path
+    }
+
+    /// Rule 4: the value a record without the field (or with `null` in it) decodes to, as
+    /// `.some(nil)` when it is `nil` or the record does not decode; `nil` when the two records
+    /// decode to different values, or the domain value does not read what the entity holds.
+    private func absentValue(_ leaf: StoredLeaf, keyPath: AnyKeyPath, probes: FieldProbes<Entity>) -> AbsentValue? {
+        let extractor = FieldExtractor(fields: [FieldPath(leaf.names)])
+        var found: StorageValue?
+        for absent in [true, false] {
+            guard let entity = probes.entity(lacking: leaf, absent: absent) else { continue }
+            guard let stored = try? extractor.values(of: entity)[0],
+                  let domain = try? mapper.map(entity, to: Domain.self) else { return nil }
+            guard let value = domain[keyPath: keyPath], let read = storageValue(of: value),
+                  read.kind == stored.kind, StorageValue.equal(read, stored) else { return nil }
+            if let found, !(found.kind == stored.kind && StorageValue.equal(found, stored)) { return nil }
+            found = stored
+        }
+        guard let found, !found.isNull else { return AbsentValue(value: nil) }
+        return AbsentValue(value: found)
     }
 
     private func sampleProbes() -> FieldProbes<Entity>? {
@@ -88,6 +135,18 @@ private func storageValue(of value: Any) -> StorageValue? {
     return StorageValue(encoding: encodable)
 }
 
+/// A proven field and its absent value (rule 4).
+private struct ProvenField {
+    let path: FieldPath
+    let absent: AbsentValue
+}
+
+/// The value a record lacking a field decodes to; `value` is `nil` when that is `nil` or the
+/// record does not decode (a stored `null` then needs no rewriting).
+private struct AbsentValue {
+    let value: StorageValue?
+}
+
 private struct CacheKey: Hashable {
     let domain: ObjectIdentifier, entity: ObjectIdentifier, strict: Bool
     let keyPath: AnyKeyPath
@@ -98,5 +157,5 @@ private enum FieldProofCache {
     /// lock, and the key paths in it are the callers' own stored-property key paths, which never
     /// change (`AnyKeyPath` is not `Sendable` only because a key path can capture subscript
     /// arguments).
-    static let results = Locked<[CacheKey: FieldPath?]>([:])
+    static let results = Locked<[CacheKey: ProvenField?]>([:])
 }

@@ -23,19 +23,23 @@ struct DaoQueryPlan<Domain> {
     }
 
     /// The plan for a query, translating what `field` (which key path reads which field) allows.
+    /// `absentValue` says what an entity holds in a proven field when its stored record lacks it
+    /// (or holds `null`), where that is not `nil`: conditions on such a field are rewritten to
+    /// hold for a stored `null` exactly when they hold for that value, and a sort by it stays in
+    /// Swift (a stored `null` would sort where `nil` does, not where the value does).
     init(predicate: Predicate<Domain>?, sortedBy: [SortDescriptor<Domain>], limit: Int?, offset: Int,
-         field: @escaping (AnyKeyPath) -> FieldPath?) {
+         field: @escaping (AnyKeyPath) -> FieldPath?, absentValue: (FieldPath) -> StorageValue? = { _ in nil }) {
         var filterIsExact = true
         if let predicate {
             if let translated = PredicateTranslator.translate(predicate, field: field) {
-                storageQuery.filter = translated.filter
+                storageQuery.filter = translated.filter.meaningAbsentAs(absentValue)
                 filterIsExact = translated.isExact
             } else {
                 filterIsExact = false
             }
             if !filterIsExact { residualPredicate = predicate }
         }
-        if let sort = Self.translate(sortedBy, field: field) {
+        if let sort = Self.translate(sortedBy, field: field), sort.allSatisfy({ absentValue($0.field) == nil }) {
             storageQuery.sort = sort
         } else {
             residualSort = sortedBy
@@ -66,5 +70,25 @@ struct DaoQueryPlan<Domain> {
     func finish(_ values: [Domain]) throws -> [Domain] {
         try DomainQuery(predicate: residualPredicate, sortedBy: residualSort, limit: residualLimit, offset: residualOffset)
             .apply(to: values)
+    }
+}
+
+extension StorageFilter {
+    /// This filter on stored records where a record lacking a field (or holding `null` there)
+    /// decodes to `absentValue(field)` when that is not `nil`: each condition on such a field holds
+    /// for a stored `null` exactly when it holds for that value, and otherwise as before — so the
+    /// filter selects, on stored records, exactly the entities it selects once decoded (which
+    /// never hold `null` there). Compositional, so `!` and `||` keep their meaning.
+    func meaningAbsentAs(_ absentValue: (FieldPath) -> StorageValue?) -> StorageFilter {
+        switch self {
+        case let .and(filters): return .and(filters.map { $0.meaningAbsentAs(absentValue) })
+        case let .or(filters): return .or(filters.map { $0.meaningAbsentAs(absentValue) })
+        case let .not(filter): return .not(filter.meaningAbsentAs(absentValue))
+        case let .compare(field, _, _), let .isIn(field, _), let .hasPrefix(field, _), let .contains(field, _):
+            guard let value = absentValue(field) else { return self }
+            let isNull = StorageFilter.compare(field, .equal, .null)
+            let holdsForAbsent = QueryEvaluator(StorageQuery(filter: self), fields: [field]).matches([value])
+            return holdsForAbsent ? .or([self, isNull]) : .and([self, .not(isNull)])
+        }
     }
 }
