@@ -270,7 +270,7 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
     // MARK: - Queries
 
     /// Whether queries are handed to the context where the translation is proven exact (see
-    /// `FieldProof.swift` and README's "Queries and indexes"). `true`; a subclass whose domain or
+    /// `FieldProof.swift` and <doc:QueriesAndIndexes>). `true`; a subclass whose domain or
     /// entity type has a custom coder that changes values only for some inputs returns `false`,
     /// and every query then reads and maps every stored value and evaluates in memory.
     open var translatesQueries: Bool { true }
