@@ -7,7 +7,7 @@ import Foundation
 /// platforms, libsqlite3 on Linux), with no package dependency.
 ///
 /// Each entity type is a table, created on first write, with a column per top-level field (see
-/// README, "SQLite layout"), readable with the `sqlite3` shell. ``Storable/indexes`` become SQL
+/// the DAOKit catalog's article "SQLite", "Layout"), readable with the `sqlite3` shell. ``Storable/indexes`` become SQL
 /// indexes, and queries (``fetch(_:matching:)``, ``count(_:matching:)``,
 /// ``delete(_:matching:)``) run in SQL with bound parameters wherever SQL answers exactly as
 /// ``StorageFilter`` defines, and in Swift for the rest.

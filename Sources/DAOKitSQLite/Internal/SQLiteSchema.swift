@@ -42,7 +42,7 @@ struct SQLiteTable {
 /// this release to a table of an earlier one): ``SQLiteRowChecksum``. It is not a field: the
 /// field columns never list it.
 ///
-/// Layout (see README, "SQLite layout"): one table per entity type, named after
+/// Layout (see the article "SQLite", "Layout"): one table per entity type, named after
 /// ``Storable/entityName``; a `daokit_key TEXT PRIMARY KEY` column with the record's storage key
 /// (NFC), then one column per top-level coding key, without a declared type (so each value keeps
 /// the storage class it was bound with). Indexes use the ``SwiftStringCollation`` on every
@@ -163,7 +163,7 @@ enum SQLiteSchema {
         if !table.indexesEnsured {
             for index in indexes {
                 let fields = index.fields.filter { $0.keys.count == 1 }.map { $0.keys[0] }
-                guard fields.count == index.fields.count else { continue }  // nested paths are not indexed (README)
+                guard fields.count == index.fields.count else { continue }  // nested paths are not indexed (the SQLite article)
                 let name = SQLiteDialect.quoted("daokit_index_\(entityName)_" + fields.joined(separator: "_"))
                 let columns = fields.map { SQLiteDialect.quoted($0) + " COLLATE " + SwiftStringCollation.name }
                 try connection.execute("CREATE INDEX IF NOT EXISTS \(name) ON \(table.quotedName) (\(columns.joined(separator: ", ")))")
