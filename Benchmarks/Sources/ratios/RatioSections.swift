@@ -2,6 +2,7 @@
 enum RatioSections {
     static func all() -> [any RatioSection.Type] {
         [MappingRatioSection.self, CodableFloorRatioSection.self, DaoRatioSection.self, FileRatioSection.self,
-         KeyValueRatioSection.self, QueryRatioSection.self, SQLiteRatioSection.self, ObserveRatioSection.self]
+         KeyValueRatioSection.self, QueryRatioSection.self, SQLiteRatioSection.self, ObserveRatioSection.self,
+         IndexRatioSection.self]
     }
 }
