@@ -294,7 +294,7 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
             }
         }
         return DaoQueryPlan(predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset,
-                            field: proof.field(for:), absentValue: proof.absentValue(of:))
+                            field: proof.field(for:), absentValue: proof.absentValue(of:), order: proof.effectiveOrder(of:field:))
     }
 
     /// The mapped values the context selects for `plan`.
