@@ -281,7 +281,7 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
         predicate: Predicate<Domain>?, sortedBy: [SortDescriptor<Domain>], limit: Int?, offset: Int
     ) -> DaoQueryPlan<Domain> {
         guard translatesQueries && (predicate != nil || !sortedBy.isEmpty) else {
-            return DaoQueryPlan(predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset) { _ in nil }
+            return DaoQueryPlan(predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset, field: { _ in nil })
         }
         let context = self.context
         let proof = FieldProof<Domain, Entity>(mapper: mapper) {
@@ -294,7 +294,8 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
             }
         }
         return DaoQueryPlan(predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset,
-                            field: proof.field(for:), absentValue: proof.absentValue(of:), order: proof.effectiveOrder(of:field:))
+                            orderedField: proof.orderedField(for:), field: proof.field(for:), absentValue: proof.absentValue(of:),
+                            order: proof.effectiveOrder(of:field:))
     }
 
     /// The mapped values the context selects for `plan`.

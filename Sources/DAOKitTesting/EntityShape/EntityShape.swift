@@ -43,7 +43,16 @@ public struct EntityShape: Equatable, Sendable, CustomStringConvertible {
     ///   decoder; it recurses into itself through a required field; a dictionary is keyed by
     ///   something other than `String` or an integer. Never crashes on any of them.
     public init<T: Decodable>(of type: T.Type) throws {
-        let (value, _) = try ShapeRecorder().record(T.self, path: [])
+        let recorder = ShapeRecorder()
+        let value: Value
+        do {
+            (value, _) = try recorder.record(T.self, path: [])
+        } catch {
+            // The first request the recorder could not answer is the cause, also when the type
+            // swallowed it and failed later for want of the value.
+            throw recorder.firstError ?? error
+        }
+        if let error = recorder.firstError { throw error }
         guard case .keyed(let fields) = value.kind, !value.isOptional else {
             throw ShapeRecordingError(
                 field: "", typeName: String(describing: T.self),

@@ -97,7 +97,7 @@ public struct EntityShapeCheck<Entity: Storable>: Sendable {
         var previous: (version: Int, shape: EntityShape)?
         for (olderVersion, url) in byVersion where olderVersion < version {
             let shape = try ShapeSnapshotFile.read(url, version: olderVersion)
-            problems += readingProblems(reading: shape, of: olderVersion, as: current)
+            problems += readingProblems(reading: shape, of: olderVersion, recordedIn: url, as: current)
             previous = (olderVersion, shape)
         }
         if rollback == .previousVersion, let previous {
@@ -122,8 +122,10 @@ public struct EntityShapeCheck<Entity: Storable>: Sendable {
     }
 
     /// What keeps records of `olderVersion` (recorded as `old`) from being read as `current`.
-    private func readingProblems(reading old: EntityShape, of olderVersion: Int, as current: EntityShape) -> [EntityShapeProblem] {
-        let failure = firstReadFailure(of: old, version: olderVersion)
+    private func readingProblems(
+        reading old: EntityShape, of olderVersion: Int, recordedIn snapshot: URL, as current: EntityShape
+    ) -> [EntityShapeProblem] {
+        let failure = firstReadFailure(of: old, recordedIn: snapshot)
         let unreadable = failure != nil
         var problems: [EntityShapeProblem] = []
         func add(_ kind: EntityShapeProblem.Kind, _ field: String, _ message: String) {
@@ -207,13 +209,12 @@ public struct EntityShapeCheck<Entity: Storable>: Sendable {
 
     /// The first error decoding a synthesized record of `shape` as `Entity` throws, through the
     /// JSON contexts' record decoding (the key-value context's; PostgreSQL's `JSONRecord` shares it).
-    private func firstReadFailure(of shape: EntityShape, version: Int) -> (any Error)? {
+    private func firstReadFailure(of shape: EntityShape, recordedIn snapshot: URL) -> (any Error)? {
         let decoder = JSONDecoder()
         for record in RecordSynthesis.records(of: shape.fields) {
             do {
                 _ = try JSONRecordDecoding.decode(
-                    Entity.self, from: Data(record.utf8), key: "a record of version \(version)",
-                    location: "synthesized from \(snapshots.lastPathComponent)", decoder: decoder)
+                    Entity.self, from: Data(record.utf8), key: "synthesized record", location: snapshot.path, decoder: decoder)
             } catch {
                 return error
             }

@@ -316,6 +316,7 @@ struct EntityShapeCheckTests {
         #expect(problems.map(\.kind) == [.unreadableRecord])
         #expect(problems.first?.field == nil)
         #expect(problems.first?.message.hasPrefix("a record of version 1 cannot be read by the current DueRequiredUnlessNoted") == true)
+        #expect(problems.first?.message.contains("NoDueDate") == true)
     }
 
     @Test func aFieldAddedInsideAnArrayOfNestedValuesIsNamedByItsPath() throws {
@@ -394,6 +395,49 @@ struct EntityShapeCheckTests {
         }
         #expect(error.field == "status")
         #expect(!FileManager.default.fileExists(atPath: folder.url.path))
+    }
+
+    /// Every kind the recorder knows, so that the records synthesized from its snapshot are ones
+    /// the JSON contexts' decoding reads: a wrong placeholder for any kind would fail here.
+    struct EveryKind: Storable {
+        static var entityName: String { "every-kind" }
+        enum Priority: Int, Codable, CaseIterable { case low = 1, high = 5 }
+        struct Line: Codable { var sku: String; var quantity: UInt8 }
+        final class Node: Codable { var label: String; var children: [Node]; var parent: Node? }
+        var id: UUID
+        var ratio: Float
+        var flag: Bool
+        var due: Date
+        var blob: Data
+        var link: URL
+        var amount: Decimal
+        var labels: Set<String>
+        var maybeTags: [String?]
+        var byYear: [Int: [Line]]
+        var status: Tasks.Status
+        var priority: Priority?
+        var tree: Node
+    }
+
+    @Test func recordsOfEveryKindSynthesizedFromASnapshotReadBackAsTheSameType() throws {
+        let folder = SnapshotFolder()
+        defer { folder.remove() }
+        try EntityShapeCheck(EveryKind.self, version: 1, snapshots: folder.url).record()
+        let check = EntityShapeCheck(EveryKind.self, version: 2, snapshots: folder.url)
+        try check.record()
+        try check.verify()
+    }
+
+    @Test func aSnapshotFolderThatIsAFileFailsWithTheFolder() throws {
+        let folder = SnapshotFolder()
+        defer { folder.remove() }
+        try folder.write("not a folder", named: "file")
+        let file = folder.url.appendingPathComponent("file")
+        let error = try #require(throws: ShapeSnapshotError.self) {
+            try EntityShapeCheck(Tasks.V1.self, version: 1, snapshots: file).verify()
+        }
+        #expect(error.file == file.path)
+        #expect(error.reason.contains("cannot be listed"))
     }
 
     enum LooseStatus: String, Codable { case open }

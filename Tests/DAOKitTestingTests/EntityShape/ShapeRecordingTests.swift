@@ -141,6 +141,26 @@ struct ShapeRecordingTests {
             """)
     }
 
+    class Base: Codable {
+        var id: String
+        enum CodingKeys: String, CodingKey { case id }
+    }
+
+    /// Reads its own keys, then lets its superclass read the same decoder.
+    final class Derived: Base {
+        var extra: Int
+        enum DerivedKeys: String, CodingKey { case extra }
+        required init(from decoder: any Decoder) throws {
+            extra = try decoder.container(keyedBy: DerivedKeys.self).decode(Int.self, forKey: .extra)
+            try super.init(from: decoder)
+        }
+    }
+
+    @Test func aSubclassAndItsSuperclassReadingOneDecoderMakeOneKeyedValue() throws {
+        let shape = try EntityShape(of: Derived.self)
+        #expect(shape.description == "extra: integer\nid: string")
+    }
+
     // MARK: What cannot be recorded, and says so
 
     enum LooseStatus: String, Codable { case open, done }
@@ -222,6 +242,27 @@ struct ShapeRecordingTests {
         let error = try #require(throws: ShapeRecordingError.self) { try EntityShape(of: [String].self) }
         #expect(error.field == "")
         #expect(error.reason.contains("not stored as a keyed container"))
+    }
+
+    /// Swallows what it cannot decode, as a type with a fallback value does.
+    struct Swallowing: Codable {
+        var status: LooseStatus?
+        var history: [LooseStatus] = []
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: AnyKey.self)
+            status = try? container.decode(LooseStatus.self, forKey: AnyKey(stringValue: "status"))
+            var list = try container.nestedUnkeyedContainer(forKey: AnyKey(stringValue: "history"))
+            while !list.isAtEnd {
+                if let entry = try? list.decode(LooseStatus.self) { history.append(entry) }
+            }
+        }
+        func encode(to encoder: any Encoder) throws {}
+    }
+
+    @Test func aRecordingErrorTheTypeSwallowsStillFailsTheRecordingAndLoopsEnd() throws {
+        let error = try #require(throws: ShapeRecordingError.self) { try EntityShape(of: Swallowing.self) }
+        #expect(error.field == "status")
+        #expect(error.typeName == "LooseStatus")
     }
 
     struct Mixed: Codable {

@@ -58,6 +58,9 @@ private final class UnkeyedRecord {
     var element: RecordedSlot?
     var elementIsOptional = false
     var readCount = 0
+    /// Reads begun, failed ones included: a loop over `isAtEnd` that swallows a failed read
+    /// (`try?`) still ends.
+    var attempts = 0
     var kindsDiffer = false
 
     func note(_ slot: RecordedSlot) {
@@ -235,7 +238,7 @@ private struct RecordingUnkeyedContainer: UnkeyedDecodingContainer {
     var codingPath: [any CodingKey] { DAOKitTesting.codingPath(path) }
     /// One element, read once: a loop over `isAtEnd` reads one element and stops.
     var count: Int? { 1 }
-    var isAtEnd: Bool { record.readCount > 0 }
+    var isAtEnd: Bool { record.attempts > 0 }
     var currentIndex: Int { record.readCount }
 
     mutating func decodeNil() throws -> Bool {
@@ -244,6 +247,7 @@ private struct RecordingUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        record.attempts += 1
         let (value, placeholder) = try recorder.record(T.self, path: path + [.element])
         record.note(.value(value))
         return placeholder
@@ -274,6 +278,7 @@ private struct RecordingUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        record.attempts += 1
         let nested = KeyedRecord()
         record.note(.keyed(nested))
         return KeyedDecodingContainer(
@@ -281,12 +286,14 @@ private struct RecordingUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        record.attempts += 1
         let nested = UnkeyedRecord()
         record.note(.unkeyed(nested))
         return RecordingUnkeyedContainer(record: nested, recorder: recorder, path: path + [.element])
     }
 
     mutating func superDecoder() throws -> any Decoder {
+        record.attempts += 1
         throw recorder.unsupported(Any.self, path, "it reads a super decoder, which the recorder does not follow")
     }
 }

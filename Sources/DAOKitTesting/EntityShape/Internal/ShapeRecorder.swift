@@ -38,9 +38,15 @@ final class ShapeRecorder {
         inProgress.contains(ObjectIdentifier(type))
     }
 
+    /// The first error made by ``unsupported(_:_:_:)``, so that one the decoding code swallows
+    /// (`try?` with a fallback) still fails the recording instead of leaving a field out.
+    private(set) var firstError: ShapeRecordingError?
+
     /// The error for a request the recorder cannot answer.
     func unsupported(_ type: Any.Type, _ path: [ShapePathComponent], _ reason: String) -> ShapeRecordingError {
-        ShapeRecordingError(field: ShapeText.path(path), typeName: String(describing: type), reason: reason)
+        let error = ShapeRecordingError(field: ShapeText.path(path), typeName: String(describing: type), reason: reason)
+        if firstError == nil { firstError = error }
+        return error
     }
 
     /// Runs `T.init(from:)` against a recording decoder.
@@ -59,6 +65,8 @@ final class ShapeRecorder {
         } catch let error as ShapeRecordingError {
             throw error
         } catch {
+            // A recording error the type swallowed is what made it fail: report that one.
+            if let firstError { throw firstError }
             throw unsupported(
                 T.self, path,
                 "its init(from:) rejected the recorder's placeholder value (\(error)). A type whose decoding "

@@ -59,7 +59,7 @@ enum EntityFieldProof {
                 guard let entity = probes.entity(setting: leaf, round: round), let values = agreed(entity) else { return nil }
                 let stored = values[position]
                 // The stored value must follow the probe: a field that ignores what it is given proves nothing.
-                if FieldProbes<Entity>.isNilRound(round) {
+                if FieldProbes<Entity>.isNilRound(round, of: leaf) {
                     guard stored.isNull else { return nil }
                 } else {
                     guard !stored.isNull, previous.map({ !identical($0, stored) }) ?? true else { return nil }

@@ -17,19 +17,25 @@ struct FieldProbes<Entity: Codable> {
         base = object
     }
 
-    /// How many probes a leaf gets: two distinct values, and `nil` for an optional.
+    /// How many probes a leaf gets: two distinct values (every case of an enum), and `nil` for
+    /// an optional, last.
     static func rounds(of leaf: StoredLeaf) -> Range<Int> {
-        0..<(leaf.isOptional ? 3 : 2)
+        0..<(leaf.kind.valueCount + (leaf.isOptional ? 1 : 0))
     }
 
     /// Whether `round` of ``rounds(of:)`` is the one that sets `nil`.
-    static func isNilRound(_ round: Int) -> Bool { round == 2 }
+    static func isNilRound(_ round: Int, of leaf: StoredLeaf) -> Bool { round == leaf.kind.valueCount }
 
     /// The sample with `leaf` set to the probe value of `round`, decoded by the entity's own
     /// `init(from:)`; `nil` when that fails.
     func entity(setting leaf: StoredLeaf, round: Int) -> Entity? {
+        entity(setting: leaf, to: Self.isNilRound(round, of: leaf) ? NSNull() : leaf.kind.probeValue(round: round))
+    }
+
+    /// The sample with `leaf` set to the JSON value `value`, decoded by the entity's own
+    /// `init(from:)`; `nil` when that fails.
+    func entity(setting leaf: StoredLeaf, to value: Any) -> Entity? {
         var object = base
-        let value = Self.isNilRound(round) ? NSNull() : leaf.kind.probeValue(round: round)
         guard Self.set(value, at: leaf.names, in: &object),
               let data = try? JSONSerialization.data(withJSONObject: object) else { return nil }
         return try? Self.decoder.decode(Entity.self, from: data)

@@ -11,11 +11,21 @@ import Foundation
 ///    key path must land on one of them with the same type (a computed property has no offset, a
 ///    class lists no fields, so neither is ever translated);
 /// 2. the property's type is one a query compares as a value (integers, floating point, `Bool`,
-///    `String`, `Date`, `UUID`, `URL`, `Data`, `Decimal`, or an optional of one);
+///    `String`, `Date`, `UUID`, `URL`, `Data`, `Decimal`, a `RawRepresentable` and `CaseIterable`
+///    enum, or an optional of one);
 /// 3. on probe entities — a stored entity with the field replaced by a distinct value per probe,
 ///    and, for an optional, by `nil` — the domain value ``EntityMapper`` produces reads at the key
 ///    path exactly the value the entity stores under the field (its own `encode(to:)`, the
 ///    representation queries evaluate), in every probe, and the stored value follows the probe.
+///    An enum is probed with every one of its cases: the domain must read back the very case,
+///    stored as what the case encodes as (its raw value), no two cases alike, and `==` must tell
+///    every two cases apart; a stored value that is no case's must fail to map (a decoder with an
+///    "unknown" fallback case is refused, since records holding other values would read as it).
+///
+/// Ordering comparisons and sorts need more: the stored values' order must be the domain's
+/// `<`. It is for every scalar; an enum's `<` is checked on every pair of cases, and a field whose
+/// enum is not `Comparable`, or whose order differs from its raw values' (a priority ordered by
+/// urgency, stored as names), is proven for `==`, `!=` and membership only (``orderedField(for:)``).
 ///
 /// 4. a stored record that lacks the field or holds `null` there (one written before the field
 ///    existed, read by an `init(from:)` with `decodeIfPresent(…) ?? default`) decodes to one value
@@ -53,6 +63,17 @@ final class FieldProof<Domain: Decodable, Entity: Storable> {
 
     /// The field `keyPath` reads, or `nil` when that cannot be proven.
     func field(for keyPath: AnyKeyPath) -> FieldPath? {
+        provenField(for: keyPath)?.path
+    }
+
+    /// The field `keyPath` reads, when the stored values' order is also the domain values' `<`
+    /// (what an ordering comparison or a sort needs); `nil` otherwise.
+    func orderedField(for keyPath: AnyKeyPath) -> FieldPath? {
+        guard let proven = provenField(for: keyPath), proven.isOrdered else { return nil }
+        return proven.path
+    }
+
+    private func provenField(for keyPath: AnyKeyPath) -> ProvenField? {
         let cacheKey = CacheKey(domain: ObjectIdentifier(Domain.self), entity: ObjectIdentifier(Entity.self),
                                 strict: mapper.isStrict, keyPath: keyPath)
         if let known = FieldProofCache.results.withLock({ $0[cacheKey] }) { return remember(known) }
@@ -62,8 +83,8 @@ final class FieldProof<Domain: Decodable, Entity: Storable> {
         }
         guard let probes = sampleProbes() else { return nil }  // not cached: a later query may have a sample
         let proven: ProvenField?
-        if probe(leaf, keyPath: keyPath, probes: probes), let absent = absentValue(leaf, keyPath: keyPath, probes: probes) {
-            proven = ProvenField(path: FieldPath(leaf.names), absent: absent)
+        if let ordered = probe(leaf, keyPath: keyPath, probes: probes), let absent = absentValue(leaf, keyPath: keyPath, probes: probes) {
+            proven = ProvenField(path: FieldPath(leaf.names), absent: absent, isOrdered: ordered)
         } else {
             proven = nil
         }
@@ -102,10 +123,10 @@ final class FieldProof<Domain: Decodable, Entity: Storable> {
         return found
     }
 
-    private func remember(_ proven: ProvenField?) -> FieldPath? {
+    private func remember(_ proven: ProvenField?) -> ProvenField? {
         guard let proven else { return nil }
         if let value = proven.absent.value { absentValues[proven.path] = value }
-        return proven.path
+        return proven
     }
 
     /// Rule 4: the value a record without the field (or with `null` in it) decodes to, as
@@ -134,23 +155,41 @@ final class FieldProof<Domain: Decodable, Entity: Storable> {
         return made
     }
 
-    /// Runs the probes for one leaf: two with distinct values, and one with `nil` for an optional.
-    private func probe(_ leaf: StoredLeaf, keyPath: AnyKeyPath, probes: FieldProbes<Entity>) -> Bool {
+    /// Runs the probes for one leaf: distinct values (every case of an enum), and `nil` for an
+    /// optional. `nil` when the field is not proven; otherwise whether its stored order is the
+    /// domain's `<`.
+    private func probe(_ leaf: StoredLeaf, keyPath: AnyKeyPath, probes: FieldProbes<Entity>) -> Bool? {
         let extractor = FieldExtractor(fields: [FieldPath(leaf.names)])
-        var previous: StorageValue?
+        let cases: EnumCases? = if case let .enumeration(cases) = leaf.kind { cases } else { nil }
+        var seen: [StorageValue] = []
         for round in FieldProbes<Entity>.rounds(of: leaf) {
             guard let entity = probes.entity(setting: leaf, round: round),
                   let domain = try? mapper.map(entity, to: Domain.self),
                   let stored = try? extractor.values(of: entity)[0],
                   let value = domain[keyPath: keyPath], let read = storageValue(of: value),
                   read.kind == stored.kind, StorageValue.equal(read, stored)
-            else { return false }
+            else { return nil }
             // The stored value must follow the probe: a field that ignores what it is given proves nothing.
-            if let previous, StorageValue.equal(previous, stored) { return false }
-            previous = stored
+            if seen.contains(where: { StorageValue.equal($0, stored) }) { return nil }
+            seen.append(stored)
+            // An enum's domain value must be the very case probed, not one stored alike.
+            if let cases, round < cases.cases.count {
+                guard let read = unwrapped(value), cases.equal(read, cases.cases[round]) else { return nil }
+            }
         }
-        return true
+        guard let cases else { return true }
+        // A stored value that is no case's must not read as a case (or the entity refuses it).
+        if let entity = probes.entity(setting: leaf, to: cases.outsider), (try? mapper.map(entity, to: Domain.self)) != nil {
+            return nil
+        }
+        return cases.storedOrder(Array(seen.prefix(cases.cases.count)))
     }
+}
+
+/// `value` without the optionals it is wrapped in; `nil` for `nil`.
+private func unwrapped(_ value: Any) -> Any? {
+    guard let optional = value as? any OptionalProtocol else { return value }
+    return optional.wrappedAny.flatMap(unwrapped)
 }
 
 /// A value read through a key path as a query sees it, if it has a scalar form.
@@ -159,10 +198,12 @@ private func storageValue(of value: Any) -> StorageValue? {
     return StorageValue(encoding: encodable)
 }
 
-/// A proven field and its absent value (rule 4).
+/// A proven field, its absent value (rule 4), and whether an ordering comparison or a sort on
+/// it may go to the context.
 private struct ProvenField {
     let path: FieldPath
     let absent: AbsentValue
+    let isOrdered: Bool
 }
 
 /// The value a record lacking a field decodes to; `value` is `nil` when that is `nil` or the

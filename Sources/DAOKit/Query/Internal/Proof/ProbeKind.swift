@@ -3,6 +3,8 @@ import Foundation
 /// The value types a probe can give distinct values to, and so prove.
 enum ProbeKind {
     case signed, unsigned, floating, decimal, bool, string, date, uuid, url, data
+    /// An enum whose every case is probed (``EnumCases``).
+    case enumeration(EnumCases)
 
     init?(_ type: Any.Type) {
         switch type {
@@ -16,15 +18,24 @@ enum ProbeKind {
         case is UUID.Type: self = .uuid
         case is URL.Type: self = .url
         case is Data.Type: self = .data
-        default: return nil
+        default:
+            guard let cases = EnumCases(type) else { return nil }
+            self = .enumeration(cases)
         }
     }
 
-    /// The JSON form of the probe value for `round` (0 or 1): the two differ, and fit every
-    /// integer width.
+    /// How many distinct values a probe sets: two, or every case of an enum.
+    var valueCount: Int {
+        if case let .enumeration(cases) = self { return cases.cases.count }
+        return 2
+    }
+
+    /// The JSON form of the probe value for `round` (below ``valueCount``): the values differ,
+    /// and fit every integer width.
     func probeValue(round: Int) -> Any {
         let first = round == 0
         switch self {
+        case let .enumeration(cases): return cases.json[round]
         case .signed: return first ? 101 : 57
         case .unsigned: return first ? 101 : 57
         case .floating: return first ? 1.5 : -3.25

@@ -88,8 +88,11 @@ struct StoredLeaf {
 /// Lets reflection see through `Optional` to the wrapped type.
 protocol OptionalProtocol {
     static var wrappedType: Any.Type { get }
+    /// The wrapped value, `nil` for `.none`.
+    var wrappedAny: Any? { get }
 }
 
 extension Optional: OptionalProtocol {
     static var wrappedType: Any.Type { Wrapped.self }
+    var wrappedAny: Any? { self.map { $0 as Any } }
 }

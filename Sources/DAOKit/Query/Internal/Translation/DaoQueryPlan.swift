@@ -22,17 +22,19 @@ struct DaoQueryPlan<Domain> {
         storageQuery.filter == nil && storageQuery.sort.isEmpty && storageQuery.limit == nil && storageQuery.offset == 0
     }
 
-    /// The plan for a query, translating what `field` (which key path reads which field) allows.
+    /// The plan for a query, translating what `field` (which key path reads which field) allows;
+    /// orderings and sorts only on what `orderedField` allows (`field` unless given).
     /// `absentValue` says what an entity holds in a proven field when its stored record lacks it
     /// (or holds `null`), where that is not `nil`: conditions on such a field are rewritten to
     /// hold for a stored `null` exactly when they hold for that value, and a sort by it stays in
     /// Swift (a stored `null` would sort where `nil` does, not where the value does).
     init(predicate: Predicate<Domain>?, sortedBy: [SortDescriptor<Domain>], limit: Int?, offset: Int,
-         field: @escaping (AnyKeyPath) -> FieldPath?, absentValue: (FieldPath) -> StorageValue? = { _ in nil },
+         orderedField: ((AnyKeyPath) -> FieldPath?)? = nil, field: @escaping (AnyKeyPath) -> FieldPath?,
+         absentValue: (FieldPath) -> StorageValue? = { _ in nil },
          order: (SortDescriptor<Domain>, FieldPath) -> SortOrder? = { descriptor, _ in descriptor.order }) {
         var filterIsExact = true
         if let predicate {
-            if let translated = PredicateTranslator.translate(predicate, field: field) {
+            if let translated = PredicateTranslator.translate(predicate, field: field, orderedField: orderedField) {
                 storageQuery.filter = translated.filter.meaningAbsentAs(absentValue)
                 filterIsExact = translated.isExact
             } else {
@@ -40,7 +42,7 @@ struct DaoQueryPlan<Domain> {
             }
             if !filterIsExact { residualPredicate = predicate }
         }
-        if let sort = Self.translate(sortedBy, field: field, order: order), sort.allSatisfy({ absentValue($0.field) == nil }) {
+        if let sort = Self.translate(sortedBy, field: orderedField ?? field, order: order), sort.allSatisfy({ absentValue($0.field) == nil }) {
             storageQuery.sort = sort
         } else {
             residualSort = sortedBy

@@ -14,12 +14,18 @@ import Foundation
 struct PredicateTranslator {
     /// The field a key path is proven to read, if any.
     let field: (AnyKeyPath) -> FieldPath?
+    /// The field a key path is proven to read when its stored values are also ordered as the key
+    /// path's values are (not so for an enum whose `<` is not its raw values' order): what an
+    /// ordering comparison needs.
+    let orderedField: (AnyKeyPath) -> FieldPath?
     /// The predicate's own variable: key paths must start from it.
     let root: PredicateExpressions.VariableID
 
-    /// The filter for `predicate`, or `nil` when nothing of it translates.
-    static func translate<Domain>(_ predicate: Predicate<Domain>, field: @escaping (AnyKeyPath) -> FieldPath?) -> TranslatedFilter? {
-        let translator = PredicateTranslator(field: field, root: predicate.variable.key)
+    /// The filter for `predicate`, or `nil` when nothing of it translates. `orderedField` is
+    /// `field` unless given.
+    static func translate<Domain>(_ predicate: Predicate<Domain>, field: @escaping (AnyKeyPath) -> FieldPath?,
+                                  orderedField: ((AnyKeyPath) -> FieldPath?)? = nil) -> TranslatedFilter? {
+        let translator = PredicateTranslator(field: field, orderedField: orderedField ?? field, root: predicate.variable.key)
         return translator.filter(predicate.expression)
     }
 
@@ -33,7 +39,10 @@ struct PredicateTranslator {
 
     /// A comparison of two operands, if one is a proven field and the other a constant.
     func compare(_ lhs: Any, _ comparison: StorageComparison, _ rhs: Any) -> TranslatedFilter? {
-        switch (operand(lhs), operand(rhs)) {
+        // An ordering comparison reads only fields stored in the order of their values.
+        let reader = comparison == .equal || comparison == .notEqual
+            ? self : PredicateTranslator(field: orderedField, orderedField: orderedField, root: root)
+        switch (reader.operand(lhs), reader.operand(rhs)) {
         case let (.field(field), .constant(value)):
             return TranslatedFilter(.compare(field, comparison, value))
         case let (.constant(value), .field(field)):
