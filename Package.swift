@@ -95,6 +95,15 @@ let package = Package(
             ]
         ),
         .testTarget(name: "DAOKitTestingTests", dependencies: ["DAOKitTesting", "DAOKit", "DAOKitTestSupport"]),
+        // Documentation samples: the generator (also run by DocSampleTests to check that the committed
+        // test files are current), its command, and the tests it writes from README.md and the DocC
+        // articles. Test infrastructure only, under Tests/; no product exports it.
+        .target(name: "DocSampleGenerator", path: "Tests/DocSampleGenerator"),
+        .executableTarget(name: "generate-doc-samples", dependencies: ["DocSampleGenerator"], path: "Tests/GenerateDocSamples"),
+        .testTarget(
+            name: "DocSampleTests",
+            dependencies: ["DocSampleGenerator", "DAOKit", "DAOKitSQL", "DAOKitSQLite", "DAOKitFileStore", "DAOKitTesting"]
+        ),
         .testTarget(
             name: "DAOCommandLineTests",
             dependencies: ["DAOCommandLine", "DAOKit", "DAOKitSQLite", "DAOKitFileStore", "DAOKitStoreFormat", "DAOKitTestSupport"]

@@ -51,6 +51,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The samples of DAOKit's articles that use this package, written by `swift run
+        // generate-doc-samples` in DAOKit's package (see its CONTRIBUTING.md); compiling them is the check.
+        .testTarget(
+            name: "DAOKitPostgresDocSampleTests",
+            dependencies: ["DAOKitPostgres", .product(name: "DAOKit", package: "DAOKit")]
+        ),
         .testTarget(
             name: "DAOKitPostgresTests",
             dependencies: [

@@ -1,7 +1,7 @@
-// The command-line tool's samples in README.md ("Command-line tool"), kept compiling and true
-// here: the Swift code, and the exact output the README shows for it. When you change one, change
-// the other. The README's store directory is `chat-store`; here it is a temporary directory, whose
-// path the expected output gets in place of `chat-store`.
+// The outputs the `dao` tool's article (Sources/DAOKit/DAOKit.docc/DaoTool.md) shows for its sample
+// store, checked verbatim here. When you change one, change the other. The article's store directory
+// is `chat-store`; here it is a temporary directory, whose path the expected output gets in place of
+// `chat-store`.
 import DAOKit
 import DAOKitFileStore
 import DAOKitStoreFormat

@@ -1,10 +1,10 @@
 import DAOKit
 import Foundation
 
-/// The README's quick-start message types, which its "Command-line tool" section stores and then
-/// inspects. `DAOKitTests` keeps the quick start itself compiling (`ReadmeDaoSamplesTests`); the
-/// tool's tests are a target of their own, so they declare the two types they need again, exactly
-/// as the README does.
+/// The message types of the `dao` tool's article (Sources/DAOKit/DAOKit.docc/DaoTool.md), whose
+/// sample store the article inspects. The article's sample itself is compiled and run by
+/// DocSampleTests; these tests check the outputs the article shows, so they declare the two types
+/// again, exactly as the article does.
 enum Readme {
     /// What the app works with.
     struct Message: Codable, Identifiable, Equatable {

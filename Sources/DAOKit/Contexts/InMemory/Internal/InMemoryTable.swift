@@ -242,6 +242,10 @@ package struct InMemoryTable {
     package mutating func count(matching filter: StorageFilter) -> Selection<Int> {
         let access = access(for: StorageQuery(filter: filter))
         guard let evaluator = access.evaluator else { return .candidates(candidates(access.plan)) }
+        if let plan = access.plan, access.isDecidedByIndex {
+            // Every entry in the range matches: count them, no record read.
+            return .answer(ranges(of: plan).reduce(0) { $0 + trees[plan.index]!.count(from: $1.start, to: $1.end) })
+        }
         var count = 0
         forEachInRange(access.plan) { record in
             if record.withIndexValues({ evaluator.matches($0) }) { count += 1 }
@@ -257,6 +261,8 @@ package struct InMemoryTable {
         /// Evaluates the query without the conditions every record in the plan's range meets: on
         /// the screen query's range of one dialog, `dialogID == x` is not checked again.
         let evaluator: QueryEvaluator?
+        /// Whether the plan's range meets every condition: then every entry in it matches.
+        var isDecidedByIndex = false
     }
 
     private mutating func access(for query: StorageQuery) -> Access {
@@ -265,12 +271,14 @@ package struct InMemoryTable {
         if let plan { buildIndex(plan.index) }
         guard layout.carries(query.fields) else { return Access(plan: plan, evaluator: nil) }
         var residual = query
+        var decided = false
         if let plan {
             let unmet = conjuncts.filter { !plan.guarantees($0, in: layout) }
             if unmet.count < conjuncts.count { residual.filter = Self.conjunction(of: unmet) }
+            decided = unmet.isEmpty
         }
         // It reads the records' values, whether or not an index is walked.
-        return Access(plan: plan, evaluator: QueryEvaluator(residual, fields: layout.fields))
+        return Access(plan: plan, evaluator: QueryEvaluator(residual, fields: layout.fields), isDecidedByIndex: decided)
     }
 
     /// Every record in `plan`'s range (every record without a plan), in no particular order: a
@@ -327,11 +335,28 @@ package struct InMemoryTable {
     /// Calls `body` with the entries in `plan`'s range, in index order (or reversed), until it
     /// returns `false`.
     private func walk(_ plan: IndexPlan, reversed: Bool, _ body: (IndexEntry) -> Bool) {
-        // Built by `access(for:)`, which made the plan.
-        guard let tree = trees[plan.index] else { preconditionFailure("DAOKit internal error: index \(plan.index) walked unbuilt") }
+        let tree = trees[plan.index]!  // built by `access(for:)`, which made the plan
+        var ranges = ranges(of: plan)
+        if reversed { ranges.reverse() }
+        var going = true
+        for range in ranges where going {
+            tree.forEach(from: range.start, to: range.end, reversed: reversed) { entry in
+                going = body(entry)
+                return going
+            }
+        }
+    }
+
+    /// The ranges of positions `plan` walks, in index order: one, or two around the entries it
+    /// skips (``IndexPlan/excluded``).
+    private func ranges(of plan: IndexPlan) -> [(start: SortedChunks<IndexEntry>.Position, end: SortedChunks<IndexEntry>.Position)] {
+        let tree = trees[plan.index]!  // built by `access(for:)`, which made the plan
         let start = tree.position { plan.isBelowRange($0) }
-        let end = tree.position { !plan.isAboveRange($0) }
-        tree.forEach(from: start, to: end, reversed: reversed, body)
+        let end = max(start, tree.position { !plan.isAboveRange($0) })
+        guard plan.excluded != nil else { return [(start, end)] }
+        let skipStart = min(max(start, tree.position { plan.isBelowExcluded($0) }), end)
+        let skipEnd = min(max(skipStart, tree.position { !plan.isAboveExcluded($0) }), end)
+        return [(start, skipStart), (skipEnd, end)]
     }
 
     /// The filter that holds when all of `filters` do; `nil` (no filter) for none.
@@ -344,7 +369,7 @@ package struct InMemoryTable {
     }
 
     /// The top-level `&&` operands of a filter.
-    private static func conjuncts(of filter: StorageFilter?) -> [StorageFilter] {
+    static func conjuncts(of filter: StorageFilter?) -> [StorageFilter] {
         switch filter {
         case nil: return []
         case let .and(filters)?: return filters.flatMap { conjuncts(of: $0) }

@@ -4,9 +4,15 @@ import Foundation
 /// field (and, when that is fixed by an equality, on the next one), and whether walking the range
 /// yields the query's sort order.
 ///
-/// The range is a superset — every entry the walk yields is checked against the whole filter —
-/// so bounds only need to be loose enough to keep every match: a bound on `nil`, a `!=`, an `||`
-/// simply does not narrow the range.
+/// The range is a superset — every entry the walk yields is checked against the whole filter
+/// unless the plan ``guarantees(_:in:)`` a condition — so bounds only need to be loose enough to
+/// keep every match: a bound on `nil`, an `||` simply does not narrow the range.
+///
+/// A `!=` or a `!(==)` on the field after those the range holds to one value (the leading field,
+/// or the next one) cuts the entries holding that value out of the range: the walk is then two
+/// ranges, the complement of the value's, in index order. Exact when the index's equality is
+/// Swift's for the value (``StorageValue/indexEqualityIsExact``): every entry left, `nil` and
+/// values of another kind included, is one for which `!=` holds, as in the full scan.
 struct IndexPlan {
     /// The index, by position in the layout.
     let index: Int
@@ -16,6 +22,9 @@ struct IndexPlan {
     /// Whether the walk is in the query's order (ascending, or descending when ``reversed``).
     private(set) var yieldsSortOrder = false
     private(set) var reversed = false
+    /// The values of the fields the range holds to one value, then the value the walk skips on
+    /// the next field: the entries that hold all of them are cut out of the range.
+    private(set) var excluded: [StorageValue?]?
 
     /// The most selective plan for `query`, or `nil` when no index narrows it or orders it.
     static func best(for query: StorageQuery, conjuncts: [StorageFilter], layout: IndexLayout) -> IndexPlan? {
@@ -25,7 +34,14 @@ struct IndexPlan {
             var score = 0
             let leadingFixed = plan.narrow(field: 0, of: index, by: conjuncts)
             if leadingFixed { score += 4 } else if plan.lower[0] != nil || plan.upper[0] != nil { score += 2 }
-            if leadingFixed, index.fields.count > 1, plan.narrow(field: 1, of: index, by: conjuncts) { score += 2 }
+            let secondFixed = leadingFixed && index.fields.count > 1 && plan.narrow(field: 1, of: index, by: conjuncts)
+            if secondFixed { score += 2 }
+            // A `!=` on the first field not held to one value: the walk skips the value's entries.
+            let free = secondFixed ? 2 : (leadingFixed ? 1 : 0)
+            if free < index.fields.count, let value = excludedValue(index.fields[free], in: conjuncts) {
+                plan.excluded = (0..<free).map { plan.lower[$0] } + [value]
+                if !leadingFixed && plan.lower[0] == nil && plan.upper[0] == nil { score += 2 }
+            }
             // The order of a walk: by the fields after those fixed by equalities.
             let ordered = leadingFixed ? 1 : 0
             if query.sort.count == 1, ordered < index.fields.count,
@@ -40,6 +56,27 @@ struct IndexPlan {
             if best == nil || score > best!.score { best = (plan, score) }
         }
         return best?.plan
+    }
+
+    /// The value a conjunct says `field` is not (`field != v`, `!(field == v)`), when the index's
+    /// equality is Swift's for it.
+    private static func excludedValue(_ field: FieldPath, in conjuncts: [StorageFilter]) -> StorageValue? {
+        for conjunct in conjuncts {
+            if let value = Self.exclusion(conjunct, on: field) { return value }
+        }
+        return nil
+    }
+
+    /// The value `conjunct` excludes from `field`, if it is a `!=` or a `!(==)` on it with a value
+    /// the index's equality is exact for.
+    private static func exclusion(_ conjunct: StorageFilter, on field: FieldPath) -> StorageValue? {
+        switch conjunct {
+        case let .compare(path, .notEqual, value) where path == field && value.indexEqualityIsExact,
+             let .not(.compare(path, .equal, value)) where path == field && value.indexEqualityIsExact:
+            return value
+        default:
+            return nil
+        }
     }
 
     /// Narrows field `field` of `index` by the conjuncts that bound it; `true` when one fixes it
@@ -78,8 +115,12 @@ struct IndexPlan {
     /// one when the leading field is held too), with a value for which the index's equality is
     /// Swift's (``StorageValue/indexEqualityIsExact``).
     func guarantees(_ conjunct: StorageFilter, in layout: IndexLayout) -> Bool {
-        guard case let .compare(field, .equal, value) = conjunct, value.indexEqualityIsExact else { return false }
         let fields = layout.indexes[index].fields
+        if let excluded, let skipped = excluded[excluded.count - 1], let value = Self.exclusion(conjunct, on: fields[excluded.count - 1]),
+           IndexOrder.compare(value, skipped) == .orderedSame {
+            return true  // the walk skips every entry holding the value
+        }
+        guard case let .compare(field, .equal, value) = conjunct, value.indexEqualityIsExact else { return false }
         for position in lower.indices where position < fields.count {
             // Only a field held to one value, after fields all held to one value, has one value
             // in every entry of the range.
@@ -93,6 +134,18 @@ struct IndexPlan {
     /// Whether `entry` comes before the range.
     func isBelowRange(_ entry: IndexEntry) -> Bool {
         compareToBounds(entry, lower) == .orderedAscending
+    }
+
+    /// Whether `entry` comes before the entries the walk skips (``excluded``).
+    func isBelowExcluded(_ entry: IndexEntry) -> Bool {
+        guard let excluded else { return false }
+        return compareToBounds(entry, excluded) == .orderedAscending
+    }
+
+    /// Whether `entry` comes after the entries the walk skips (``excluded``).
+    func isAboveExcluded(_ entry: IndexEntry) -> Bool {
+        guard let excluded else { return true }
+        return compareToBounds(entry, excluded) == .orderedDescending
     }
 
     /// Whether `entry` comes after the range.

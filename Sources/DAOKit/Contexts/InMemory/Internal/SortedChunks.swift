@@ -23,9 +23,23 @@ struct SortedChunks<Element: InPlaceComparable> {
     private(set) var count = 0
 
     /// A place between elements: chunk and index within it. `(chunks.count, 0)` is the end.
-    struct Position: Equatable {
+    struct Position: Equatable, Comparable {
         var chunk: Int
         var index: Int
+
+        static func < (lhs: Position, rhs: Position) -> Bool {
+            (lhs.chunk, lhs.index) < (rhs.chunk, rhs.index)
+        }
+    }
+
+    /// How many elements lie from `start` up to (not including) `end`: a sum over the chunks
+    /// between them, no element read.
+    func count(from start: Position, to end: Position) -> Int {
+        guard start < end else { return 0 }
+        if start.chunk == end.chunk { return end.index - start.index }
+        var total = chunks[start.chunk].count - start.index
+        for chunk in (start.chunk + 1)..<min(end.chunk, chunks.count) { total += chunks[chunk].count }
+        return total + (end.chunk < chunks.count ? end.index : 0)
     }
 
     var isEmpty: Bool { count == 0 }
