@@ -132,8 +132,8 @@ final class FileQueryCache: Sendable {
 
     /// How many record files the first query reads before decoding them. Reading and decoding
     /// in runs rather than in turn keeps each one's code and data in the processor's caches (the
-    /// system calls of a read evict the decoder's, and the other way round): about 4% of a first
-    /// query at 10,000 records, for 64 files' bytes held at once.
+    /// system calls of a read evict the decoder's, and the other way round), for a few dozen files'
+    /// bytes held at once (the gain is in `Benchmarks/RESULTS.md`).
     static let readBatch = 64
 
     /// Reads and decodes every record of `E`; `nil` when there are more than the policy keeps or

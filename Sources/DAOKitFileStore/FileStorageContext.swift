@@ -13,7 +13,7 @@ import Darwin
 /// A ``StorageContext`` that keeps one file per record in a directory, crash-safely.
 ///
 /// Layout: `<directory>/<entity name>/<key>.json` (or `.plist`), with names escaped reversibly
-/// (see the README, "File store"), plus the store's own `.lock` and `.journal` files. Guarantees:
+/// (see the DAOKit catalog's article "The file store's format"), plus the store's own `.lock` and `.journal` files. Guarantees:
 /// - a single write replaces a record whole or not at all (temporary file, `fsync`, `rename`,
 ///   `fsync` of the directory), and a batch — `save` of several entities, `delete` of several ids,
 ///   `deleteAll` — is all or nothing, also across a crash of the process or machine;

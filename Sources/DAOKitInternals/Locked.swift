@@ -12,8 +12,8 @@ import Foundation
 /// mutate it; every user of this type says in a comment why its use is sound.
 ///
 /// `withLock` is `@inlinable`, so that each module using it specializes it for each state and closure: called
-/// across the module boundary unspecialized, it cost ~1,300 instructions of a single file
-/// persist's 117,000 (about seven calls), next to nothing while this type lived in `DAOKit`. (The
+/// across the module boundary unspecialized, it cost a measurable share of a single file persist
+/// (about seven calls), next to nothing while this type lived in `DAOKit`. (The
 /// class itself must be `@usableFromInline` too: an `@inlinable` member of a plain `package` class
 /// is not inlined.)
 @usableFromInline

@@ -27,19 +27,22 @@ extension SQLiteStorageContext {
     }
 
     /// How many entities `filter` holds for: `count(*)` in SQL when the filter translates
-    /// exactly, otherwise the rows SQL selects decoded and checked in Swift.
+    /// exactly, otherwise the rows SQL selects decoded and checked in Swift. A `!=` (or a `!(==)`)
+    /// on a column of one kind is counted as the sum of three index ranges: below, above and
+    /// `NULL` (`SQLiteDialect.complement(of:)`).
     /// - Throws: ``StorageError`` naming a row that does not decode, or the SQLite failure.
     public func count<E: Storable>(_ type: E.Type, matching filter: StorageFilter) throws -> Int {
         let entityName = try Self.checkedName(E.self)
         return try read(entityName: entityName) { table, connection -> Int in
             try connection.transaction(writing: false) {
-                let translation = SQLiteQueryTranslation(StorageQuery(filter: filter),
-                                                          kinds: try SQLiteSchema.kinds(of: entityName, connection: connection))
+                let kinds = try SQLiteSchema.kinds(of: entityName, connection: connection)
+                let translation = SQLiteQueryTranslation(StorageQuery(filter: filter), kinds: kinds)
                 let condition = translation.condition.map { " WHERE " + $0 } ?? ""
                 if translation.conditionIsExact {
-                    let statement = try connection.statement("SELECT count(*) FROM \(table.quotedName)" + condition)
+                    let (sql, arguments) = Self.countSQL(filter, translation, kinds: kinds, from: table)
+                    let statement = try connection.statement(sql)
                     defer { statement.reset() }
-                    try bind(translation.arguments, to: statement)
+                    try bind(arguments, to: statement)
                     _ = try statement.step()
                     return Int(statement.integer(at: 0))
                 }
@@ -78,6 +81,16 @@ extension SQLiteStorageContext {
             }
         }
         notifier.post(.entity(entityName))
+    }
+
+    /// The `SELECT` that counts the rows an exact `translation` of `filter` selects.
+    static func countSQL(_ filter: StorageFilter, _ translation: SQLiteQueryTranslation, kinds: [String: SQLiteFieldKinds],
+                         from table: SQLiteTable) -> (sql: String, arguments: [SQLiteValue]) {
+        if let ranges = SQLiteDialect(kinds: kinds).complement(of: filter) {
+            let sql = "SELECT " + ranges.map { "(SELECT count(*) FROM \(table.quotedName) WHERE \($0.sql))" }.joined(separator: " + ")
+            return (sql, ranges.flatMap(\.arguments))
+        }
+        return ("SELECT count(*) FROM \(table.quotedName)" + (translation.condition.map { " WHERE " + $0 } ?? ""), translation.arguments)
     }
 
     /// The `SELECT` for `query`: the translated condition, and when SQL answers the whole query,
@@ -133,6 +146,23 @@ extension SQLiteStorageContext {
         return try read(entityName: entityName) { _, connection in
             SQLiteQueryTranslation(query, kinds: try SQLiteSchema.kinds(of: entityName, connection: connection))
         }
+    }
+
+    /// SQLite's plan for the statement ``count(_:matching:)`` runs for `filter` when it
+    /// translates exactly (the detail lines of `EXPLAIN QUERY PLAN`). For tests and diagnostics.
+    func countPlan<E: Storable>(of filter: StorageFilter, for type: E.Type) throws -> [String] {
+        let entityName = try Self.checkedName(E.self)
+        return try read(entityName: entityName) { table, connection in
+            let kinds = try SQLiteSchema.kinds(of: entityName, connection: connection)
+            let translation = SQLiteQueryTranslation(StorageQuery(filter: filter), kinds: kinds)
+            let (sql, arguments) = Self.countSQL(filter, translation, kinds: kinds, from: table)
+            let statement = try connection.statement("EXPLAIN QUERY PLAN " + sql)
+            defer { statement.reset() }
+            try bind(arguments, to: statement)
+            var lines: [String] = []
+            while try statement.step() { lines.append(statement.text(at: 3)) }
+            return lines
+        } ?? []
     }
 
     /// SQLite's plan for the `SELECT` that ``fetch(_:matching:)`` runs for `query` (the detail

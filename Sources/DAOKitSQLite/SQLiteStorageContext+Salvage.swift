@@ -4,7 +4,9 @@ import DAOKit
 /// by storage key without decoding them.
 extension SQLiteStorageContext {
     /// Every row of the type that decodes as `E`, and a failure for each one that does not
-    /// (``StorageError/Kind/decodingFailed`` naming its key and the database file).
+    /// (``StorageError/Kind/decodingFailed`` naming its key and the database file), or whose
+    /// bytes changed in the file (``StorageError/Kind/corruptRecord(_:)``: its checksum does not
+    /// match, whichever column changed, the key too).
     /// - Throws: ``StorageError`` only when SQLite cannot read the table.
     public func fetchReadable<E: Storable>(_ type: E.Type) throws -> ReadableRecords<E, E.ID> {
         let entityName = try Self.checkedName(E.self)
@@ -21,6 +23,9 @@ extension SQLiteStorageContext {
                     let key = reader.key
                     result.failures.append(UnreadableRecord(storageKey: key, error: StorageError(
                         .decodingFailed, entityName: entityName, key: key, location: location, underlyingError: error.underlyingError)))
+                } catch let error as StorageError where error.kind.code == .corruptRecord {
+                    // A damaged row, its key included: reported under the key it holds now.
+                    result.failures.append(UnreadableRecord(storageKey: reader.key, error: error))
                 }
             } while try statement.step()
             return result

@@ -7,7 +7,7 @@ import Foundation
 /// platforms, libsqlite3 on Linux), with no package dependency.
 ///
 /// Each entity type is a table, created on first write, with a column per top-level field (see
-/// README, "SQLite layout"), readable with the `sqlite3` shell. ``Storable/indexes`` become SQL
+/// the DAOKit catalog's article "SQLite", "Layout"), readable with the `sqlite3` shell. ``Storable/indexes`` become SQL
 /// indexes, and queries (``fetch(_:matching:)``, ``count(_:matching:)``,
 /// ``delete(_:matching:)``) run in SQL with bound parameters wherever SQL answers exactly as
 /// ``StorageFilter`` defines, and in Swift for the rest.
@@ -148,10 +148,16 @@ public final class SQLiteStorageContext: StorageContext {
         notifier.post(entityName: entityName, storageKeys: keys)
     }
 
-    /// Binds a row's key and values to the upsert statement of a table with `columns`.
+    /// Binds a row's key, values and checksum (``SQLiteRowChecksum``) to the upsert statement of a
+    /// table with `columns`.
     private static func bind(_ row: SQLiteEncodedRow, key: String, to statement: SQLiteStatement, columns: [String]) throws {
         statement.reset()
         _ = statement.bindText(key, at: 1)
+        var checksum = SQLiteRowChecksum.keyContribution(key)
+        for (position, name) in row.names.enumerated() {
+            checksum ^= SQLiteRowChecksum.contribution(SQLiteRowChecksum.namePrefix(name), row.values[position])
+        }
+        try statement.bind(.integer(Int64(checksum)), at: Int32(columns.count + 2))
         var hint = 0
         for (position, name) in row.names.enumerated() {
             // Rows usually list fields in column order: try the next column before searching.
@@ -260,6 +266,10 @@ public final class SQLiteStorageContext: StorageContext {
     /// Decodes the row `statement` stands on as `E`.
     func decodeRow<E: Storable>(_ type: E.Type, reader: SQLiteRowReader, entityName: String, key: String,
                                 connection: SQLiteConnection) throws -> E {
+        guard reader.checksums.rowIsIntact(reader.statement) else {
+            throw StorageError(.corruptRecord(SQLiteRowChecksum.mismatch), entityName: entityName, key: key.isEmpty ? reader.key : key,
+                               location: location)
+        }
         do {
             return try SQLiteRowDecoding.decode(E.self, reader: reader) {
                 try SQLiteSchema.kinds(of: entityName, connection: connection)

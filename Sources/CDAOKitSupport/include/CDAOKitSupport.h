@@ -1,6 +1,8 @@
 // What DAOKit needs from C that Swift cannot express on every platform DAOKit supports: a cheap
 // identity for the calling thread, the calling thread's stack bounds and name, the current frame
-// address, and an `openat2` that refuses symbolic links (Swift cannot call the variadic `syscall`).
+// address, an `openat2` that refuses symbolic links (Swift cannot call the variadic `syscall`), and
+// the CRC-32C of stored records (in hardware where the processor has it, which Swift cannot reach
+// portably).
 // The first and last are `static inline`, so they cost an instruction or two.
 #ifndef CDAOKITSUPPORT_H
 #define CDAOKITSUPPORT_H
@@ -41,5 +43,18 @@ int daokit_current_thread_name(char *buffer, size_t size);
 /// take an `openat` per component. Returns -1 with `errno` set to `ENOSYS` where the kernel or the
 /// platform has no such call (the caller then walks the path one component at a time).
 int daokit_openat_beneath(int directory, const char *path, int flags, unsigned int mode);
+
+/// CRC-32C (Castagnoli) of `length` bytes at `data`, continuing from `crc` (0 to start; the result
+/// of one call continues into the next, so a checksum of several pieces is that of their
+/// concatenation). SSE 4.2 or ARMv8's CRC instructions where the processor has them, else a table:
+/// the same value either way ("123456789" gives 0xE3069283).
+uint32_t daokit_crc32c(uint32_t crc, const void *data, size_t length);
+
+/// The same checksum by table only, whatever the processor has: for tests that compare it with
+/// the hardware's.
+uint32_t daokit_crc32c_portable(uint32_t crc, const void *data, size_t length);
+
+/// 1 when ``daokit_crc32c`` uses the processor's CRC instructions, 0 when it uses the table.
+int daokit_crc32c_uses_hardware(void);
 
 #endif

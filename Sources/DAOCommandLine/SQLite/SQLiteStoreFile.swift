@@ -100,11 +100,39 @@ final class SQLiteStoreFile {
         }
     }
 
-    /// The field columns of a table, in order (without `daokit_key`).
+    /// The field columns of a table, in order (without `daokit_key` and `daokit_checksum`).
     func fieldColumns(of table: String) throws(SQLiteToolError) -> [String] {
         try rows("SELECT name FROM pragma_table_info(?) ORDER BY cid", [table]).compactMap { row in
-            if case let .text(name) = row.first, name != "daokit_key" { return name }
+            if case let .text(name) = row.first, name != SQLiteRowChecksum.keyColumnName, name != SQLiteRowChecksum.columnName { return name }
             return nil
+        }
+    }
+
+    /// Checks every row of `table` against its checksum (``SQLiteRowChecksum``), as the context
+    /// does when it reads it: the keys of the rows whose bytes changed, and how many rows have no
+    /// checksum (written before checksums; read unchecked).
+    func checksumFailures(of table: String) throws(SQLiteToolError) -> (damagedKeys: [String], unchecked: Int) {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, "SELECT * FROM " + Self.quoted(table), -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw failure()
+        }
+        defer { sqlite3_finalize(statement) }
+        let layout = SQLiteRowChecksum.RowLayout(statement: statement)
+        var damaged: [String] = []
+        var unchecked = 0
+        while true {
+            let result = sqlite3_step(statement)
+            if result == SQLITE_DONE { return (damaged, unchecked) }
+            guard result == SQLITE_ROW else { throw failure() }
+            guard let column = layout.checksumColumn, sqlite3_column_type(statement, column) != SQLITE_NULL else {
+                unchecked += 1
+                continue
+            }
+            if !layout.rowIsIntact(statement) {
+                let count = Int(sqlite3_column_bytes(statement, 0))
+                let key = count > 0 ? sqlite3_column_text(statement, 0).map { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) } ?? "" : ""
+                damaged.append(key)
+            }
         }
     }
 

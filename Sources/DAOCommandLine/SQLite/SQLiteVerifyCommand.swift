@@ -1,7 +1,9 @@
+import DAOKitSQLite
 import Foundation
 
 /// `dao verify FILE` for an SQLite store: SQLite's own `PRAGMA integrity_check`, then the record
-/// checks DAOKit's layout calls for — every stored value of a storage class its column's recorded
+/// checks DAOKit's layout calls for — every row against its checksum (``SQLiteRowChecksum``: a
+/// row whose bytes changed, its key included), every stored value of a storage class its column's recorded
 /// kinds allow (queries rely on them), nested values that parse as JSON, UUIDs that parse, keys
 /// in NFC. One line per problem, then a summary; exit status 1 when anything is wrong.
 struct SQLiteVerifyCommand {
@@ -76,6 +78,13 @@ struct SQLiteVerifyCommand {
                     }
                 }
             }
+        }
+        let (damaged, _) = try database.checksumFailures(of: table)
+        for key in damaged.prefix(problemsPerCheck) {
+            problems.append("\(database.path): \(table) \(key.debugDescription): \(SQLiteRowChecksum.mismatch.replacingOccurrences(of: " (run 'dao verify')", with: ""))")
+        }
+        if damaged.count > problemsPerCheck {
+            problems.append("\(database.path): \(table): \(damaged.count - problemsPerCheck) more rows whose checksum does not match")
         }
         var unnormalized = 0
         for row in try database.rows("SELECT daokit_key FROM \(quotedTable)") {

@@ -111,7 +111,7 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
     }
 
     /// Every stored value, in the context's order (unspecified; sort with
-    /// ``read(where:sortedBy:limit:offset:)`` when order matters).
+    /// ``read(where:sortedBy:limit:offset:)-8z1iu`` when order matters).
     /// - Throws: ``StorageError`` when a record cannot be read, ``MappingError`` when one cannot
     ///   be mapped to `Domain`.
     open func read() throws -> [Domain] {
@@ -128,7 +128,7 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
     /// every stored value in memory would give.
     /// - Throws: ``StorageError`` of code ``StorageError/Code/invalidQuery`` for a negative
     ///   `limit` or `offset` (before anything is read: a value from a request never traps);
-    ///   ``StorageError`` or ``MappingError`` as ``read()`` for the records the query reads, or
+    ///   ``StorageError`` or ``MappingError`` as ``read()-2uobt`` for the records the query reads, or
     ///   an error thrown while evaluating `predicate`.
     open func read(
         where predicate: Predicate<Domain>? = nil,
@@ -150,7 +150,7 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
     /// How many stored values match `predicate`: counted by the context when the predicate
     /// translates exactly, otherwise by evaluating it on the mapped values the translated part
     /// selects.
-    /// - Throws: as ``read(where:sortedBy:limit:offset:)``.
+    /// - Throws: as ``read(where:sortedBy:limit:offset:)-8z1iu``.
     open func count(where predicate: Predicate<Domain>) throws -> Int {
         let plan = queryPlan(predicate: predicate, sortedBy: [], limit: nil, offset: 0)
         if plan.residualPredicate == nil, let filter = plan.storageQuery.filter {
@@ -178,7 +178,7 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
     /// selects are read and mapped, the predicate evaluated on them, and the ids that matched
     /// deleted in one call, so an entity changed by another thread in between is deleted by its old
     /// values.
-    /// - Throws: as ``read(where:sortedBy:limit:offset:)``, or ``StorageError`` when the context
+    /// - Throws: as ``read(where:sortedBy:limit:offset:)-8z1iu``, or ``StorageError`` when the context
     ///   cannot delete; nothing is deleted when reading or evaluating fails.
     open func erase(where predicate: Predicate<Domain>) throws {
         let plan = queryPlan(predicate: predicate, sortedBy: [], limit: nil, offset: 0)
@@ -270,7 +270,7 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
     // MARK: - Queries
 
     /// Whether queries are handed to the context where the translation is proven exact (see
-    /// `FieldProof.swift` and README's "Queries and indexes"). `true`; a subclass whose domain or
+    /// `FieldProof.swift` and <doc:QueriesAndIndexes>). `true`; a subclass whose domain or
     /// entity type has a custom coder that changes values only for some inputs returns `false`,
     /// and every query then reads and maps every stored value and evaluates in memory.
     open var translatesQueries: Bool { true }
@@ -316,7 +316,7 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
 
     /// Maps the elements one by one rather than the array in one call: the mapper then reuses the
     /// same few containers for every element instead of holding a tree of the whole array, which
-    /// for 10,000 records is about 15% faster and three allocations fewer per element. A failure
+    /// is faster and allocates less per element. A failure
     /// reports the element's position as the first step of its path (`[3].text`), as mapping the
     /// array would.
     func mapEach<Source: Encodable, Target: Decodable>(

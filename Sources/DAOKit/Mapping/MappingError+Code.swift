@@ -1,7 +1,7 @@
 extension MappingError {
     /// What went wrong, as a code a program can switch on. New codes may be added in any release,
     /// so a `switch` over codes needs a `default:`; match one with `==`, in a `switch`, or in a
-    /// `catch` (`catch MappingError.Code.typeMismatch`, see ``~=(_:_:)``). The details of each
+    /// `catch` (`catch MappingError.Code.typeMismatch`, see ``~=(_:_:)-(_,Error)``). The details of each
     /// (the expected and found types, the number, the message) are in ``MappingError/kind``.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The code's name, as the static member is spelled, such as `typeMismatch`.

@@ -34,7 +34,7 @@ import Foundation
 ///
 /// These methods exist where `Domain` and `Entity` are `SendableMetatype` (see `BaseDao+Async.swift`).
 extension BaseDao where Domain: SendableMetatype, Entity: SendableMetatype {
-    /// The values matching `predicate`, sorted and paged as ``read(where:sortedBy:limit:offset:)``
+    /// The values matching `predicate`, sorted and paged as ``read(where:sortedBy:limit:offset:)-8z1iu``
     /// returns them, now and after every committed change that alters them.
     ///
     /// A negative `limit` or `offset` ends the stream at once with ``StorageError`` of code

@@ -1,7 +1,7 @@
 /// What a read that skips unreadable records found: the values that could be read, and beside
 /// them every record that could not, with its key and error.
 ///
-/// Returned by ``StorageContext/fetchReadable(_:)`` and ``BaseDao/readReadable()``, so that one
+/// Returned by ``StorageContext/fetchReadable(_:)`` and ``BaseDao/readReadable()-126b0``, so that one
 /// record written by a newer version of the app (an enum case this version does not have, a field
 /// it cannot decode) does not hold every other record of its type hostage.
 public struct ReadableRecords<Element, ID: StorageKey> {
@@ -52,7 +52,7 @@ public struct UnreadableRecord<ID: StorageKey>: Sendable, CustomStringConvertibl
     }
 
     /// The record's id, or `nil` when its key is unknown or does not spell an `ID`; pass it to
-    /// ``StorageContext/delete(_:ids:)`` or ``BaseDao/erase(id:)`` to remove the record.
+    /// ``StorageContext/delete(_:ids:)`` or ``BaseDao/erase(id:)-2prvj`` to remove the record.
     public var id: ID? { storageKey.flatMap(ID.init(storageKey:)) }
 
     /// The error's description: one line naming the entity, key, reason and location.

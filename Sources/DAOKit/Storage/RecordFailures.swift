@@ -34,7 +34,7 @@ public struct RecordFailures: Error, CustomStringConvertible, Sendable {
 
 extension StorageError {
     /// Throws what a whole-list read throws for the records that failed: nothing when none did, the
-    /// one failure as it is, or one error combining them (see ``init(combining:entityName:location:)``).
+    /// one failure as it is, or one error combining them (see `init(combining:entityName:location:)`).
     public static func throwIfAny(_ failures: [StorageError], entityName: String, location: String?) throws {
         if failures.count == 1 { throw failures[0] }
         if failures.count > 1 { throw StorageError(combining: failures, entityName: entityName, location: location) }

@@ -4,10 +4,10 @@ public enum SaveMode: Sendable, Equatable, CaseIterable {
     /// ``StorageContext/save(_:)`` does.
     case upsert
     /// Insert only: fails with ``StorageError/Kind/duplicateID`` when an id is already stored or
-    /// appears twice in the batch. What ``BaseDao/create(_:)`` does.
+    /// appears twice in the batch. What ``BaseDao/create(_:)-83k4d`` does.
     case insert
     /// Replace only: fails with ``StorageError/Kind/missingID`` when an id is not stored.
-    /// What ``BaseDao/update(_:)`` does.
+    /// What ``BaseDao/update(_:)-64hmr`` does.
     case update
 }
 

@@ -22,8 +22,8 @@ extension Storable {
 }
 
 /// `String(describing:)` of types, worked out once per type. The runtime builds a type's name
-/// anew on every call (about 0.3 µs on the 2-core build machine, a few percent of reading one
-/// record from a file), and every storage call asks for its entity's name.
+/// anew on every call, a noticeable share of reading one record from a file, and every storage
+/// call asks for its entity's name.
 enum TypeNames {
     /// The names found so far. Sound as `Sendable`: keys and values are plain values, and the
     /// dictionary never leaves the lock.

@@ -22,8 +22,8 @@ public protocol StorageContext: Sendable {
     /// A default implementation checks with ``fetch(_:id:)`` and then calls ``save(_:)``; it is
     /// correct but not atomic, because another writer can slip in between the check and the write.
     /// Contexts should implement this method so that the check and the write happen under one lock
-    /// or transaction; the contexts shipped with DAOKit do. ``BaseDao/create(_:)`` and
-    /// ``BaseDao/update(_:)`` rely on it.
+    /// or transaction; the contexts shipped with DAOKit do. ``BaseDao/create(_:)-83k4d`` and
+    /// ``BaseDao/update(_:)-64hmr`` rely on it.
     /// - Throws: ``StorageError`` with ``StorageError/Kind/duplicateID`` (insert: an id is already
     ///   stored, or appears twice in `entities`) or ``StorageError/Kind/missingID`` (update: an id
     ///   is not stored), naming the first offending entity and key; or any error ``save(_:)``

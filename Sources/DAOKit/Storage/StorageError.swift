@@ -12,7 +12,7 @@ import Foundation
 public struct StorageError: Error, CustomStringConvertible, Sendable {
     /// What went wrong, as a code a program can switch on. New codes may be added in any release,
     /// so a `switch` over codes needs a `default:`; match one with `==`, in a `switch`, or in a
-    /// `catch` (`catch StorageError.Code.io`, see ``~=(_:_:)``).
+    /// `catch` (`catch StorageError.Code.io`, see ``~=(_:_:)-(_,Error)``).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The code's name, as the static member is spelled, such as `io`.
         public let name: String

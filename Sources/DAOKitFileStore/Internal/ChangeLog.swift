@@ -48,8 +48,7 @@ struct ChangeLog {
     @discardableResult
     func append(directoryName: String, fileNames: some Collection<String>) throws(FileSystemError) -> Range<Int>? {
         // The lines' bytes, appended straight into one buffer of the right size: building them as a
-        // `String` and copying that into `Data` made this append cost 4,900 instructions of a
-        // single persist, against 2,000 now.
+        // `String` and copying that into `Data` made this append cost more than twice as much.
         let directory = directoryName.utf8
         var bytes: [UInt8] = []
         bytes.reserveCapacity(fileNames.reduce(0) { $0 + directory.count + $1.utf8.count + 2 })

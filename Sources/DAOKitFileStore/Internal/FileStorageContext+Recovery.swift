@@ -226,9 +226,9 @@ extension FileStorageContext {
     }
 
     /// Up to this many written files, a batch `fsync`s each of them rather than the whole file
-    /// system (see ``makeDurable(fileNames:in:directoryPath:)``). Measured on ext4: on an idle disk eight
-    /// `fsync`s took 0.8 ms against 0.14 ms for one `syncfs`, but with 300 MB written by another
-    /// process and not yet flushed, four `fsync`s took 0.7–2 ms and `syncfs` 70 ms. A small batch
-    /// gives up a fraction of a millisecond so as never to wait on its neighbours' data.
+    /// system (see ``makeDurable(fileNames:in:directoryPath:)``). On an idle disk one `syncfs` is
+    /// cheaper than a few `fsync`s, but `syncfs` also waits for every other process's unflushed
+    /// data, which can take far longer: a small batch gives up a little on an idle disk so as
+    /// never to wait on its neighbours' data.
     static let perFileSyncLimit = 8
 }

@@ -9,9 +9,9 @@ import Foundation
 /// {"entity":<entity>,"formatVersion":1,"key":"<key>"}
 /// ```
 ///
-/// with nothing before or after. Decoding that whole envelope costs about 40% more than decoding
-/// the entity alone (measured on a 10-field entity): `JSONDecoder` builds a dictionary of the
-/// envelope's fields and decodes the version and the key through `Codable`. When the caller knows which key the file
+/// with nothing before or after. Decoding that whole envelope costs markedly more than decoding
+/// the entity alone: `JSONDecoder` builds a dictionary of the envelope's fields and decodes the
+/// version and the key through `Codable`. When the caller knows which key the file
 /// must hold (``FileStorageContext/fetch(_:id:)`` asked for it, ``FileStorageContext/fetchAll(_:)``
 /// reads it from the file name), the shortcut checks the bytes around the entity instead, and
 /// decodes only the entity.

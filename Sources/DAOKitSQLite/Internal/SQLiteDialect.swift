@@ -136,6 +136,30 @@ struct SQLiteDialect: SQLDialect {
         return "[" + items.joined(separator: ",") + "]"
     }
 
+    /// The rows `field != value` (or `!(field == value)`) holds for, as three conditions whose
+    /// rows are disjoint and together exactly those rows: `IS NULL`, `< value`, `> value`. Each is
+    /// a range of an index on the column, where the negation itself is a scan of every entry; a
+    /// count sums the three. `nil` unless the column has held one kind of value that SQL orders
+    /// totally (then every row is `NULL`, below, equal to or above the value, and the equality is
+    /// exact), and `value` is one the equality binds as it is.
+    func complement(of filter: StorageFilter) -> [(sql: String, arguments: [SQLiteValue])]? {
+        let field: FieldPath, value: StorageValue
+        switch filter {
+        case let .compare(path, .notEqual, constant), let .not(.compare(path, .equal, constant)): (field, value) = (path, constant)
+        default: return nil
+        }
+        guard field.keys.count == 1, !value.isNull else { return nil }
+        let stored = (kinds[field.keys[0]] ?? []).subtracting(.null)
+        let totallyOrdered: [SQLiteFieldKinds] = [.bool, .integer, .real, .date, .string, .uuid]
+        guard totallyOrdered.contains(stored) else { return nil }
+        let column = Self.collated(field.keys[0])
+        var parameters = SQLiteArguments()
+        guard let equality = compare(field, .equal, value, parameters: &parameters), equality.isExact,
+              equality.sql == "\(column) IS ?", parameters.values.count == 1 else { return nil }
+        let operand = parameters.values[0]
+        return [("\(column) IS NULL", []), ("\(column) < ?", [operand]), ("\(column) > ?", [operand])]
+    }
+
     /// The constant to bind for `value` against a column holding `stored`, the column expression
     /// to compare it with, and whether the kind is ordered; `nil` when SQL would not compare them
     /// as Swift does.

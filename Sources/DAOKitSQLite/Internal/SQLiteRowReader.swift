@@ -14,11 +14,14 @@ final class SQLiteRowReader {
     let names: [String]
     /// The next column position a lookup tries first.
     private var hint = 0
+    /// What checks each row against its stored checksum.
+    let checksums: SQLiteRowChecksum.RowLayout
 
     init(statement: SQLiteStatement) {
         self.statement = statement.handle
         let count = Int(statement.columnCount)
         names = count > 1 ? (1..<count).map { statement.columnName(Int32($0)) } : []
+        checksums = SQLiteRowChecksum.RowLayout(statement: statement.handle)
     }
 
     /// Starts a new row: lookups start from the first field again.

@@ -15,6 +15,9 @@ struct SQLiteTable {
     var recordedKinds: [String: SQLiteFieldKinds]
     /// Whether this connection has created the entity type's declared indexes.
     var indexesEnsured = false
+    /// Whether the table has the `daokit_checksum` column (a table written before checksums gets
+    /// it at its first write by this release).
+    var hasChecksum = true
 
     init(entityName: String, columns: [String], recordedKinds: [String: SQLiteFieldKinds]) {
         self.entityName = entityName
@@ -23,10 +26,11 @@ struct SQLiteTable {
         self.recordedKinds = recordedKinds
     }
 
-    /// `INSERT OR REPLACE` of a whole row: the key, then every field column in order.
+    /// `INSERT OR REPLACE` of a whole row: the key, then every field column in order, then the
+    /// row's checksum (``SQLiteRowChecksum``).
     var upsertSQL: String {
-        let names = (["daokit_key"] + columns.map(SQLiteDialect.quoted)).joined(separator: ", ")
-        let marks = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
+        let names = (["daokit_key"] + columns.map(SQLiteDialect.quoted) + [SQLiteRowChecksum.columnName]).joined(separator: ", ")
+        let marks = Array(repeating: "?", count: columns.count + 2).joined(separator: ", ")
         return "INSERT OR REPLACE INTO \(quotedName) (\(names)) VALUES (\(marks))"
     }
 }
@@ -34,7 +38,11 @@ struct SQLiteTable {
 /// The database's own layout: the file's identity (`application_id`, `user_version`), the
 /// `daokit_field_kinds` table, and each entity's table, created and widened on first use.
 ///
-/// Layout (see README, "SQLite layout"): one table per entity type, named after
+/// Each entity table also has a `daokit_checksum` column (last, or added by the first write of
+/// this release to a table of an earlier one): ``SQLiteRowChecksum``. It is not a field: the
+/// field columns never list it.
+///
+/// Layout (see the article "SQLite", "Layout"): one table per entity type, named after
 /// ``Storable/entityName``; a `daokit_key TEXT PRIMARY KEY` column with the record's storage key
 /// (NFC), then one column per top-level coding key, without a declared type (so each value keeps
 /// the storage class it was bound with). Indexes use the ``SwiftStringCollation`` on every
@@ -102,8 +110,11 @@ enum SQLiteSchema {
         var columns: [String] = []
         while try statement.step() { columns.append(statement.text(at: 0)) }
         guard !columns.isEmpty else { return nil }
-        return SQLiteTable(entityName: entityName, columns: columns.filter { $0 != "daokit_key" },
-                           recordedKinds: try kinds(of: entityName, connection: connection))
+        var table = SQLiteTable(entityName: entityName,
+                                columns: columns.filter { $0 != "daokit_key" && $0 != SQLiteRowChecksum.columnName },
+                                recordedKinds: try kinds(of: entityName, connection: connection))
+        table.hasChecksum = columns.contains(SQLiteRowChecksum.columnName)
+        return table
     }
 
     /// The kinds every field of `entityName` has held, by field.
@@ -135,14 +146,24 @@ enum SQLiteSchema {
             }
         } else {
             table = SQLiteTable(entityName: entityName, columns: wanted, recordedKinds: [:])
-            let definitions = (["daokit_key TEXT NOT NULL PRIMARY KEY"] + wanted.map(columnDefinition)).joined(separator: ", ")
+            let definitions = (["daokit_key TEXT NOT NULL PRIMARY KEY"] + wanted.map(columnDefinition) + [SQLiteRowChecksum.columnName])
+                .joined(separator: ", ")
             try connection.execute("CREATE TABLE \(table.quotedName) (\(definitions))")
+        }
+        if !table.hasChecksum {
+            // A table of an earlier release: its rows stay readable unchecked (NULL), and every
+            // row written from now on carries its checksum. Another connection may have added the
+            // column since this one looked.
+            if try load(entityName, connection: connection)?.hasChecksum != true {
+                try connection.execute("ALTER TABLE \(table.quotedName) ADD COLUMN \(SQLiteRowChecksum.columnName)")
+            }
+            table.hasChecksum = true
         }
         try recordKinds(of: rows, in: &table, connection: connection)
         if !table.indexesEnsured {
             for index in indexes {
                 let fields = index.fields.filter { $0.keys.count == 1 }.map { $0.keys[0] }
-                guard fields.count == index.fields.count else { continue }  // nested paths are not indexed (README)
+                guard fields.count == index.fields.count else { continue }  // nested paths are not indexed (the SQLite article)
                 let name = SQLiteDialect.quoted("daokit_index_\(entityName)_" + fields.joined(separator: "_"))
                 let columns = fields.map { SQLiteDialect.quoted($0) + " COLLATE " + SwiftStringCollation.name }
                 try connection.execute("CREATE INDEX IF NOT EXISTS \(name) ON \(table.quotedName) (\(columns.joined(separator: ", ")))")

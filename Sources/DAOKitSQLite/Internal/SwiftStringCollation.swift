@@ -8,8 +8,8 @@ import DAOKit
 /// Every translated comparison and `ORDER BY` term names it, and so does every column of the
 /// declared indexes (an index serves a comparison only under the same collation). The columns
 /// themselves keep SQLite's default, so the `sqlite3` shell, which lacks this collation, reads,
-/// filters and sorts them by bytes; only writing a table with an index needs it (README, "SQLite
-/// layout").
+/// filters and sorts them by bytes; only writing a table with an index needs it (the article
+/// "SQLite", "Layout").
 ///
 /// `package`, so that every connection DAOKit opens registers the one same collation: the
 /// context's and the `dao` tool's (which could not read an index, nor run `PRAGMA

@@ -288,8 +288,8 @@ private final class ConfinementRoot: Sendable {
     }
 
     /// Whether `path`'s bytes start with ``prefix``'s: one `memcmp` on a native string (every call
-    /// makes this test, and comparing through the generic `UTF8View` cost thousands of
-    /// instructions); bytes, not characters, because the system compares bytes.
+    /// makes this test, and comparing through the generic `UTF8View` cost far more); bytes, not
+    /// characters, because the system compares bytes.
     @inline(__always)
     func isPrefix(of path: String) -> Bool {
         path.utf8.withContiguousStorageIfAvailable { bytes in
@@ -356,7 +356,7 @@ private final class ConfinementRoot: Sendable {
     /// more than the calls themselves.
     private func walk(_ relative: Substring, _ flags: Int32, _ mode: mode_t, operation: String, reportedPath: String) throws(FileSystemError) -> Int32 {
         // Copied in one `memcpy` from a native string's storage: `Array(relative.utf8)` goes
-        // through the generic sequence copy, byte by byte (~650 instructions for a short path).
+        // through the generic sequence copy, byte by byte.
         var bytes = relative.utf8.withContiguousStorageIfAvailable(Array.init) ?? Array(relative.utf8)
         let count = bytes.count
         bytes.append(0)

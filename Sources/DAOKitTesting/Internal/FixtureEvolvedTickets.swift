@@ -1,7 +1,7 @@
 import DAOKit
 
 /// A ticket as version 2 of an app reads it: `points` was added, and a record stored by version 1
-/// (without it) or holding `null` there decodes as `0` — the README's way to add a field.
+/// (without it) or holding `null` there decodes as `0` — the way to add a field that the article "Evolving entities" gives.
 package struct FixtureTicket: Codable, Identifiable, Hashable, Sendable {
     /// The identifier.
     package var id: Int

@@ -67,7 +67,10 @@ struct SQLiteCLITests {
         let run = dao("verify", database.file.path)
         #expect(run.status == 1)
         #expect(run.outputLines.first == "\(database.file.path): Note.text: 1 integer value where daokit_field_kinds records string; queries on it may be answered wrongly")
-        #expect(run.outputLines.last == "1 problem in \(database.file.path) (2 entity tables, 5 rows)")
+        // Changed behind the context's back, the row no longer matches its checksum either.
+        #expect(run.outputLines.contains("\(database.file.path): Note \"b\": the row's checksum does not match its contents: bytes of it changed in the file"),
+                "\(run.output)")
+        #expect(run.outputLines.last == "2 problems in \(database.file.path) (2 entity tables, 5 rows)")
     }
 
     @Test func verifyReportsWhatIntegrityCheckFinds() throws {

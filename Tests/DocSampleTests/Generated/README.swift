@@ -8,7 +8,7 @@ import DAOKitSQLite
 import Foundation
 import Testing
 
-// README.md:90
+// README.md:88
 private struct Message: Codable, Equatable {       // the app's plain, immutable value
     let id: Int
     let text: String
@@ -16,7 +16,7 @@ private struct Message: Codable, Equatable {       // the app's plain, immutable
     let attachment: URL?
 }
 
-// README.md:97
+// README.md:95
 private final class MessageRecord: Codable {        // what a store keeps: the same field names
     var id = 0
     var text = ""
@@ -24,13 +24,13 @@ private final class MessageRecord: Codable {        // what a store keeps: the s
     var attachment: URL?
 }
 
-// README.md:117
+// README.md:115
 private struct MessagePreview: Codable {
     let id: Int
     let text: String
 }
 
-// README.md:139
+// README.md:137
 private struct ChatMessage: Codable, Identifiable, Equatable {
     var id: UUID
     var dialogID: String
@@ -40,7 +40,7 @@ private struct ChatMessage: Codable, Identifiable, Equatable {
     var isRead: Bool
 }
 
-// README.md:148
+// README.md:146
 private struct ChatMessageEntity: Storable {
     static let entityName = "ChatMessage"      // records are stored under this name
     static let indexes = [StorageIndex("dialogID", "date")]
@@ -52,7 +52,7 @@ private struct ChatMessageEntity: Storable {
     var isRead: Bool
 }
 
-// README.md:192
+// README.md:190
 private final class ChatMessagesDao: BaseDao<ChatMessage, ChatMessageEntity>, @unchecked Sendable {
     func unread(in dialogID: String, limit: Int = 50) throws -> [ChatMessage] {
         try read(where: #Predicate { $0.dialogID == dialogID && !$0.isRead },
@@ -83,14 +83,14 @@ func readmeSamples() throws {
     let record = try mapper.map(message, to: MessageRecord.self)        // no translator to write
     let plain = try mapper.map(record, to: Message.self)                // and back
     let records = try mapper.map([message], to: [MessageRecord].self)   // whole arrays too
-    // README.md:117
+    // README.md:115
     let preview = try EntityMapper().map(message, to: MessagePreview.self)   // `date` is ignored
     do {
         _ = try EntityMapper(strict: true).map(message, to: MessagePreview.self)
     } catch let error as MappingError {
         print(error)  // Cannot map Message to MessagePreview: the target never reads this key at date
     }
-    // README.md:163
+    // README.md:161
     let context = InMemoryStorageContext()
     let messages = BaseDao<ChatMessage, ChatMessageEntity>(context: context)
 
@@ -108,12 +108,12 @@ func readmeSamples() throws {
     seen.isRead = true
     try messages.update(seen)                           // StorageError if it was never stored
     try messages.erase(where: #Predicate { $0.isRead })
-    // README.md:192
+    // README.md:190
     let chats = ChatMessagesDao(context: context)
     try chats.persist(hello)
     try chats.markAllRead(in: "family")
     let stillUnread = try chats.unread(in: "family")
-    // README.md:226
+    // README.md:224
     let inFiles = try FileStorageContext(directory: folder.appendingPathComponent("store"))
     let inSQLite = try SQLiteStorageContext(file: folder.appendingPathComponent("messages.sqlite"))
     let filed = BaseDao<ChatMessage, ChatMessageEntity>(context: inFiles)

@@ -258,8 +258,8 @@ public final class KeyValueStorageContext: StorageContext {
     ///
     /// Every value is read before the first removal, as `save` does: besides leaving the store
     /// untouched when a read fails, this keeps `UserDefaults` fast, which rebuilds its merged view
-    /// of the suite on the first read after each write (reads between removals made erasing 10,000
-    /// records take 17 s).
+    /// of the suite on the first read after each write (reads between removals made erasing a
+    /// large type take seconds).
     func remove(
         _ targets: [(key: String?, storeKey: String)], of entityName: String, from store: any KeyValueStore
     ) throws {

@@ -97,8 +97,8 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     }
 
     /// The body of `encodeIfPresent<T>`, static with the container passed `inout`: a closure that
-    /// captured `self` made the optimizer look up `Self`'s metadata again (another ~300
-    /// instructions) instead of reusing the caller's.
+    /// captured `self` made the optimizer look up `Self`'s metadata again instead of reusing the
+    /// caller's.
     @inline(__always)
     private static func encodeValue<T: Encodable>(in value: borrowing T?, into container: inout Self, forKey key: Key) throws {
         try withValue(in: value) { try container.encode($0, forKey: key) }

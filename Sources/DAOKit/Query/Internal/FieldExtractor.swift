@@ -115,8 +115,8 @@ extension StorageValue {
     /// other type, which must encode itself.
     ///
     /// Recognised and read as the mapper reads it (``MappedValue/init(primitive:)``, by metatype
-    /// identity): an `as?` cast per candidate type would cost the runtime's cast machinery, about
-    /// a hundred instructions each, for every field read.
+    /// identity): an `as?` cast per candidate type would run the runtime's cast machinery once per
+    /// candidate, for every field read.
     package init?<Value: Encodable>(primitive value: Value) {
         switch MappedValue(primitive: value) {
         case nil: return nil

@@ -135,8 +135,8 @@ package struct InMemoryTable {
                     guard trees[index] != nil else { continue }
                     // The layout's parts are read here rather than through `layout.target(_:of:in:)`:
                     // calling the layout's methods in this closure, which changes `trees`, copies the
-                    // whole layout first (a retain and a release of each of its arrays; measured at
-                    // 400 instructions a persist).
+                    // whole layout first (a retain and a release of each of its arrays, on every
+                    // persist).
                     let (positions, count) = (layout.positions(in: index), layout.indexes[index].fields.count)
                     if IndexEntry.fieldsAreEqual(old, values, fields: positions, count: count) { continue }
                     let target = IndexEntry.Target(values: old, fields: positions, count: count, record: record)
