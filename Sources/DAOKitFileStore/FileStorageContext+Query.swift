@@ -68,3 +68,13 @@ extension FileStorageContext {
         }
     }
 }
+
+extension FileStorageContext: ExplainingStorageContext {
+    /// How ``fetch(_:matching:)`` (or, when `counting`, ``count(_:matching:)``) would answer
+    /// `query`: through the query cache's indexes, as ``InMemoryStorageContext`` does, or by
+    /// reading every record when the type is not cached. Loads the cache first, as a query would.
+    /// - Throws: ``StorageError`` as ``fetchAll(_:)`` when the cache cannot be loaded.
+    public func explain<E: Storable>(_ query: StorageQuery, counting: Bool, for type: E.Type) throws -> StorageAccess {
+        try withCachedTable(E.self) { table in table.explain(query, counting: counting) } ?? StorageAccess(scansEveryRecord: true)
+    }
+}

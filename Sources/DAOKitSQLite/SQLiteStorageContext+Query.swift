@@ -138,6 +138,8 @@ extension SQLiteStorageContext {
     }
 }
 
+extension SQLiteStorageContext: ExplainingStorageContext {}
+
 extension SQLiteStorageContext {
     /// How `query` would run on the entity's table now: what SQL answers and what is left to
     /// Swift. For tests and diagnostics; `nil` when the table does not exist yet.
@@ -146,6 +148,35 @@ extension SQLiteStorageContext {
         return try read(entityName: entityName) { _, connection in
             SQLiteQueryTranslation(query, kinds: try SQLiteSchema.kinds(of: entityName, connection: connection))
         }
+    }
+
+    /// How ``fetch(_:matching:)`` (or, when `counting`, ``count(_:matching:)``) would answer
+    /// `query`: the statement, SQLite's plan for it (`EXPLAIN QUERY PLAN`), the declared index
+    /// that plan searches or scans, and whether it reads every row.
+    /// - Throws: ``StorageError`` or the SQLite failure.
+    public func explain<E: Storable>(_ query: StorageQuery, counting: Bool, for type: E.Type) throws -> StorageAccess {
+        let entityName = try Self.checkedName(E.self)
+        return try read(entityName: entityName) { table, connection -> StorageAccess in
+            let kinds = try SQLiteSchema.kinds(of: entityName, connection: connection)
+            let translation = SQLiteQueryTranslation(query, kinds: kinds)
+            let (sql, arguments) = counting && translation.conditionIsExact
+                ? Self.countSQL(query.filter ?? .and([]), translation, kinds: kinds, from: table)
+                : Self.select(query, translation, from: table)
+            let statement = try connection.statement("EXPLAIN QUERY PLAN " + sql)
+            defer { statement.reset() }
+            try bind(arguments, to: statement)
+            var lines: [String] = []
+            while try statement.step() { lines.append(statement.text(at: 3)) }
+            let reads = lines.filter { $0.hasPrefix("SCAN \(entityName)") || $0.hasPrefix("SEARCH \(entityName)") }
+            let index = E.indexes.first { index in
+                let name = "daokit_index_\(entityName)_" + index.fields.map(\.description).joined(separator: "_")
+                return reads.contains { $0.contains("INDEX \(name) ") || $0.hasSuffix("INDEX \(name)") }
+            }
+            let scans = reads.contains { $0.hasPrefix("SCAN") }
+            return StorageAccess(index: index, scansEveryRecord: scans,
+                                 countsIndexEntries: counting && !scans && !reads.isEmpty && reads.allSatisfy { $0.contains("COVERING INDEX") },
+                                 statement: sql, databasePlan: lines)
+        } ?? StorageAccess(scansEveryRecord: false)
     }
 
     /// SQLite's plan for the statement ``count(_:matching:)`` runs for `filter` when it

@@ -138,6 +138,7 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
     ) throws -> [Domain] {
         try StorageQuery.validatePage(limit: limit, offset: offset, entityName: Entity.entityName)
         let plan = queryPlan(predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset)
+        reportLargeScan(plan, hasPredicate: predicate != nil, counting: false)
         return try plan.finish(try candidates(for: plan))
     }
 
@@ -153,6 +154,7 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
     /// - Throws: as ``read(where:sortedBy:limit:offset:)-8z1iu``.
     open func count(where predicate: Predicate<Domain>) throws -> Int {
         let plan = queryPlan(predicate: predicate, sortedBy: [], limit: nil, offset: 0)
+        reportLargeScan(plan, hasPredicate: true, counting: true)
         if plan.residualPredicate == nil, let filter = plan.storageQuery.filter {
             return try context.count(Entity.self, matching: filter)
         }

@@ -299,3 +299,16 @@ public final class InMemoryStorageContext: StorageContext {
         try InMemoryTable.copy(snapshot, as: E.self, key: key, with: copier)
     }
 }
+
+extension InMemoryStorageContext: ExplainingStorageContext {
+    /// How ``fetch(_:matching:)`` (or, when `counting`, ``count(_:matching:)``) would answer
+    /// `query`: the declared index it walks, whether it counts the index's entries alone, or a
+    /// scan. Builds the index first, as the query would.
+    /// - Throws: only ``StorageError/Kind/reentrantCall``.
+    public func explain<E: Storable>(_ query: StorageQuery, counting: Bool, for type: E.Type) throws -> StorageAccess {
+        let entityName = E.entityName
+        return try state.withLock(entityName: entityName) { state in
+            state.tables[entityName]?.explain(query, counting: counting)
+        } ?? StorageAccess(scansEveryRecord: false)
+    }
+}

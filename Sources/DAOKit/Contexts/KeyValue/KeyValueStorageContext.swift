@@ -345,3 +345,10 @@ public final class KeyValueStorageContext: StorageContext {
         }
     }
 }
+
+extension KeyValueStorageContext: ExplainingStorageContext {
+    /// Every query reads every record of the type: a key-value store keeps no index.
+    public func explain<E: Storable>(_ query: StorageQuery, counting: Bool, for type: E.Type) throws -> StorageAccess {
+        StorageAccess(scansEveryRecord: true)
+    }
+}

@@ -253,6 +253,15 @@ package struct InMemoryTable {
         return .answer(count)
     }
 
+    /// How the table answers `query` (a count of its filter when `counting`): the index it walks,
+    /// built first if it is not yet, or a scan.
+    package mutating func explain(_ query: StorageQuery, counting: Bool) -> StorageAccess {
+        let access = access(for: query)
+        guard let plan = access.plan else { return StorageAccess(scansEveryRecord: true) }
+        return StorageAccess(index: layout.indexes[plan.index], scansEveryRecord: false,
+                             countsIndexEntries: counting && access.evaluator != nil && access.isDecidedByIndex)
+    }
+
     /// How a query reads the table: the index range to walk, if one narrows or orders it, and,
     /// when the records carry every field the query reads, the evaluator of the query on their
     /// indexed values.
