@@ -296,7 +296,8 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
             }
         }
         return DaoQueryPlan(predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset,
-                            orderedField: proof.orderedField(for:), field: proof.field(for:), absentValue: proof.absentValue(of:))
+                            orderedField: proof.orderedField(for:), field: proof.field(for:), absentValue: proof.absentValue(of:),
+                            order: proof.effectiveOrder(of:field:))
     }
 
     /// The mapped values the context selects for `plan`.

@@ -4,7 +4,10 @@ import Foundation
 ///
 /// Values are ordered as ``StorageValue/compare(_:_:)`` orders them (`nil` first when ascending),
 /// or, for strings with a ``stringComparator``, as that comparator orders them — the ordering a
-/// `SortDescriptor` with the same comparator uses.
+/// `SortDescriptor` with the same comparator uses. `Double.nan` (which `<` leaves unordered)
+/// sorts after every other number when ascending and before them when descending, a NaN date
+/// likewise among dates, and NaNs tie with each other: the same rule as indexes, SQL and
+/// ``DomainQuery`` (see "Query semantics"), so that a sort is a total order.
 public struct StorageSortKey: Sendable, Hashable {
     /// The field sorted by.
     public var field: FieldPath
@@ -26,7 +29,7 @@ public struct StorageSortKey: Sendable, Hashable {
         if let stringComparator, case let .string(a) = lhs, case let .string(b) = rhs {
             result = stringComparator.compare(a, b)
         } else {
-            result = StorageValue.compare(lhs, rhs) ?? .orderedSame
+            result = StorageValue.compare(lhs, rhs) ?? Self.nanOrder(lhs, rhs) ?? .orderedSame
         }
         if order == .reverse {
             switch result {
@@ -36,5 +39,24 @@ public struct StorageSortKey: Sendable, Hashable {
             }
         }
         return result
+    }
+
+    /// How a NaN number or date orders against a value of its family (numbers, dates): after
+    /// every other one, tied with another NaN; `nil` when neither is NaN or the families differ.
+    static func nanOrder(_ lhs: StorageValue, _ rhs: StorageValue) -> ComparisonResult? {
+        guard let left = nanRank(lhs), let right = nanRank(rhs), left.family == right.family, left.isNaN || right.isNaN else {
+            return nil
+        }
+        if left.isNaN && right.isNaN { return .orderedSame }
+        return left.isNaN ? .orderedDescending : .orderedAscending
+    }
+
+    private static func nanRank(_ value: StorageValue) -> (family: Int, isNaN: Bool)? {
+        switch value {
+        case let .double(number): return (0, number.isNaN)
+        case .int, .uint: return (0, false)
+        case let .date(date): return (1, date.timeIntervalSinceReferenceDate.isNaN)
+        default: return nil
+        }
     }
 }

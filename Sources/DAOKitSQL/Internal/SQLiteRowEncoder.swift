@@ -56,7 +56,11 @@ package enum SQLiteRowEncoder {
             return number <= UInt64(Int64.max) ? (.integer(Int64(number)), .integer) : (.text(String(number)), .bigUnsigned)
         case let .double(number): return number.isNaN ? (.text("NaN"), .nan) : (.real(number), .real)
         case let .string(string): return (.text(string), .string)
-        case let .date(date): return (.real(date.timeIntervalSinceReferenceDate), .date)
+        case let .date(date):
+            // SQLite stores a NaN REAL as NULL, which would read back as a nil `Date?`: NaN text,
+            // as for a `Double` (a date column holding it is then compared in Swift).
+            let seconds = date.timeIntervalSinceReferenceDate
+            return seconds.isNaN ? (.text("NaN"), .nan) : (.real(seconds), .date)
         case let .uuid(uuid): return (.text(uuid.uuidString), .uuid)
         case let .url(url):
             if let relative = RelativeURLCoding.relative(url), let text = try? json.encode(relative) {

@@ -68,6 +68,74 @@ struct SQLiteDialect: SQLDialect {
         }
     }
 
+    /// `field` equal to one of `values`, without one comparison per constant (a chain of `OR`s
+    /// deeper than SQLite's expression limit of 1,000 fails): `col IN (?, ?, …)` for up to
+    /// ``parameterListLimit`` constants, or one parameter holding a JSON array,
+    /// `col IN (SELECT value FROM json_each(?))`, for integer, text and UUID constants of any
+    /// number (JSON keeps those exactly; a real is not sent through JSON's decimal text). `nil`
+    /// (evaluated in Swift) where a constant does not bind exactly, as for ``compare``.
+    func membership(_ field: FieldPath, _ values: [StorageValue], parameters: inout SQLiteArguments) -> SQLFragment? {
+        if values.count <= 8 { return equalityDisjunction(field, values, parameters: &parameters) }
+        guard field.keys.count == 1 else { return nil }
+        let name = field.keys[0]
+        let stored = (kinds[name] ?? []).subtracting(.null)
+        // No row holds a value: every row's field is nil, equal to a nil constant only.
+        if stored.isEmpty { return SQLFragment(sql: values.contains(.null) ? alwaysTrue : alwaysFalse, isExact: true) }
+        guard stored.isDisjoint(with: [.json, .opaque]) else { return nil }
+        let column = Self.collated(name)
+        var operands: [SQLiteValue] = []
+        var expression: String?
+        var includesNull = false
+        for value in values {
+            if case .null = value {
+                includesNull = true
+                continue
+            }
+            // A constant that never equals a stored value of these kinds matches no row.
+            guard let (operand, columnExpression, _) = Self.bindable(value, stored: stored, column: column) else {
+                if case let .double(number) = value, number.isNaN { continue }  // NaN equals nothing
+                return nil
+            }
+            if let expression, expression != columnExpression { return nil }
+            expression = columnExpression
+            operands.append(operand)
+        }
+        var parts: [String] = []
+        if includesNull { parts.append("\(column) IS NULL") }
+        if let expression, !operands.isEmpty {
+            if operands.count <= Self.parameterListLimit {
+                operands.forEach { parameters.append($0) }
+                parts.append("\(expression) IN (" + Array(repeating: "?", count: operands.count).joined(separator: ", ") + ")")
+            } else {
+                guard let json = Self.jsonArray(operands) else { return nil }
+                parameters.append(.text(json))
+                parts.append("\(expression) IN (SELECT value FROM json_each(?))")
+            }
+        }
+        if parts.isEmpty { return SQLFragment(sql: alwaysFalse, isExact: true) }
+        return SQLFragment(sql: parts.joined(separator: " OR "), isExact: true)
+    }
+
+    /// The most constants bound one by one in an `IN` list (SQLite allows 32,766 parameters).
+    static let parameterListLimit = 10_000
+
+    /// `operands` as a JSON array, if every one is an integer or text.
+    private static func jsonArray(_ operands: [SQLiteValue]) -> String? {
+        var items: [String] = []
+        items.reserveCapacity(operands.count)
+        for operand in operands {
+            switch operand {
+            case let .integer(number): items.append(String(number))
+            case let .text(text):
+                guard let data = try? JSONSerialization.data(withJSONObject: [text], options: [.fragmentsAllowed]),
+                      let encoded = String(data: data, encoding: .utf8) else { return nil }
+                items.append(String(encoded.dropFirst().dropLast()))
+            default: return nil
+            }
+        }
+        return "[" + items.joined(separator: ",") + "]"
+    }
+
     /// The rows `field != value` (or `!(field == value)`) holds for, as three conditions whose
     /// rows are disjoint and together exactly those rows: `IS NULL`, `< value`, `> value`. Each is
     /// a range of an index on the column, where the negation itself is a scan of every entry; a

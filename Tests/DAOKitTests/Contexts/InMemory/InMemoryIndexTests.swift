@@ -125,8 +125,9 @@ struct InMemoryIndexTests {
     @Test func anIndexedQueryCopiesOnlyTheEntitiesItReturns() throws {
         let indexed = BaseDao<Chat, CountedChatEntity>(context: InMemoryStorageContext())
         try indexed.persist(Self.chats(5_000))
-        // Proves the key paths once (probes decode a few entities).
-        _ = try indexed.read(where: #Predicate { $0.dialogID == 1 && $0.isRead == false }, sortedBy: [SortDescriptor(\.date)], limit: 1)
+        // Proves the key paths and the sort descriptor's direction once (probes decode a few entities).
+        _ = try indexed.read(where: #Predicate { $0.dialogID == 1 && $0.isRead == false },
+                             sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 1)
         let before = CountedChatEntity.decodes.load(ordering: .relaxed)
         let page = try indexed.read(where: #Predicate { $0.dialogID == 7 && $0.isRead == false },
                                     sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 20)

@@ -281,9 +281,27 @@ struct KeyValueStorageFailureTests {
 }
 
 /// An entity JSON cannot always encode: `Double.nan` has no JSON form.
+/// Refuses to encode a NaN `value`, as JSON once did: the key-value context now stores NaN (as
+/// `"NaN"`), so an encoding failure has to come from the entity.
 private struct Reading: Storable, Equatable {
     var id: Int
     var value: Double
+
+    private enum CodingKeys: String, CodingKey { case id, value }
+
+    init(id: Int, value: Double) {
+        self.id = id
+        self.value = value
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        if value.isNaN {
+            throw EncodingError.invalidValue(value, .init(codingPath: encoder.codingPath, debugDescription: "no NaN here"))
+        }
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(value, forKey: .value)
+    }
 }
 
 /// A store written before ``KeyValueStore/keys(withPrefix:)`` existed: it relies on the default.

@@ -6,17 +6,24 @@ import Foundation
 /// Foundation's default strategies apply, so other tools can read records as plain JSON:
 /// `Date` is a number of seconds since 2001-01-01T00:00:00Z (Foundation's reference date, exact),
 /// `Data` is Base64 text, `URL` is its absolute string — except a URL with a base, which is
-/// `{"base":…,"relative":…}` so that it reads back `==` (see ``RelativeURLCoding``) — and
-/// non-finite floating-point numbers cannot be encoded. Sorted keys make equal entities produce equal text, so records diff cleanly.
+/// `{"base":…,"relative":…}` so that it reads back `==` (see ``RelativeURLCoding``) — and a
+/// non-finite floating-point number (or date) is the string `"NaN"`, `"+Infinity"` or
+/// `"-Infinity"`, as in the file store's JSON records, so that every value another context stores
+/// is stored here too. Sorted keys make equal entities produce equal text, so records diff cleanly.
 enum KeyValueRecordFormat {
     /// `JSONEncoder`/`JSONDecoder` are thread-safe and their configuration never changes after
     /// this point, so one of each is shared instead of allocating per record.
     private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         return encoder
     }()
-    private static let decoder = JSONDecoder()
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return decoder
+    }()
 
     /// The record text of `entity`.
     /// - Throws: ``StorageError`` with ``StorageError/Kind/encodingFailed`` naming the entity and key.

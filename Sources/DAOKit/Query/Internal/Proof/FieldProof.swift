@@ -99,6 +99,30 @@ final class FieldProof<Domain: Decodable, Entity: Storable> {
         absentValues[field]
     }
 
+    /// The direction `descriptor` (on a proven key path) actually sorts in, as Foundation's
+    /// `compare(_:_:)` answers for two probe values: `.forward` when it orders them as the stored
+    /// values order (by ``StorageSortKey`` with its string comparator), `.reverse` when the other
+    /// way. A descriptor whose `order` was set after it was made can compare in its original
+    /// direction (Foundation keeps that for `Comparable` and string-comparator key paths); the
+    /// translated sort must follow what `compare` does, not what `order` says. `nil` when the
+    /// probes cannot tell.
+    func effectiveOrder(of descriptor: SortDescriptor<Domain>, field: FieldPath) -> SortOrder? {
+        let cacheKey = OrderCacheKey(descriptor: AnyHashable(descriptor), entity: ObjectIdentifier(Entity.self), strict: mapper.isStrict)
+        if let known = FieldProofCache.orders.withLock({ $0[cacheKey] }) { return known }
+        guard let keyPath = descriptor.keyPath, let leaf = StoredLeaf.leaf(of: Domain.self, at: keyPath),
+              let probes = sampleProbes() else { return nil }
+        var found: SortOrder?
+        if let first = probes.entity(setting: leaf, round: 0), let second = probes.entity(setting: leaf, round: 1),
+           let lhs = try? mapper.map(first, to: Domain.self), let rhs = try? mapper.map(second, to: Domain.self),
+           let left = storageValue(of: lhs[keyPath: keyPath]), let right = storageValue(of: rhs[keyPath: keyPath]) {
+            let natural = StorageSortKey(field, stringComparator: descriptor.stringComparator).compare(left, right)
+            let said = descriptor.compare(lhs, rhs)
+            if natural != .orderedSame && said != .orderedSame { found = said == natural ? .forward : .reverse }
+        }
+        FieldProofCache.orders.withLock { $0[cacheKey] = .some(found) }
+        return found
+    }
+
     private func remember(_ proven: ProvenField?) -> ProvenField? {
         guard let proven else { return nil }
         if let value = proven.absent.value { absentValues[proven.path] = value }
@@ -188,6 +212,10 @@ private struct AbsentValue {
     let value: StorageValue?
 }
 
+private struct OrderCacheKey: Hashable {
+    let descriptor: AnyHashable, entity: ObjectIdentifier, strict: Bool
+}
+
 private struct CacheKey: Hashable {
     let domain: ObjectIdentifier, entity: ObjectIdentifier, strict: Bool
     let keyPath: AnyKeyPath
@@ -199,4 +227,7 @@ private enum FieldProofCache {
     /// change (`AnyKeyPath` is not `Sendable` only because a key path can capture subscript
     /// arguments).
     static let results = Locked<[CacheKey: ProvenField?]>([:])
+    /// Effective directions of sort descriptors (``FieldProof/effectiveOrder(of:field:)``); sound
+    /// as `Sendable` for the reason above.
+    static let orders = Locked<[OrderCacheKey: SortOrder?]>([:])
 }

@@ -30,7 +30,8 @@ struct DaoQueryPlan<Domain> {
     /// Swift (a stored `null` would sort where `nil` does, not where the value does).
     init(predicate: Predicate<Domain>?, sortedBy: [SortDescriptor<Domain>], limit: Int?, offset: Int,
          orderedField: ((AnyKeyPath) -> FieldPath?)? = nil, field: @escaping (AnyKeyPath) -> FieldPath?,
-         absentValue: (FieldPath) -> StorageValue? = { _ in nil }) {
+         absentValue: (FieldPath) -> StorageValue? = { _ in nil },
+         order: (SortDescriptor<Domain>, FieldPath) -> SortOrder? = { descriptor, _ in descriptor.order }) {
         var filterIsExact = true
         if let predicate {
             if let translated = PredicateTranslator.translate(predicate, field: field, orderedField: orderedField) {
@@ -41,7 +42,7 @@ struct DaoQueryPlan<Domain> {
             }
             if !filterIsExact { residualPredicate = predicate }
         }
-        if let sort = Self.translate(sortedBy, field: orderedField ?? field), sort.allSatisfy({ absentValue($0.field) == nil }) {
+        if let sort = Self.translate(sortedBy, field: orderedField ?? field, order: order), sort.allSatisfy({ absentValue($0.field) == nil }) {
             storageQuery.sort = sort
         } else {
             residualSort = sortedBy
@@ -58,11 +59,15 @@ struct DaoQueryPlan<Domain> {
     /// The sort keys for `descriptors`, or `nil` unless every descriptor sorts by a proven key
     /// path with the ordering ``StorageSortKey`` reproduces (its `Comparable` order, or a string
     /// comparator).
-    static func translate(_ descriptors: [SortDescriptor<Domain>], field: (AnyKeyPath) -> FieldPath?) -> [StorageSortKey]? {
+    /// `order` says which direction a descriptor really sorts in (see
+    /// `FieldProof.effectiveOrder(of:field:)`): Foundation's `compare(_:_:)`, which the sort in
+    /// Swift uses, can differ from `descriptor.order` once that was set after creation.
+    static func translate(_ descriptors: [SortDescriptor<Domain>], field: (AnyKeyPath) -> FieldPath?,
+                          order: (SortDescriptor<Domain>, FieldPath) -> SortOrder? = { descriptor, _ in descriptor.order }) -> [StorageSortKey]? {
         var keys: [StorageSortKey] = []
         for descriptor in descriptors {
-            guard let keyPath = descriptor.keyPath, let path = field(keyPath) else { return nil }
-            keys.append(StorageSortKey(path, order: descriptor.order, stringComparator: descriptor.stringComparator))
+            guard let keyPath = descriptor.keyPath, let path = field(keyPath), let direction = order(descriptor, path) else { return nil }
+            keys.append(StorageSortKey(path, order: direction, stringComparator: descriptor.stringComparator))
         }
         return keys
     }

@@ -72,6 +72,9 @@ enum Operand {
     case constant(StorageValue)
     /// A list of constants (the sequence of `contains`).
     case constants([StorageValue])
+    /// A constant range (`lower..<upper`, or `lower...upper` when `closed`), kept as its bounds
+    /// rather than expanded: `(Int.min..<Int.max).contains($0.a)` has no list to make.
+    case range(lower: StorageValue, upper: StorageValue, closed: Bool)
     /// A key path not (yet) known to be a field: a step of a chain.
     case keyPath(AnyKeyPath)
     /// The predicate's variable itself.
@@ -122,9 +125,14 @@ extension PredicateExpressions.Value: OperandTranslatable {
         if let encodable = value as? any Encodable, let scalar = StorageValue(encoding: encodable) {
             return .constant(scalar)
         }
-        guard let sequence = value as? any Sequence else { return nil }
+        if let range = value as? any ConstantRange {
+            guard let lower = StorageValue(encoding: range.lowerEncodable),
+                  let upper = StorageValue(encoding: range.upperEncodable) else { return nil }
+            return .range(lower: lower, upper: upper, closed: range.isClosed)
+        }
+        guard let sequence = value as? any Sequence, let elements = AnySequenceOfAny(sequence) else { return nil }
         var values: [StorageValue] = []
-        for element in AnySequenceOfAny(sequence) {
+        for element in elements {
             guard let encodable = element as? any Encodable, let scalar = StorageValue(encoding: encodable) else { return nil }
             values.append(scalar)
         }
@@ -144,12 +152,44 @@ extension PredicateExpressions.NilLiteral: OperandTranslatable {
     func operand(with translator: PredicateTranslator) -> Operand? { .constant(.null) }
 }
 
-/// The elements of any sequence, as `Any`: opens the existential once.
+/// A `Range` or `ClosedRange` of encodable bounds, read as its bounds.
+private protocol ConstantRange {
+    var lowerEncodable: any Encodable { get }
+    var upperEncodable: any Encodable { get }
+    var isClosed: Bool { get }
+}
+
+extension Range: ConstantRange where Bound: Encodable {
+    var lowerEncodable: any Encodable { lowerBound }
+    var upperEncodable: any Encodable { upperBound }
+    var isClosed: Bool { false }
+}
+
+extension ClosedRange: ConstantRange where Bound: Encodable {
+    var lowerEncodable: any Encodable { lowerBound }
+    var upperEncodable: any Encodable { upperBound }
+    var isClosed: Bool { true }
+}
+
+/// The elements of any sequence, as `Any`: opens the existential once. `nil` for a sequence of
+/// more than ``limit`` elements (or an endless one): it is evaluated in Swift, never expanded.
 private struct AnySequenceOfAny: Sequence {
+    static let limit = 1_000_000
     let elements: [Any]
-    init(_ sequence: any Sequence) {
-        func collect<S: Sequence>(_ sequence: S) -> [Any] { sequence.map { $0 as Any } }
-        elements = collect(sequence)
+    init?(_ sequence: any Sequence) {
+        // Iterates rather than `map`s: `map` asks for `underestimatedCount`, which traps for a
+        // sequence whose count does not fit in an `Int`.
+        func collect<S: Sequence>(_ sequence: S) -> [Any]? {
+            var elements: [Any] = []
+            var iterator = sequence.makeIterator()
+            while let element = iterator.next() {
+                if elements.count == Self.limit { return nil }
+                elements.append(element)
+            }
+            return elements
+        }
+        guard let elements = collect(sequence) else { return nil }
+        self.elements = elements
     }
     func makeIterator() -> IndexingIterator<[Any]> { elements.makeIterator() }
 }
@@ -227,9 +267,17 @@ extension PredicateExpressions.Negation: FilterTranslatable {
 extension PredicateExpressions.SequenceContains: FilterTranslatable {
     /// `[a, b].contains($0.field)`.
     func translate(with translator: PredicateTranslator) -> TranslatedFilter? {
-        guard case let .constants(values)? = translator.operand(sequence),
-              case let .field(field)? = translator.operand(element) else { return nil }
-        return TranslatedFilter(.isIn(field, values))
+        guard case let .field(field)? = translator.operand(element) else { return nil }
+        switch translator.operand(sequence) {
+        case let .constants(values)?:
+            return TranslatedFilter(.isIn(field, values))
+        case let .range(lower, upper, closed)?:
+            // `range.contains(x)` is `lower <= x && x < upper` (`<=` when closed).
+            return TranslatedFilter(.and([.compare(field, .greaterOrEqual, lower),
+                                          .compare(field, closed ? .lessOrEqual : .less, upper)]))
+        default:
+            return nil
+        }
     }
 }
 
