@@ -5,13 +5,16 @@ import Foundation
 extension FileStorageContext {
     /// How a ``FileStorageContext`` serializes each record file.
     ///
-    /// Either way a record is an envelope with three fields: `formatVersion` (currently 1),
+    /// Either way a record is an envelope with three fields: `formatVersion` (2 for JSON, with a
+    /// checksum; 1 for property lists and for JSON records of earlier releases, without),
     /// `key` (the real ``StorageKey/storageKey``, which hashed file names cannot give back) and
     /// `entity` (the entity as its `Codable` conformance encodes it). A store holds one format:
     /// opening a store whose records are in the other one throws ``StorageError/Kind/wrongFormat(_:)``.
     public enum RecordFormat: Sendable, Equatable {
         /// UTF-8 JSON with sorted keys and unescaped slashes, in `.json` files, readable by `jq`:
-        /// `{"entity":{…},"formatVersion":1,"key":"42"}`. Dates are `Double` seconds since
+        /// `{"checksum":"1a2b3c4d","entity":{…},"formatVersion":2,"key":"42"}`, where `checksum` is
+        /// the CRC-32C of every byte after it (a record edited by hand must drop it and say
+        /// `"formatVersion":1`). Dates are `Double` seconds since
         /// 2001-01-01 and `Data` is Base64 (JSONEncoder's defaults); non-finite floating-point
         /// values are the strings `"NaN"`, `"+Infinity"` and `"-Infinity"`.
         case json
@@ -26,7 +29,7 @@ extension FileStorageContext {
             }
         }
 
-        /// The envelope's `formatVersion` this release writes, and the only one it reads. Shared
+        /// The envelope's `formatVersion` this release writes for JSON records; it also reads 1. Shared
         /// with the `dao` tool, which checks records without decoding their entities.
         package static let formatVersion = RecordEnvelope.formatVersion
 

@@ -102,7 +102,7 @@ extension FileStorageContext {
 
     /// The key in a record's envelope, whatever its entity holds; `nil` when the envelope is damaged.
     private func envelopeKey(of data: Data, path: String, entityName: String) -> String? {
-        try? codec.decode(AnyEntity.self, from: data, path: path, entityName: entityName, key: nil).key
+        try? codec.decode(AnyEntity.self, from: data, path: path, entityName: entityName, key: nil, checkingSeal: false).key
     }
 }
 

@@ -35,13 +35,13 @@ struct CLIReadmeSamplesTests {
             #expect(run.status == 0)
             #expect(run.outputLines == expected("""
             Store      chat-store
-            Format     JSON (.json), format version 1
+            Format     JSON (.json), format version 2
             Lock file  .lock present
             Journal    none (no batch has run yet)
 
             Entity         Directory        Records   Size
-            MessageEntity  ^message^entity        1  208 B
-            Total                                 1  208 B
+            MessageEntity  ^message^entity        1  230 B
+            Total                                 1  230 B
 
             Leftovers: none
             """, in: store))

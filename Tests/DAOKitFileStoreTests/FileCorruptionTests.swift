@@ -26,8 +26,8 @@ struct FileCorruptionTests {
                 return "truncated or not valid JSON"
             case .wrongFormatVersion:
                 let text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
-                try Data(text.replacingOccurrences(of: #""formatVersion":1"#, with: #""formatVersion":99"#).utf8).write(to: url)
-                return "format version 99 is not supported; this release reads version 1"
+                try Data(text.replacingOccurrences(of: #""formatVersion":2"#, with: #""formatVersion":99"#).utf8).write(to: url)
+                return "format version 99 is not supported; this release reads versions 1 and 2"
             case .directory:
                 try FileManager.default.removeItem(at: url)
                 try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)

@@ -23,9 +23,10 @@ struct FileRecordFormatTests {
     @Test func jsonRecordsAreSortedEnvelopesWithTheRealKey() throws {
         let data = try json.encode(note, key: note.id)
         let text = String(decoding: data, as: UTF8.self)
-        #expect(text == #"{"entity":{"id":"n/1","number":7,"text":"hello"},"formatVersion":1,"key":"n/1"}"#)
+        #expect(text == #"{"checksum":"e67492e7","entity":{"id":"n/1","number":7,"text":"hello"},"formatVersion":2,"key":"n/1"}"#)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(object["formatVersion"] as? Int == 1)
+        #expect(object["formatVersion"] as? Int == 2)
+        #expect(object["checksum"] as? String == "e67492e7")
         #expect(object["key"] as? String == "n/1")
     }
 
@@ -51,7 +52,13 @@ struct FileRecordFormatTests {
         ("", "empty file"),
         (#"{"entity":{"id":"n","number":1,"text":"#, "truncated or not valid JSON"),
         ("\u{1}\u{7f}garbage\u{0}", "truncated or not valid JSON"),
-        (#"{"entity":{"id":"n","number":1,"text":"t"},"formatVersion":2,"key":"n"}"#, "format version 2 is not supported; this release reads version 1"),
+        (#"{"entity":{"id":"n","number":1,"text":"t"},"formatVersion":3,"key":"n"}"#, "format version 3 is not supported; this release reads versions 1 and 2"),
+        (#"{"entity":{"id":"n","number":1,"text":"t"},"formatVersion":2,"key":"n"}"#,
+         "format version 2 records begin with their checksum, and this one does not"),
+        (#"{"checksum":"00000000","entity":{"id":"n","number":1,"text":"t"},"formatVersion":2,"key":"n"}"#,
+         "the record's checksum does not match its bytes: the file changed after it was written"),
+        (#"{"checksum":"0e4b1a5c","entity":{"id":"n","number":1,"text":"t"},"formatVersion":2,"key":"m"}"#,
+         "the record's checksum does not match its bytes: the file changed after it was written"),
         (#"{"entity":{"id":"n","number":1,"text":"t"},"key":"n"}"#, "the record has no formatVersion field"),
         (#"{"entity":{"id":"n","number":1,"text":"t"},"formatVersion":1}"#, "the record has no key field"),
         (#"{"formatVersion":1,"key":"n"}"#, "the record has no entity field"),

@@ -25,7 +25,7 @@ struct FileStorageContextTests {
             let expected = directory.path + "/^file^note/^hello%20^world.json"
             #expect(context.fileURL(for: FileNote.self, id: "Hello World").path == expected)
             let data = try Data(contentsOf: URL(fileURLWithPath: expected))
-            #expect(String(decoding: data, as: UTF8.self) == #"{"entity":{"id":"Hello World","number":0,"text":"t"},"formatVersion":1,"key":"Hello World"}"#)
+            #expect(String(decoding: data, as: UTF8.self) == #"{"checksum":"44c2afb6","entity":{"id":"Hello World","number":0,"text":"t"},"formatVersion":2,"key":"Hello World"}"#)
             #expect(fileTreeNames(directory.path) == [".changes", ".lock", "^file^note", "^file^note/^hello%20^world.json"])
         }
     }

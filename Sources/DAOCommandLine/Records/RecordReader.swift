@@ -1,5 +1,6 @@
 import DAOKit
 import DAOKitFileStore
+import DAOKitStoreFormat
 import Foundation
 
 /// A record file's envelope, read without knowing the entity's Swift type.
@@ -10,6 +11,8 @@ struct StoredRecord: Equatable {
     let key: String
     /// The entity as stored.
     let entity: JSONValue
+    /// Whether the record began with a checksum, which matched (version 2 JSON records).
+    var isSealed = false
 }
 
 /// Why a record file is not a readable record; the description is a complete sentence fragment
@@ -35,6 +38,23 @@ enum RecordReader {
     /// versions it finds.
     static func read(_ data: Data, format: FileStorageContext.RecordFormat) -> Result<StoredRecord, RecordProblem> {
         guard !data.isEmpty else { return .failure(RecordProblem("empty file")) }
+        // The checksum first, on the bytes, as `FileStorageContext` checks it.
+        var data = data
+        var isSealed = false
+        var broken = false
+        if format == .json {
+            switch RecordEnvelope.seal(of: data) {
+            case .none: break
+            case let .broken(bodyStart):
+                // What else is wrong says more; the checksum is blamed when the rest would read.
+                guard let bodyStart else { return .failure(RecordProblem(RecordEnvelope.checksumMismatch)) }
+                data = RecordEnvelope.unsealed(data, bodyStart: bodyStart)
+                broken = true
+            case let .intact(bodyStart):
+                data = RecordEnvelope.unsealed(data, bodyStart: bodyStart)
+                isSealed = true
+            }
+        }
         let document: JSONValue
         do {
             switch format {
@@ -62,6 +82,13 @@ enum RecordReader {
         guard let entity = document[member: "entity"] else {
             return .failure(RecordProblem("the record has no \"entity\" field"))
         }
-        return .success(StoredRecord(formatVersion: version, key: key, entity: entity))
+        if broken {
+            // As the library reports it: an unknown version first, then the checksum.
+            guard RecordEnvelope.readableVersions.contains(version) else {
+                return .failure(RecordProblem(RecordEnvelope.unsupportedVersion(version)))
+            }
+            return .failure(RecordProblem(RecordEnvelope.checksumMismatch))
+        }
+        return .success(StoredRecord(formatVersion: version, key: key, entity: entity, isSealed: isSealed))
     }
 }

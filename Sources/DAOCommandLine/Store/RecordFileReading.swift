@@ -27,8 +27,11 @@ extension StoreScan.RecordFile {
     func readChecked() -> Result<StoredRecord, RecordProblem> {
         readEnvelope().result.flatMap { record in
             // In the store's own words (``RecordEnvelope``), so that `verify` says what `fetch` throws.
-            guard record.formatVersion == RecordEnvelope.formatVersion else {
+            guard RecordEnvelope.readableVersions.contains(record.formatVersion) else {
                 return .failure(RecordProblem(RecordEnvelope.unsupportedVersion(record.formatVersion)))
+            }
+            guard record.isSealed == (record.formatVersion == RecordEnvelope.formatVersion) else {
+                return .failure(RecordProblem(RecordEnvelope.checksumAndVersionDisagree(sealed: record.isSealed, version: record.formatVersion)))
             }
             let expected = format.fileName(forKey: record.key)
             guard expected == name else {

@@ -1,4 +1,5 @@
 import DAOKit
+import DAOKitStoreFormat
 import Foundation
 
 /// The shortcut for reading JSON records as this release writes them.
@@ -33,7 +34,10 @@ import Foundation
 /// rather than `["entity"]`; errors never come from the shortcut, so they still carry the full path.
 extension RecordCodec {
     private static let canonicalPrefix = Array(#"{"entity":"#.utf8)
+    /// After the seal (``RecordEnvelope/sealed(_:)``), which replaces the opening brace.
+    private static let sealedCanonicalPrefix = Array(#""entity":"#.utf8)
     private static let canonicalVersionAndKey = Array(#","formatVersion":\#(formatVersion),"key":""#.utf8)
+    private static let uncheckedCanonicalVersionAndKey = Array(#","formatVersion":\#(uncheckedFormatVersion),"key":""#.utf8)
     private static let canonicalEnd = Array(#""}"#.utf8)
 
     /// The entity of a record in exactly the layout this release writes, holding `key`; `nil`
@@ -47,21 +51,33 @@ extension RecordCodec {
 
     /// Where the entity's bytes are in `data`, when `data` is `{"entity":`, something, and the
     /// version and `key` exactly as this release writes them; otherwise `nil`.
+    ///
+    /// A sealed record (version 2) counts only when its checksum matches; an unsealed one must be
+    /// version 1. A broken seal returns `nil`: the whole-envelope decoder reports it.
     static func canonicalEntityRange(in data: Data, key: String) -> Range<Data.Index>? {
+        let prefix: [UInt8]
+        let versionAndKey: [UInt8]
+        let prefixStart: Int
+        switch RecordEnvelope.seal(of: data) {
+        case .broken: return nil
+        case .none: (prefix, versionAndKey, prefixStart) = (canonicalPrefix, uncheckedCanonicalVersionAndKey, 0)
+        case let .intact(bodyStart): (prefix, versionAndKey, prefixStart) = (sealedCanonicalPrefix, canonicalVersionAndKey, bodyStart)
+        }
         var key = key
         return key.withUTF8 { key -> Range<Data.Index>? in
             guard key.allSatisfy(isVerbatimInJSONString) else { return nil }
-            let trailerLength = canonicalVersionAndKey.count + key.count + canonicalEnd.count
+            let trailerLength = versionAndKey.count + key.count + canonicalEnd.count
             return data.withUnsafeBytes { bytes -> Range<Data.Index>? in
-                guard bytes.count > canonicalPrefix.count + trailerLength,
-                      bytes.starts(with: canonicalPrefix) else { return nil }
+                let entityStart = prefixStart + prefix.count
+                guard bytes.count > entityStart + trailerLength,
+                      bytes[prefixStart..<entityStart].elementsEqual(prefix) else { return nil }
                 let trailerStart = bytes.count - trailerLength
-                let keyStart = trailerStart + canonicalVersionAndKey.count
+                let keyStart = trailerStart + versionAndKey.count
                 let endStart = keyStart + key.count
-                guard bytes[trailerStart..<keyStart].elementsEqual(canonicalVersionAndKey),
+                guard bytes[trailerStart..<keyStart].elementsEqual(versionAndKey),
                       bytes[keyStart..<endStart].elementsEqual(key),
                       bytes[endStart...].elementsEqual(canonicalEnd) else { return nil }
-                return (data.startIndex + canonicalPrefix.count)..<(data.startIndex + trailerStart)
+                return (data.startIndex + entityStart)..<(data.startIndex + trailerStart)
             }
         }
     }

@@ -4,8 +4,10 @@ import Foundation
 
 /// Encodes entities into record envelopes and decodes them back, classifying what goes wrong.
 struct RecordCodec: Sendable {
-    /// The version this release writes, and the only one it reads.
+    /// The version this release writes for JSON records (with a checksum, see ``RecordEnvelope``).
     static let formatVersion = FileStorageContext.RecordFormat.formatVersion
+    /// The version without a checksum: earlier releases' records, and property-list records.
+    static let uncheckedFormatVersion = RecordEnvelope.uncheckedFormatVersion
 
     let format: FileStorageContext.RecordFormat
     private let jsonEncoder: JSONEncoder
@@ -36,10 +38,11 @@ struct RecordCodec: Sendable {
         case .json:
             // Through the URL-keeping wrapper: JSONEncoder alone would drop a relative URL's base.
             let envelope = EncodedRecord(formatVersion: Self.formatVersion, key: key, entity: URLKeepingEncodable(value: entity))
-            return try jsonEncoder.encode(envelope)
+            return RecordEnvelope.sealed(try jsonEncoder.encode(envelope))
         case .propertyList:
-            // Property lists keep a URL's base through URL's own Codable.
-            return try plistEncoder.encode(EncodedRecord(formatVersion: Self.formatVersion, key: key, entity: entity))
+            // Property lists keep a URL's base through URL's own Codable. No checksum: a binary
+            // property list has no room for one before its bytes (see FileStoreFormat).
+            return try plistEncoder.encode(EncodedRecord(formatVersion: Self.uncheckedFormatVersion, key: key, entity: entity))
         }
     }
 
@@ -50,27 +53,53 @@ struct RecordCodec: Sendable {
     /// Readers that know which key the file must hold try ``decodeCanonicalJSON(_:from:key:)``
     /// first, and come here when it returns `nil`.
     /// - Parameter key: the key the caller asked for, if any, to name in errors.
-    func decode<E: Decodable>(_ type: E.Type, from data: Data, path: String, entityName: String, key: String?) throws(StorageError) -> (key: String, entity: E) {
+    /// - Parameter checkingSeal: `false` only to read the key of a record already known to be
+    ///   damaged, so as to name it.
+    func decode<E: Decodable>(
+        _ type: E.Type, from data: Data, path: String, entityName: String, key: String?, checkingSeal: Bool = true
+    ) throws(StorageError) -> (key: String, entity: E) {
         func corrupt(_ detail: String, _ underlying: (any Error)? = nil) -> StorageError {
             StorageError(.corruptRecord(detail), entityName: entityName, key: key, location: path, underlyingError: underlying)
         }
         if data.isEmpty { throw corrupt("empty file") }
+        // The checksum first, on the bytes: a record whose bytes changed is damage, whatever
+        // they would parse as.
+        var data = data
+        var expectedVersion = Self.uncheckedFormatVersion
+        var broken = false
+        if format == .json {
+            switch RecordEnvelope.seal(of: data) {
+            case .none: break
+            case let .broken(bodyStart):
+                // Damaged either way; what else is wrong (truncated, not an envelope) says more
+                // than the checksum, so it is looked for first, and the checksum blamed only
+                // when the rest would have read.
+                guard let bodyStart else { throw corrupt(RecordEnvelope.checksumMismatch) }
+                data = RecordEnvelope.unsealed(data, bodyStart: bodyStart)
+                expectedVersion = Self.formatVersion
+                broken = checkingSeal
+            case let .intact(bodyStart):
+                data = RecordEnvelope.unsealed(data, bodyStart: bodyStart)
+                expectedVersion = Self.formatVersion
+            }
+        }
+        let decoded: (key: String, entity: E, version: Int)
         do {
             switch format {
             case .json:
-                return try RelativeURLCoding.decode(
+                decoded = try RelativeURLCoding.decode(
                     data,
                     plain: { data in
                         let record = try jsonDecoder.decode(DecodedRecord<E>.self, from: data)
-                        return (record.key, record.entity)
+                        return (record.key, record.entity, record.version)
                     },
                     keepingURLs: { data in
                         let record = try jsonDecoder.decode(DecodedRecord<URLKeepingDecodable<E>>.self, from: data)
-                        return (record.key, record.entity.value)
+                        return (record.key, record.entity.value, record.version)
                     })
             case .propertyList:
                 let record = try plistDecoder.decode(DecodedRecord<E>.self, from: data)
-                return (record.key, record.entity)
+                decoded = (record.key, record.entity, record.version)
             }
         } catch let error as UnsupportedFormatVersion {
             throw corrupt(Self.unsupportedVersion(error.version), error)
@@ -89,6 +118,11 @@ struct RecordCodec: Sendable {
         } catch {
             throw corrupt("unreadable record: \(error)", error)
         }
+        if broken { throw corrupt(RecordEnvelope.checksumMismatch) }
+        guard decoded.version == expectedVersion else {
+            throw corrupt(RecordEnvelope.checksumAndVersionDisagree(sealed: expectedVersion == Self.formatVersion, version: decoded.version))
+        }
+        return (decoded.key, decoded.entity)
     }
 
     private static func isInsideEntity(_ error: DecodingError) -> Bool {
@@ -111,7 +145,7 @@ struct RecordCodec: Sendable {
         guard case .object = record else { return "the file is not a record envelope" }
         switch record["formatVersion"] {
         case nil: return "the record has no formatVersion field"
-        case let .integer(version) where version != Int64(formatVersion):
+        case let .integer(version) where !RecordEnvelope.readableVersions.contains(Int(truncatingIfNeeded: version)):
             return unsupportedVersion(version)
         case let .unsigned(version):
             return unsupportedVersion(version)
@@ -159,13 +193,14 @@ private struct DecodedRecord<Entity: Decodable>: Decodable {
 
     let key: String
     let entity: Entity
+    let version: Int
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         // The version comes first so that a future layout is reported as such, not as a
-        // confusing field error.
-        let version = try container.decode(Int.self, forKey: .formatVersion)
-        guard version == RecordCodec.formatVersion else { throw UnsupportedFormatVersion(version: version) }
+        // confusing field error. Whether it agrees with the checksum, the caller checks.
+        version = try container.decode(Int.self, forKey: .formatVersion)
+        guard RecordEnvelope.readableVersions.contains(version) else { throw UnsupportedFormatVersion(version: version) }
         key = try container.decode(String.self, forKey: .key)
         entity = try container.decode(Entity.self, forKey: .entity)
     }

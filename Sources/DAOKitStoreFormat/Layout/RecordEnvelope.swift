@@ -1,21 +1,108 @@
+import DAOKitInternals
+import Foundation
+
 /// What every record file holds around its entity, and how a record that is not one this release
 /// reads is described — the same words from the library's `fetch` and from `dao verify`.
 ///
 /// A record is an envelope with three fields: `formatVersion`, `key` (the real storage key, which
 /// a hashed file name cannot give back) and `entity`. The library decodes it with `Codable`
 /// (`RecordCodec`); the tool, which has no Swift types for entities, parses it (`RecordReader`).
+///
+/// Version 2 (JSON records) begins with a fourth field, the CRC-32C of every byte after it, as 8
+/// hexadecimal digits: `{"checksum":"1a2b3c4d","entity":…,"formatVersion":2,"key":"…"}`. Placed
+/// first and of a fixed length, it is checked on the bytes before any parsing, so a record whose
+/// bytes changed is reported as damaged instead of read as another value. Version 1 records (no
+/// checksum; written by earlier releases, and still by the property-list format) stay readable.
 package enum RecordEnvelope {
-    /// The envelope's `formatVersion` this release writes, and the only one it reads.
-    package static let formatVersion = 1
+    /// The envelope's `formatVersion` this release writes for JSON records: with a checksum.
+    package static let formatVersion = 2
+    /// The version without a checksum: earlier releases' records, and property-list records.
+    package static let uncheckedFormatVersion = 1
+    /// The versions this release reads.
+    package static let readableVersions = [uncheckedFormatVersion, formatVersion]
 
     /// The problem with a record of another format version.
     package static func unsupportedVersion(_ version: some BinaryInteger) -> String {
-        "format version \(version) is not supported; this release reads version \(formatVersion)"
+        "format version \(version) is not supported; this release reads versions 1 and 2"
     }
 
     /// The problem with a record whose file is not the one its key names: `fetch(id:)` looks only
     /// where the key says, so such a record is invisible there and counts as damage.
     package static func misplacedKey(_ key: String) -> String {
         "the file name does not match the key inside, \(key.debugDescription)"
+    }
+
+    /// The problem with a record whose version does not say what its checksum says (a version 2
+    /// record must begin with its checksum, and only version 2 has one).
+    package static func checksumAndVersionDisagree(sealed: Bool, version: some BinaryInteger) -> String {
+        sealed ? "the record has a checksum but format version \(version)"
+            : "format version \(version) records begin with their checksum, and this one does not"
+    }
+
+    /// The problem with a record whose bytes no longer match its checksum.
+    package static let checksumMismatch = "the record's checksum does not match its bytes: the file changed after it was written"
+
+    private static let sealPrefix = Array(#"{"checksum":""#.utf8)
+    private static let sealSuffix = Array(#"","#.utf8)
+    /// `{"checksum":"` + 8 hex digits + `",`.
+    package static let sealLength = sealPrefix.count + 8 + sealSuffix.count
+
+    /// A JSON envelope `{"entity":…}` sealed with its checksum: `{"checksum":"…",` then the
+    /// envelope without its opening brace, which is what the checksum covers.
+    package static func sealed(_ envelope: Data) -> Data {
+        let body = envelope.dropFirst()
+        let checksum = CRC32C.checksum(body)
+        var out = Data(capacity: sealLength + body.count)
+        out.append(contentsOf: sealPrefix)
+        for shift in stride(from: 28, through: 0, by: -4) {
+            out.append(hexDigits[Int((checksum >> UInt32(shift)) & 0xF)])
+        }
+        out.append(contentsOf: sealSuffix)
+        out.append(body)
+        return out
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// What the bytes of a JSON record say about their seal.
+    package enum Seal: Equatable {
+        /// No checksum: the record must be version 1.
+        case none
+        /// The checksum matches: the envelope without it is `{` followed by the bytes from
+        /// `bodyStart` on, and the record must be version 2.
+        case intact(bodyStart: Int)
+        /// The record begins with a checksum that does not match its bytes (or is not 8 hex
+        /// digits). `bodyStart` is where the body would start when the seal is well formed, so
+        /// that readers can say what else is wrong with the record before blaming the checksum.
+        case broken(bodyStart: Int?)
+    }
+
+    /// Checks the seal of a JSON record's bytes (see ``Seal``).
+    package static func seal(of data: Data) -> Seal {
+        data.withUnsafeBytes { bytes -> Seal in
+            guard bytes.count >= sealPrefix.count, bytes.starts(with: sealPrefix) else { return .none }
+            guard bytes.count >= sealLength,
+                  bytes[(sealPrefix.count + 8)..<sealLength].elementsEqual(sealSuffix) else { return .broken(bodyStart: nil) }
+            var stored: UInt32 = 0
+            for byte in bytes[sealPrefix.count..<(sealPrefix.count + 8)] {
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                default: return .broken(bodyStart: nil)
+                }
+                stored = stored << 4 | UInt32(digit)
+            }
+            let body = UnsafeRawBufferPointer(rebasing: bytes[sealLength...])
+            return CRC32C.checksum(body) == stored ? .intact(bodyStart: sealLength) : .broken(bodyStart: sealLength)
+        }
+    }
+
+    /// The envelope of an intact sealed record without its checksum: `{` and the body.
+    package static func unsealed(_ data: Data, bodyStart: Int) -> Data {
+        var out = Data(capacity: data.count - bodyStart + 1)
+        out.append(UInt8(ascii: "{"))
+        out.append(data[(data.startIndex + bodyStart)...])
+        return out
     }
 }

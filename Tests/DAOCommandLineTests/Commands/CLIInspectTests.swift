@@ -15,7 +15,7 @@ struct CLIInspectTests {
             #expect(run.errors.isEmpty)
             let lines = run.outputLines
             #expect(lines.first == "Store      \(store.path)")
-            #expect(lines.contains("Format     JSON (.json), format version 1"))
+            #expect(lines.contains("Format     JSON (.json), format version 2"))
             #expect(lines.contains("Lock file  .lock present"))
             #expect(lines.contains("Journal    empty (every batch finished)"))
             #expect(lines.contains { $0.hasPrefix("Note") && $0.contains("^note") && $0.hasSuffix("  3  \(sizes.reduce(0, +)) B") })
@@ -36,12 +36,12 @@ struct CLIInspectTests {
         try CLIStore.with { store in
             let context = try store.withNotes(4)
             let n0 = URL(fileURLWithPath: store.notePath("n0", in: context))
-            let text = String(decoding: try Data(contentsOf: n0), as: UTF8.self)
-            try Data(text.replacingOccurrences(of: #""formatVersion":1"#, with: #""formatVersion":2"#).utf8).write(to: n0)
+            // As an earlier release wrote it: version 1, no checksum.
+            try Data(#"{"entity":{"id":"n0","number":0,"text":"note 0"},"formatVersion":1,"key":"n0"}"#.utf8).write(to: n0)
             try Data("garbage".utf8).write(to: URL(fileURLWithPath: store.notePath("n1", in: context)))
             let run = dao("inspect", store.path)
             #expect(run.status == 0)
-            #expect(run.outputLines.contains("Format     JSON (.json), format versions 1 × 2, 2 × 1; 1 unreadable record"))
+            #expect(run.outputLines.contains("Format     JSON (.json), format versions 1 × 1, 2 × 2; 1 unreadable record"))
             #expect(run.outputLines.last == "Run 'dao verify \(store.path)' for every problem, one per line.")
         }
     }

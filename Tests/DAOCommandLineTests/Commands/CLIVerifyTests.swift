@@ -18,7 +18,8 @@ struct CLIVerifyTests {
             switch self {
             case .truncated:
                 try Data(text.utf8.prefix(text.utf8.count - 5)).write(to: url)
-                return "truncated: the JSON ends at byte \(text.utf8.count - 5) in the middle of a value"
+                // Counted in the envelope after its checksum (`{"checksum":"…",` is 23 bytes, `{` 1).
+                return "truncated: the JSON ends at byte \(text.utf8.count - 5 - 22) in the middle of a value"
             case .empty:
                 try Data().write(to: url)
                 return "empty file"
@@ -26,8 +27,8 @@ struct CLIVerifyTests {
                 try Data((0..<64).map { UInt8(0x80 | ($0 * 37 % 128)) }).write(to: url)
                 return "not valid JSON: unexpected byte 0x80 where a value should start at byte 0"
             case .wrongFormatVersion:
-                try Data(text.replacingOccurrences(of: #""formatVersion":1"#, with: #""formatVersion":7"#).utf8).write(to: url)
-                return "format version 7 is not supported; this release reads version 1"
+                try Data(text.replacingOccurrences(of: #""formatVersion":2"#, with: #""formatVersion":7"#).utf8).write(to: url)
+                return "format version 7 is not supported; this release reads versions 1 and 2"
             case .noKeyField:
                 try Data(text.replacingOccurrences(of: #","key":"n1""#, with: "").utf8).write(to: url)
                 return #"the record has no "key" field"#

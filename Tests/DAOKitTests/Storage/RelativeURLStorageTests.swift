@@ -55,7 +55,7 @@ struct RelativeURLStorageTests {
         #expect(relative == #"{"id":1,"url":{"base":"https://example.com/base/","relative":"rel/path.png"}}"#)
         let file = try RecordCodec(format: .json).encode(PhotoEntity(id: 1, url: Self.relative), key: "1")
         #expect(String(decoding: file, as: UTF8.self)
-            == #"{"entity":{"id":1,"url":{"base":"https://example.com/base/","relative":"rel/path.png"}},"formatVersion":1,"key":"1"}"#)
+            == #"{"checksum":"bd0d6bbf","entity":{"id":1,"url":{"base":"https://example.com/base/","relative":"rel/path.png"}},"formatVersion":2,"key":"1"}"#)
     }
 
     /// A record written before relative URLs kept their base (the absolute string) still reads.

@@ -34,7 +34,7 @@ func fileStoreFormatSamples() throws {
     try BaseDao<Note, NoteEntity>(context: binary).persist(Note(id: "42", text: "hi"))
     let recordFile = folder.appendingPathComponent("store/^note/42.json")
     let record = try String(contentsOf: recordFile, encoding: .utf8)
-    assert(record == #"{"entity":{"id":"42","text":"hi"},"formatVersion":1,"key":"42"}"#)
+    assert(record == #"{"checksum":"8595fd4d","entity":{"id":"42","text":"hi"},"formatVersion":2,"key":"42"}"#)
     // Every top-level constant and variable of the samples, read once.
     _ = json
     _ = binary
