@@ -1,6 +1,7 @@
 import BenchmarkModels
 
-/// The record envelope `FileStorageContext` writes (`{"entity":{…},"formatVersion":1,"key":"…"}`),
+/// The record envelope `FileStorageContext` writes (`{"checksum":"…","entity":{…},"formatVersion":2,"key":"…"}`;
+/// the checksum is written by ``RawRecordFiles/encode(_:)`` and ignored when reading),
 /// declared by hand as an app reading and writing such files without DAOKit would declare it.
 ///
 /// It holds the domain `Message` directly: `Message` and `MessageEntity` have the same fields, so

@@ -24,9 +24,19 @@ struct RawRecordFiles {
         directory + "/" + String(id) + ".json"
     }
 
-    /// The file contents for `message`.
+    /// The file contents for `message`: the envelope, sealed as format version 2 is, with the
+    /// CRC-32C of its bytes after the opening brace in front (by table, as an app without DAOKit
+    /// would compute it).
     func encode(_ message: Message) throws -> Data {
-        try encoder.encode(RawRecord(formatVersion: 1, key: String(message.id), entity: message))
+        let envelope = try encoder.encode(RawRecord(formatVersion: 2, key: String(message.id), entity: message))
+        let body = envelope.dropFirst()
+        let hex = String(RawCRC32C.checksum(body), radix: 16)
+        var out = Data(#"{"checksum":""#.utf8)
+        out.append(contentsOf: [UInt8](repeating: UInt8(ascii: "0"), count: 8 - hex.utf8.count))
+        out.append(contentsOf: Array(hex.utf8))
+        out.append(contentsOf: Array(#"","#.utf8))
+        out.append(body)
+        return out
     }
 
     /// Writes one record as the context does: temporary file, `fsync`, `rename`, `fsync` of the folder.
@@ -54,5 +64,20 @@ struct RawRecordFiles {
         try RawFileIO.fileNames(in: directory)
             .filter { !$0.hasPrefix(".") && $0.hasSuffix(".json") }
             .map { try decoder.decode(RawRecord.self, from: RawFileIO.contents(of: directory + "/" + $0)).entity }
+    }
+}
+
+/// CRC-32C (Castagnoli) by table, one byte at a time: the checksum of a version 2 record.
+enum RawCRC32C {
+    private static let table: [UInt32] = (0..<256).map { (byte: UInt32) -> UInt32 in
+        var crc = byte
+        for _ in 0..<8 { crc = (crc >> 1) ^ (0x82F6_3B78 & (0 &- (crc & 1))) }
+        return crc
+    }
+
+    static func checksum(_ bytes: Data) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        return ~crc
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 extension BaseDao {
-    /// What ``read(where:sortedBy:limit:offset:)`` does for this predicate, sort and page, without
+    /// What ``read(where:sortedBy:limit:offset:)-8z1iu`` does for this predicate, sort and page, without
     /// running it: the ``StorageQuery`` handed to the context (pushed down), how the context answers
     /// it (the index it walks, or the SQL and SQLite's plan, for an ``ExplainingStorageContext``),
     /// and what is evaluated in Swift on the mapped values. `description` reads as three lines.
@@ -23,7 +23,7 @@ extension BaseDao {
         return try explanation(of: plan, hasPredicate: predicate != nil, counting: false)
     }
 
-    /// What ``count(where:)`` does for `predicate`, as ``explain(where:sortedBy:limit:offset:)``
+    /// What ``count(where:)-4z4cn`` does for `predicate`, as ``explain(where:sortedBy:limit:offset:)``
     /// says for a read: a predicate that translates exactly is counted by the context
     /// (``QueryExplanation/countedByContext``).
     /// - Throws: what the context throws while explaining.

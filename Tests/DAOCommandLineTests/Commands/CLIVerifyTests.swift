@@ -290,4 +290,17 @@ struct CLIVerifyTests {
             dao("verify", store.path + "/file").expectUsageError(startingWith: "dao verify: not a directory: \(store.path)/file")
         }
     }
+
+    @Test func aRecordWhoseBytesChangedButStillParseIsReported() throws {
+        try CLIStore.with { store in
+            let context = try store.withNotes(3)
+            let path = store.notePath("n1", in: context)
+            let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+            try Data(text.replacingOccurrences(of: "note 1", with: "note 7").utf8).write(to: URL(fileURLWithPath: path))
+            let run = dao("verify", store.path)
+            #expect(run.status == 1)
+            #expect(run.outputLines.first == "\(path): the record's checksum does not match its bytes: the file changed after it was written",
+                    "\(run.output)")
+        }
+    }
 }
