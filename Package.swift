@@ -58,7 +58,9 @@ let package = Package(
         // API is `package`.
         .target(
             name: "DAOKitTestSupport",
-            dependencies: ["DAOKit", "DAOKitInternals", "DAOKitSQLite", "DAOKitFileStore", "DAOKitStoreFormat", "CSQLite"]
+            dependencies: [
+                "DAOKit", "DAOKitInternals", "DAOKitSQLite", "DAOKitFileStore", "DAOKitStoreFormat", "CSQLite",
+            ]
         ),
         // Child process for the file store's and the SQLite context's crash and multi-process tests
         // (killed with SIGKILL).
@@ -67,7 +69,8 @@ let package = Package(
         .target(
             name: "DAOCommandLine",
             dependencies: [
-                "DAOKit", "DAOKitSQL", "DAOKitSQLite", "DAOKitFileStore", "DAOKitStoreFormat", "DAOKitInternals", "CSQLite",
+                "DAOKit", "DAOKitSQL", "DAOKitSQLite", "DAOKitFileStore", "DAOKitStoreFormat", "DAOKitInternals",
+                "CSQLite",
             ]
         ),
         // `swift run dao demo`: only forwards the arguments to DAOCommandLine and exits with its status.
@@ -91,7 +94,8 @@ let package = Package(
         .testTarget(
             name: "DAOKitFileStoreTests",
             dependencies: [
-                "DAOKitFileStore", "DAOKit", "DAOKitInternals", "DAOKitStoreFormat", "DAOKitTesting", "DAOKitTestSupport",
+                "DAOKitFileStore", "DAOKit", "DAOKitInternals", "DAOKitStoreFormat", "DAOKitTesting",
+                "DAOKitTestSupport",
             ]
         ),
         .testTarget(name: "DAOKitTestingTests", dependencies: ["DAOKitTesting", "DAOKit", "DAOKitTestSupport"]),
@@ -99,14 +103,19 @@ let package = Package(
         // test files are current), its command, and the tests it writes from README.md and the DocC
         // articles. Test infrastructure only, under Tests/; no product exports it.
         .target(name: "DocSampleGenerator", path: "Tests/DocSampleGenerator"),
-        .executableTarget(name: "generate-doc-samples", dependencies: ["DocSampleGenerator"], path: "Tests/GenerateDocSamples"),
+        .executableTarget(
+            name: "generate-doc-samples", dependencies: ["DocSampleGenerator"], path: "Tests/GenerateDocSamples"),
         .testTarget(
             name: "DocSampleTests",
-            dependencies: ["DocSampleGenerator", "DAOKit", "DAOKitSQL", "DAOKitSQLite", "DAOKitFileStore", "DAOKitTesting"]
+            dependencies: [
+                "DocSampleGenerator", "DAOKit", "DAOKitSQL", "DAOKitSQLite", "DAOKitFileStore", "DAOKitTesting",
+            ]
         ),
         .testTarget(
             name: "DAOCommandLineTests",
-            dependencies: ["DAOCommandLine", "DAOKit", "DAOKitSQLite", "DAOKitFileStore", "DAOKitStoreFormat", "DAOKitTestSupport"]
+            dependencies: [
+                "DAOCommandLine", "DAOKit", "DAOKitSQLite", "DAOKitFileStore", "DAOKitStoreFormat", "DAOKitTestSupport",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -7,7 +7,7 @@ let package = Package(
     name: "DAOKitPostgres",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
     products: [
-        .library(name: "DAOKitPostgres", targets: ["DAOKitPostgres"]),
+        .library(name: "DAOKitPostgres", targets: ["DAOKitPostgres"])
     ],
     dependencies: [
         // Named, because a path dependency is otherwise identified by its folder name, which

@@ -24,7 +24,7 @@ let package = Package(
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

@@ -56,7 +56,8 @@ public enum DAOCommand {
         case "help":
             return try help(rest, console: console)
         case "demo", "inspect", "dump", "verify":
-            let parsed = try CommandArguments(rest.filter { command != "demo" || $0 != SQLiteDemoCommand.option }, command: command)
+            let parsed = try CommandArguments(
+                rest.filter { command != "demo" || $0 != SQLiteDemoCommand.option }, command: command)
             if parsed.wantsHelp {
                 console.line(HelpText.forCommand(command) ?? HelpText.overview)
                 return ExitStatus.success
@@ -84,7 +85,8 @@ public enum DAOCommand {
             return try InspectCommand(console: console).run(directory: values[0])
         case "dump":
             let values = try arguments.checked(command: command, required: ["DIR", "ENTITY"], optional: ["KEY"])
-            return try DumpCommand(console: console).run(directory: values[0], entity: values[1], key: values.count > 2 ? values[2] : nil)
+            return try DumpCommand(console: console).run(
+                directory: values[0], entity: values[1], key: values.count > 2 ? values[2] : nil)
         default:
             let values = try arguments.checked(command: command, required: ["DIR"])
             return try VerifyCommand(console: console).run(directory: values[0])
@@ -98,7 +100,8 @@ public enum DAOCommand {
             return ExitStatus.success
         }
         guard arguments.count == 1, let text = HelpText.forCommand(topic) else {
-            throw UsageError("dao help: unknown command '\(arguments.joined(separator: " "))'; the commands are \(commandList)")
+            throw UsageError(
+                "dao help: unknown command '\(arguments.joined(separator: " "))'; the commands are \(commandList)")
         }
         console.line(text)
         return ExitStatus.success

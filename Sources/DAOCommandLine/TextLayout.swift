@@ -44,7 +44,7 @@ enum TextLayout {
     /// 1, 2, 10 rather than 1, 10, 2. Ties (such as `01` and `1`) fall back to byte order.
     static func keyPrecedes(_ left: String, _ right: String) -> Bool {
         switch (Int(left), Int(right)) {
-        case let (left?, right?) where left != right: return left < right
+        case (let left?, let right?) where left != right: return left < right
         case (.some, nil): return true
         case (nil, .some): return false
         default: return left.utf8.lexicographicallyPrecedes(right.utf8)
@@ -54,7 +54,8 @@ enum TextLayout {
     /// `path` quoted for a POSIX shell when it holds anything beyond the usual path characters.
     static func shellQuoted(_ path: String) -> String {
         let plain = path.unicodeScalars.allSatisfy { scalar in
-            scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "/._-+:@%^,".unicodeScalars.contains(scalar)
+            scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                || "/._-+:@%^,".unicodeScalars.contains(scalar)
         }
         return plain && !path.isEmpty ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }

@@ -29,10 +29,11 @@ import DAOKit
 import DAOKitFileStore
 import DAOKitSQLite
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 struct CrashRecord: Storable, Equatable {
@@ -63,7 +64,8 @@ func runBatches(context: any StorageContext) throws {
     FileHandle.standardOutput.write(Data("ready\n".utf8))
     while true {
         generation += 1
-        let batch = (0..<8).map { CrashRecord(id: "base-\($0)", generation: generation) }
+        let batch =
+            (0..<8).map { CrashRecord(id: "base-\($0)", generation: generation) }
             + insertIDs(generation).map { CrashRecord(id: $0, generation: generation) }
         try context.save(batch)
         if generation >= 3 { try context.delete(CrashRecord.self, ids: insertIDs(generation - 2)) }
@@ -104,7 +106,8 @@ func runDefaultsWriter(suite: String, prefix: String, count: Int) throws {
 /// more they can no longer be changed. Exits with status 3 when the system refuses.
 func becomeUser(_ uid: uid_t) {
     guard setgroups(0, nil) == 0, setgid(gid_t(uid)) == 0, setuid(uid) == 0, geteuid() == uid else {
-        FileHandle.standardError.write(Data("DAOKitCrashWriter: cannot become user \(uid): \(String(cString: strerror(errno)))\n".utf8))
+        FileHandle.standardError.write(
+            Data("DAOKitCrashWriter: cannot become user \(uid): \(String(cString: strerror(errno)))\n".utf8))
         exit(3)
     }
 }
@@ -114,7 +117,8 @@ func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").ut
 
 /// `id=generation` for every stored record, sorted by id, comma-separated.
 func records(_ context: any StorageContext) throws -> String {
-    try context.fetchAll(CrashRecord.self).sorted { $0.id < $1.id }.map { "\($0.id)=\($0.generation)" }.joined(separator: ",")
+    try context.fetchAll(CrashRecord.self).sorted { $0.id < $1.id }.map { "\($0.id)=\($0.generation)" }.joined(
+        separator: ",")
 }
 
 /// Prints, one per line: `euid <n>`; `writable yes|no` (whether the system lets this process
@@ -172,7 +176,8 @@ func runTryLock(directory: URL) {
     let path = directory.appendingPathComponent(".lock").path
     let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else {
-        FileHandle.standardError.write(Data("DAOKitCrashWriter: cannot open \(path): \(String(cString: strerror(errno)))\n".utf8))
+        FileHandle.standardError.write(
+            Data("DAOKitCrashWriter: cannot open \(path): \(String(cString: strerror(errno)))\n".utf8))
         exit(1)
     }
     defer { close(fd) }
@@ -182,7 +187,8 @@ func runTryLock(directory: URL) {
             FileHandle.standardOutput.write(Data("busy\n".utf8))
             return
         }
-        FileHandle.standardError.write(Data("DAOKitCrashWriter: flock \(path): \(String(cString: strerror(errno)))\n".utf8))
+        FileHandle.standardError.write(
+            Data("DAOKitCrashWriter: flock \(path): \(String(cString: strerror(errno)))\n".utf8))
         exit(1)
     }
     FileHandle.standardOutput.write(Data("acquired\n".utf8))
@@ -194,13 +200,15 @@ do {
     case (3, "batches"):
         try runBatches(context: try FileStorageContext(directory: URL(fileURLWithPath: arguments[2])))
     case (5, "writer"):
-        try runWriter(context: try FileStorageContext(directory: URL(fileURLWithPath: arguments[2])), prefix: arguments[3],
-                      count: Int(arguments[4]) ?? 0)
+        try runWriter(
+            context: try FileStorageContext(directory: URL(fileURLWithPath: arguments[2])), prefix: arguments[3],
+            count: Int(arguments[4]) ?? 0)
     case (3, "sqlite-batches"):
         try runBatches(context: try SQLiteStorageContext(file: URL(fileURLWithPath: arguments[2])))
     case (5, "sqlite-writer"):
-        try runWriter(context: try SQLiteStorageContext(file: URL(fileURLWithPath: arguments[2])), prefix: arguments[3],
-                      count: Int(arguments[4]) ?? 0)
+        try runWriter(
+            context: try SQLiteStorageContext(file: URL(fileURLWithPath: arguments[2])), prefix: arguments[3],
+            count: Int(arguments[4]) ?? 0)
     case (5, "defaults"):
         try runDefaultsWriter(suite: arguments[2], prefix: arguments[3], count: Int(arguments[4]) ?? 0)
     case (4, "readonly"), (5, "readonly"):
@@ -220,7 +228,10 @@ do {
     case (3, "trylock"):
         runTryLock(directory: URL(fileURLWithPath: arguments[2]))
     default:
-        FileHandle.standardError.write(Data("usage: DAOKitCrashWriter batches <dir> | writer <dir> <prefix> <count> | sqlite-batches <file> | sqlite-writer <file> <prefix> <count> | sqlite-readonly <file> <uid> | defaults <suite> <prefix> <count> | readonly <dir> <batch size> [<uid>] | trylock <dir>\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "usage: DAOKitCrashWriter batches <dir> | writer <dir> <prefix> <count> | sqlite-batches <file> | sqlite-writer <file> <prefix> <count> | sqlite-readonly <file> <uid> | defaults <suite> <prefix> <count> | readonly <dir> <batch size> [<uid>] | trylock <dir>\n"
+                    .utf8))
         exit(2)
     }
 } catch {

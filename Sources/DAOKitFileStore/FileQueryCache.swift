@@ -102,7 +102,7 @@ final class FileQueryCache: Sendable {
             switch state.reader.changes() {
             case .none: break
             case .everything: state.tables.removeAll()
-            case let .records(changes):
+            case .records(let changes):
                 for (directoryName, fileName) in changes where state.tables[directoryName] != nil {
                     if let fileName {
                         state.tables[directoryName]!.pending?.insert(fileName)
@@ -119,8 +119,9 @@ final class FileQueryCache: Sendable {
                 }
                 state.tables[directory.name] = loaded
             } else if !state.tables[directory.name]!.pending!.isEmpty {
-                let ok = try reread(E.self, in: &state.tables[directory.name]!, from: context, directory: directory,
-                                    order: &state.nextOrder)
+                let ok = try reread(
+                    E.self, in: &state.tables[directory.name]!, from: context, directory: directory,
+                    order: &state.nextOrder)
                 if !ok {
                     state.tables[directory.name] = nil
                     return nil
@@ -163,12 +164,14 @@ final class FileQueryCache: Sendable {
             let batchNames = names[start..<min(start + Self.readBatch, names.count)]
             batch.removeAll(keepingCapacity: true)
             for name in batchNames {
-                batch.append(try context.fileSystem.readContents(of: name, in: directoryFD, path: directory.path + "/" + name))
+                batch.append(
+                    try context.fileSystem.readContents(of: name, in: directoryFD, path: directory.path + "/" + name))
             }
             for (name, contents) in zip(batchNames, batch) {
                 let decoded: (key: String, entity: E, nameSpellsKey: Bool)?
                 do {
-                    decoded = try context.decodeRecordFile(E.self, name: name, contents: contents, directoryPath: directory.path)
+                    decoded = try context.decodeRecordFile(
+                        E.self, name: name, contents: contents, directoryPath: directory.path)
                 } catch {
                     return nil
                 }
@@ -189,8 +192,12 @@ final class FileQueryCache: Sendable {
     ) throws -> Bool {
         for name in cached.pending ?? [] {
             let contents = try context.fileSystem.readContents(of: directory.path + "/" + name)
-            guard let ok = try? keep(E.self, name: name, contents: contents, in: &cached, context: context, directory: directory, order: &order),
-                  ok else { return false }
+            guard
+                let ok = try? keep(
+                    E.self, name: name, contents: contents, in: &cached, context: context, directory: directory,
+                    order: &order),
+                ok
+            else { return false }
         }
         cached.pending = []
         return true
@@ -201,8 +208,11 @@ final class FileQueryCache: Sendable {
         _ type: E.Type, name: String, contents: FileContents, in cached: inout CachedTable,
         context: FileStorageContext, directory: EntityDirectory, order: inout UInt64
     ) throws -> Bool {
-        guard let (key, entity, spelledOut) = try context.decodeRecordFile(E.self, name: name, contents: contents,
-                                                                           directoryPath: directory.path) else {
+        guard
+            let (key, entity, spelledOut) = try context.decodeRecordFile(
+                E.self, name: name, contents: contents,
+                directoryPath: directory.path)
+        else {
             if let key = cached.key(ofFileName: name, format: format) { _ = cached.table.remove(forKey: key) }
             cached.keysOfHashedNames[name] = nil
             return true
@@ -263,12 +273,14 @@ final class FileQueryCache: Sendable {
     func apply(_ write: PendingWrite?, logged: Range<Int>?) {
         state.withLock { state in
             guard let write, let logged, var cached = state.tables[write.directoryName], cached.type == write.type,
-                  cached.pending?.isEmpty == true, state.reader.consume(logged)
+                cached.pending?.isEmpty == true, state.reader.consume(logged)
             else { return }
             state.tables[write.directoryName] = nil  // changed in place below
             for record in write.records {
                 if let (entity, values) = record.entity {
-                    cached.note(record.fileName, holds: record.key, spelledOut: format.key(fromFileName: record.fileName) == record.key)
+                    cached.note(
+                        record.fileName, holds: record.key,
+                        spelledOut: format.key(fromFileName: record.fileName) == record.key)
                     if cached.table.store(entity, values: values, forKey: record.key, order: state.nextOrder) == nil {
                         state.nextOrder &+= 1
                     }

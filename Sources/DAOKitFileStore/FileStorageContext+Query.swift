@@ -1,4 +1,5 @@
 import DAOKit
+
 extension FileStorageContext {
     // MARK: Queries
 
@@ -49,13 +50,16 @@ extension FileStorageContext {
 
     /// What the cache selects for `query` under the shared lock, or `nil` when the type is not
     /// cached and the caller must scan.
-    private func cachedSelection<E: Storable>(_ type: E.Type, _ query: StorageQuery) throws -> InMemoryTable.Selection<[Selected]>? {
+    private func cachedSelection<E: Storable>(_ type: E.Type, _ query: StorageQuery) throws -> InMemoryTable.Selection<
+        [Selected]
+    >? {
         try withCachedTable(E.self) { table in table.select(query) }
     }
 
     /// `body` run on the cached table of `E` under the shared lock, or `nil` when the type is not
     /// cached and the caller must scan.
-    private func withCachedTable<E: Storable, T>(_ type: E.Type, _ body: (inout InMemoryTable) throws -> T) throws -> T? {
+    private func withCachedTable<E: Storable, T>(_ type: E.Type, _ body: (inout InMemoryTable) throws -> T) throws -> T?
+    {
         guard queryCache.isEnabled else { return nil }
         let entityName = E.entityName
         return try mapErrors(entityName: entityName, key: nil) {
@@ -75,6 +79,7 @@ extension FileStorageContext: ExplainingStorageContext {
     /// reading every record when the type is not cached. Loads the cache first, as a query would.
     /// - Throws: ``StorageError`` as ``fetchAll(_:)`` when the cache cannot be loaded.
     public func explain<E: Storable>(_ query: StorageQuery, counting: Bool, for type: E.Type) throws -> StorageAccess {
-        try withCachedTable(E.self) { table in table.explain(query, counting: counting) } ?? StorageAccess(scansEveryRecord: true)
+        try withCachedTable(E.self) { table in table.explain(query, counting: counting) }
+            ?? StorageAccess(scansEveryRecord: true)
     }
 }

@@ -2,12 +2,13 @@ import DAOKit
 import DAOKitInternals
 import DAOKitStoreFormat
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension FileStorageContext {
@@ -42,7 +43,9 @@ extension FileStorageContext {
         do {
             for name in names {
                 let trash = rootPath + "/" + FileStoreLayout.trashDirectoryPrefix + Self.uniqueSuffix()
-                if try fileSystem.renameIfPresent(rootPath + "/" + name, trash) { moved.append((rootPath + "/" + name, trash)) }
+                if try fileSystem.renameIfPresent(rootPath + "/" + name, trash) {
+                    moved.append((rootPath + "/" + name, trash))
+                }
             }
             try fileSystem.syncDirectory(rootPath)
         } catch {
@@ -98,7 +101,7 @@ extension FileStorageContext {
         let fd: Int32
         do throws(FileSystemError) {
             fd = try fileSystem.openRegularFileForWriting(path, O_WRONLY | O_TRUNC)
-        } catch where error.code == ENOENT {
+        } catch  where error.code == ENOENT {
             fd = try fileSystem.openRegularFileForWriting(path, O_WRONLY | O_CREAT | O_TRUNC)
             created = true
         }

@@ -28,12 +28,16 @@ extension FileStorageContext {
             case .absent:
                 continue
             case .directory:
-                result.failures.append(UnreadableRecord(
-                    storageKey: nameKey, error: Self.directoryInTheWay(entityName: entityName, key: nameKey, path: path)))
+                result.failures.append(
+                    UnreadableRecord(
+                        storageKey: nameKey,
+                        error: Self.directoryInTheWay(entityName: entityName, key: nameKey, path: path)))
             case .notRegularFile:
-                result.failures.append(UnreadableRecord(
-                    storageKey: nameKey, error: Self.notRegularFile(entityName: entityName, key: nameKey, path: path)))
-            case let .bytes(data):
+                result.failures.append(
+                    UnreadableRecord(
+                        storageKey: nameKey,
+                        error: Self.notRegularFile(entityName: entityName, key: nameKey, path: path)))
+            case .bytes(let data):
                 if let nameKey, let entity = codec.decodeCanonicalJSON(E.self, from: data, key: nameKey) {
                     result.values.append(entity)
                     continue
@@ -41,8 +45,9 @@ extension FileStorageContext {
                 do throws(StorageError) {
                     let record = try codec.decode(E.self, from: data, path: path, entityName: entityName, key: nameKey)
                     guard fileName(forKey: record.key) == name else {
-                        throw StorageError(.corruptRecord(RecordEnvelope.misplacedKey(record.key)),
-                                           entityName: entityName, key: nameKey ?? record.key, location: path)
+                        throw StorageError(
+                            .corruptRecord(RecordEnvelope.misplacedKey(record.key)),
+                            entityName: entityName, key: nameKey ?? record.key, location: path)
                     }
                     result.values.append(record.entity)
                 } catch {
@@ -68,7 +73,8 @@ extension FileStorageContext {
                 try recordFileNames(in: directoryPath, around: pending).compactMap { name in
                     if let key = spelledOutKey(ofFileName: name) { return key }
                     let path = directoryPath + "/" + name
-                    guard case let .bytes(data) = try pending?.contents(of: name) ?? fileSystem.readContents(of: path) else { return nil }
+                    guard case .bytes(let data) = try pending?.contents(of: name) ?? fileSystem.readContents(of: path)
+                    else { return nil }
                     return envelopeKey(of: data, path: path, entityName: entityName)
                 }
             }
@@ -87,8 +93,10 @@ extension FileStorageContext {
         }
         guard !changes.isEmpty else { return }
         let directory = entityDirectory(E.entityName)
-        let cacheUpdate = queryCache.keeps(E.self, directoryName: directory.name)
-            ? queryCache.prepare(E.self, directoryName: directory.name, records: changes.map { ($0.fileName, $0.key, nil) })
+        let cacheUpdate =
+            queryCache.keeps(E.self, directoryName: directory.name)
+            ? queryCache.prepare(
+                E.self, directoryName: directory.name, records: changes.map { ($0.fileName, $0.key, nil) })
             : nil
         try write(changes, entityName: E.entityName, directory: directory, cacheUpdate: cacheUpdate)
     }
@@ -102,7 +110,8 @@ extension FileStorageContext {
 
     /// The key in a record's envelope, whatever its entity holds; `nil` when the envelope is damaged.
     private func envelopeKey(of data: Data, path: String, entityName: String) -> String? {
-        try? codec.decode(AnyEntity.self, from: data, path: path, entityName: entityName, key: nil, checkingSeal: false).key
+        try? codec.decode(AnyEntity.self, from: data, path: path, entityName: entityName, key: nil, checkingSeal: false)
+            .key
     }
 }
 

@@ -2,12 +2,13 @@ import DAOKit
 import DAOKitInternals
 import DAOKitStoreFormat
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One record file a write changes: new contents, or `nil` to remove it.
@@ -64,8 +65,9 @@ extension FileStorageContext {
             do {
                 data = try codec.encode(entity, key: key)
             } catch {
-                throw StorageError(.encodingFailed, entityName: entityName, key: key,
-                                   location: directory.path + "/" + name, underlyingError: error)
+                throw StorageError(
+                    .encodingFailed, entityName: entityName, key: key,
+                    location: directory.path + "/" + name, underlyingError: error)
             }
             if let position = positions[name] {
                 changes[position].contents = data
@@ -74,7 +76,8 @@ extension FileStorageContext {
                 changes.append(RecordChange(key: key, fileName: name, contents: data))
             }
         }
-        let cacheUpdate = cacheKeepsType ? queryCache.prepare(E.self, directoryName: directory.name, records: cacheRecords) : nil
+        let cacheUpdate =
+            cacheKeepsType ? queryCache.prepare(E.self, directoryName: directory.name, records: cacheRecords) : nil
         try write(changes, entityName: entityName, directory: directory, cacheUpdate: cacheUpdate) {
             guard mode != .upsert else { return }
             try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
@@ -106,7 +109,8 @@ extension FileStorageContext {
                     throw FileSystemError.notADirectory(operation: "rename", path: directoryPath)
                 }
                 // Query caches (this one's too) reread the whole type when they see this line.
-                changeMonitor.noteOwnLines(try changeLog.appendEveryRecord(directoryName: entityDirectoryName(entityName)))
+                changeMonitor.noteOwnLines(
+                    try changeLog.appendEveryRecord(directoryName: entityDirectoryName(entityName)))
                 let trash = rootPath + "/" + FileStoreLayout.trashDirectoryPrefix + Self.uniqueSuffix()
                 guard try fileSystem.renameIfPresent(directoryPath, trash) else { return }
                 do {
@@ -136,7 +140,8 @@ extension FileStorageContext {
         try mapErrors(entityName: entityName, key: changes.count == 1 ? changes[0].key : nil) {
             try withWriteLock {
                 try check()
-                let logged = try changeLog.append(directoryName: directory.name, fileNames: changes.lazy.map(\.fileName))
+                let logged = try changeLog.append(
+                    directoryName: directory.name, fileNames: changes.lazy.map(\.fileName))
                 changeMonitor.noteOwnLines(logged)
                 if changes.count == 1 {
                     try writeSingle(changes[0], directoryPath: directory.path, entityName: entityName)
@@ -163,7 +168,8 @@ extension FileStorageContext {
         guard let directory = try openEntityDirectory(directoryPath, creating: change.contents != nil) else { return }
         // Only read from: closing it can lose nothing.
         defer { try? fileSystem.close(directory, path: directoryPath) }
-        let previous = try previousContents(of: change.fileName, in: directory, path: path, entityName: entityName, key: change.key)
+        let previous = try previousContents(
+            of: change.fileName, in: directory, path: path, entityName: entityName, key: change.key)
         guard let contents = change.contents else {
             guard previous != nil else { return }
             try fileSystem.unlink(change.fileName, in: directory, path: path)
@@ -179,7 +185,8 @@ extension FileStorageContext {
         let temporaryName = Self.temporaryName()
         let temporary = directoryPath + "/" + temporaryName
         do {
-            try fileSystem.writeFile(temporaryName, in: directory, path: temporary, contents, flags: O_WRONLY | O_CREAT | O_EXCL, sync: true)
+            try fileSystem.writeFile(
+                temporaryName, in: directory, path: temporary, contents, flags: O_WRONLY | O_CREAT | O_EXCL, sync: true)
             try fileSystem.rename(temporaryName, to: change.fileName, in: directory, path: path)
         } catch {
             try? fileSystem.unlink(temporaryName, in: directory, path: temporary)
@@ -201,7 +208,9 @@ extension FileStorageContext {
             let temporaryName = Self.temporaryName()
             let temporary = directoryPath + "/" + temporaryName
             do {
-                try fileSystem.writeFile(temporaryName, in: directory, path: temporary, previous, flags: O_WRONLY | O_CREAT | O_EXCL, sync: true)
+                try fileSystem.writeFile(
+                    temporaryName, in: directory, path: temporary, previous, flags: O_WRONLY | O_CREAT | O_EXCL,
+                    sync: true)
                 try fileSystem.rename(temporaryName, to: name, in: directory, path: path)
             } catch {
                 try? fileSystem.unlink(temporaryName, in: directory, path: temporary)
@@ -235,7 +244,8 @@ extension FileStorageContext {
         var touched: [(change: RecordChange, previousLength: Int?)] = []
         for change in changes {
             let path = directoryPath + "/" + change.fileName
-            let previous = try previousContents(of: change.fileName, in: directory, path: path, entityName: entityName, key: change.key)
+            let previous = try previousContents(
+                of: change.fileName, in: directory, path: path, entityName: entityName, key: change.key)
             if previous == nil && change.contents == nil { continue }
             entries.append(Journal.Entry(fileName: change.fileName, previousContents: previous))
             // A file that did not exist is created empty, so there is nothing to cut.
@@ -252,8 +262,9 @@ extension FileStorageContext {
         }
         var committing = false
         do {
-            try applyInPlace(touched.map { ($0.change.fileName, $0.change.contents, $0.previousLength) }, in: directory,
-                             directoryPath: directoryPath)
+            try applyInPlace(
+                touched.map { ($0.change.fileName, $0.change.contents, $0.previousLength) }, in: directory,
+                directoryPath: directoryPath)
             committing = true
             try clearJournal()
         } catch {
@@ -272,12 +283,14 @@ extension FileStorageContext {
 
     /// The bytes the record `name` of the folder open as `directory` holds now (its whole path is
     /// `path`), `nil` when there is none.
-    private func previousContents(of name: String, in directory: Int32, path: String, entityName: String, key: String) throws -> Data? {
+    private func previousContents(of name: String, in directory: Int32, path: String, entityName: String, key: String)
+        throws -> Data?
+    {
         switch try fileSystem.readContents(of: name, in: directory, path: path) {
         case .absent: return nil
         case .directory: throw Self.directoryInTheWay(entityName: entityName, key: key, path: path)
         case .notRegularFile: throw Self.notRegularFile(entityName: entityName, key: key, path: path)
-        case let .bytes(data): return data
+        case .bytes(let data): return data
         }
     }
 
@@ -288,7 +301,7 @@ extension FileStorageContext {
         let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW
         do {
             return try fileSystem.open(path, flags, 0)
-        } catch where error.code == ENOENT && error.refusal == nil {
+        } catch  where error.code == ENOENT && error.refusal == nil {
             guard creating else { return nil }
         }
         try ensureDirectory(path)
@@ -299,7 +312,7 @@ extension FileStorageContext {
     func ensureDirectory(_ path: String) throws(FileSystemError) {
         do throws(FileSystemError) {
             try fileSystem.makeDirectory(path)
-        } catch where error.code == EEXIST {
+        } catch  where error.code == EEXIST {
             return
         }
         try fileSystem.syncDirectory(rootPath)

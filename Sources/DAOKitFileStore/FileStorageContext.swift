@@ -2,12 +2,13 @@ import DAOKit
 import DAOKitInternals
 import DAOKitStoreFormat
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A ``StorageContext`` that keeps one file per record in a directory, crash-safely.
@@ -85,7 +86,10 @@ public final class FileStorageContext: StorageContext {
 
     /// Opens the store through `fileSystem`, the seam the tests implement to inject failures. Every
     /// call below the directory goes through `fileSystem.confined(to:)`, which follows no link there.
-    init(directory: URL, format: RecordFormat = .json, queryCache: QueryCache = .unbounded, fileSystem unconfined: any FileSystem) throws {
+    init(
+        directory: URL, format: RecordFormat = .json, queryCache: QueryCache = .unbounded,
+        fileSystem unconfined: any FileSystem
+    ) throws {
         self.directory = directory
         self.format = format
         codec = RecordCodec(format: format)
@@ -138,14 +142,15 @@ public final class FileStorageContext: StorageContext {
             throw Self.directoryInTheWay(entityName: entityName, key: key, path: path)
         case .notRegularFile:
             throw Self.notRegularFile(entityName: entityName, key: key, path: path)
-        case let .bytes(data):
+        case .bytes(let data):
             // The record as this release writes it, holding `key` (the common case, and the cheap
             // one); anything else through the whole envelope, which names what is wrong.
             if let entity = codec.decodeCanonicalJSON(E.self, from: data, key: key) { return entity }
             let record = try codec.decode(E.self, from: data, path: path, entityName: entityName, key: key)
             guard record.key == key else {
-                throw StorageError(.corruptRecord("the file holds the record of key \(record.key.debugDescription)"),
-                                   entityName: entityName, key: key, location: path)
+                throw StorageError(
+                    .corruptRecord("the file holds the record of key \(record.key.debugDescription)"),
+                    entityName: entityName, key: key, location: path)
             }
             return record.entity
         }
@@ -168,7 +173,9 @@ public final class FileStorageContext: StorageContext {
         var failures: [StorageError] = []
         for (name, contents) in files {
             do {
-                if let record = try decodeRecordFile(E.self, name: name, contents: contents, directoryPath: directoryPath) {
+                if let record = try decodeRecordFile(
+                    E.self, name: name, contents: contents, directoryPath: directoryPath)
+                {
                     entities.append(record.entity)
                 }
             } catch {
@@ -195,24 +202,27 @@ public final class FileStorageContext: StorageContext {
             throw Self.directoryInTheWay(entityName: entityName, key: key(fromFileName: name), path: path)
         case .notRegularFile:
             throw Self.notRegularFile(entityName: entityName, key: key(fromFileName: name), path: path)
-        case let .bytes(data):
+        case .bytes(let data):
             // A file name that spells a key out tells which key the record must hold, which is
             // all the canonical shortcut needs (see `fetch`); hashed names take the long way.
             let nameKey = key(fromFileName: name)
             if let nameKey, fileName(forKey: nameKey) == name,
-               let entity = codec.decodeCanonicalJSON(E.self, from: data, key: nameKey) {
+                let entity = codec.decodeCanonicalJSON(E.self, from: data, key: nameKey)
+            {
                 return (nameKey, entity, true)
             }
             do {
                 let record = try codec.decode(E.self, from: data, path: path, entityName: entityName, key: nameKey)
                 guard fileName(forKey: record.key) == name else {
-                    throw StorageError(.corruptRecord(RecordEnvelope.misplacedKey(record.key)),
-                                       entityName: entityName, key: record.key, location: path)
+                    throw StorageError(
+                        .corruptRecord(RecordEnvelope.misplacedKey(record.key)),
+                        entityName: entityName, key: record.key, location: path)
                 }
                 // The file is named after the key (checked above), so a key the name reads back as is spelled out.
                 return (record.key, record.entity, record.key == nameKey)
             } catch {
-                throw error as? StorageError ?? StorageError(.decodingFailed, entityName: entityName, location: path, underlyingError: error)
+                throw error as? StorageError
+                    ?? StorageError(.decodingFailed, entityName: entityName, location: path, underlyingError: error)
             }
         }
     }
@@ -229,7 +239,9 @@ public final class FileStorageContext: StorageContext {
     public func count<E: Storable>(_ type: E.Type) throws -> Int {
         let directoryPath = entityDirectoryPath(E.entityName)
         return try mapErrors(entityName: E.entityName, key: nil) {
-            try withReadLock(entityName: E.entityName) { pending in try recordFileNames(in: directoryPath, around: pending).count }
+            try withReadLock(entityName: E.entityName) { pending in
+                try recordFileNames(in: directoryPath, around: pending).count
+            }
         }
     }
 
@@ -278,7 +290,7 @@ public final class FileStorageContext: StorageContext {
         let names: [String]
         do throws(FileSystemError) {
             names = try fileSystem.contentsOfDirectory(directoryPath)
-        } catch where error.code == ENOENT {
+        } catch  where error.code == ENOENT {
             return []
         }
         let suffix = "." + fileExtension
@@ -287,7 +299,8 @@ public final class FileStorageContext: StorageContext {
 
     /// The names of the record files of a folder in the committed state: those listed, around the
     /// `pending` batch's journal when there is one (see ``CommittedFiles``).
-    func recordFileNames(in directoryPath: String, around pending: CommittedFiles?) throws(FileSystemError) -> [String] {
+    func recordFileNames(in directoryPath: String, around pending: CommittedFiles?) throws(FileSystemError) -> [String]
+    {
         let listed = try recordFileNames(in: directoryPath)
         guard let pending else { return listed }
         return pending.names(listed: listed, fileExtension: fileExtension)
@@ -295,7 +308,9 @@ public final class FileStorageContext: StorageContext {
 
     /// Every record file of a folder in the committed state, with its contents (see
     /// ``recordFileNames(in:around:)``).
-    func recordFiles(in directoryPath: String, around pending: CommittedFiles?) throws(FileSystemError) -> [(name: String, contents: FileContents)] {
+    func recordFiles(in directoryPath: String, around pending: CommittedFiles?) throws(FileSystemError) -> [(
+        name: String, contents: FileContents
+    )] {
         var files: [(name: String, contents: FileContents)] = []
         for name in try recordFileNames(in: directoryPath, around: pending) {
             if let kept = pending?.contents(of: name) {
@@ -337,7 +352,9 @@ public final class FileStorageContext: StorageContext {
     func withReadLock<T>(entityName: String, _ body: (CommittedFiles?) throws -> T) throws -> T {
         for _ in 0..<3 {
             let result = try lock.withSharedLock(examine: { try readCondition() }) { condition -> T in
-                if case let .unfinishedBatch(journal, _) = condition, journal.directoryName == entityDirectoryName(entityName) {
+                if case .unfinishedBatch(let journal, _) = condition,
+                    journal.directoryName == entityDirectoryName(entityName)
+                {
                     return try body(CommittedFiles(journal))
                 }
                 return try body(nil)
@@ -361,12 +378,15 @@ public final class FileStorageContext: StorageContext {
             // the journal and the lock are the store's own files, so the same thing there is an
             // I/O failure.
             if error.isNotRegularFile && error.path != journalPath && error.path != lock.path {
-                throw Self.notRegularFile(entityName: entityName, key: key ?? self.key(fromFileName: name), path: error.path)
+                throw Self.notRegularFile(
+                    entityName: entityName, key: key ?? self.key(fromFileName: name), path: error.path)
             }
             if error.refusal == .notADirectory {
-                throw StorageError(.corruptRecord("a symbolic link or other non-directory is where a folder of the store should be; "
-                                                  + "the store never follows it"),
-                                   entityName: entityName, location: error.path, underlyingError: error)
+                throw StorageError(
+                    .corruptRecord(
+                        "a symbolic link or other non-directory is where a folder of the store should be; "
+                            + "the store never follows it"),
+                    entityName: entityName, location: error.path, underlyingError: error)
             }
             throw StorageError.fileSystem(error, entityName: entityName, key: key ?? self.key(fromFileName: name))
         } catch let error as ReentrantLockRequest {
@@ -377,7 +397,9 @@ public final class FileStorageContext: StorageContext {
     }
 
     static func directoryInTheWay(entityName: String, key: String?, path: String) -> StorageError {
-        StorageError(.corruptRecord("a directory is where the record file should be"), entityName: entityName, key: key, location: path)
+        StorageError(
+            .corruptRecord("a directory is where the record file should be"), entityName: entityName, key: key,
+            location: path)
     }
 
     /// A symbolic link, FIFO, socket or device where a record file should be. The store neither
@@ -397,10 +419,10 @@ public final class FileStorageContext: StorageContext {
         do throws(FileSystemError) {
             try fileSystem.makeDirectory(path)
             return
-        } catch where error.code == EEXIST {
+        } catch  where error.code == EEXIST {
             try requireDirectory(path, fileSystem: fileSystem)
             return
-        } catch where error.code == ENOENT {
+        } catch  where error.code == ENOENT {
             let parent = (path as NSString).deletingLastPathComponent
             guard !parent.isEmpty, parent != path else { throw error }
             try createDirectory(parent, fileSystem: fileSystem)
@@ -408,7 +430,7 @@ public final class FileStorageContext: StorageContext {
         // The parents exist now: one more try, and its failure is final.
         do throws(FileSystemError) {
             try fileSystem.makeDirectory(path)
-        } catch where error.code == EEXIST {
+        } catch  where error.code == EEXIST {
             try requireDirectory(path, fileSystem: fileSystem)
         }
     }
@@ -419,7 +441,7 @@ public final class FileStorageContext: StorageContext {
         let fd: Int32
         do throws(FileSystemError) {
             fd = try fileSystem.open(path, O_RDONLY | O_DIRECTORY, 0)
-        } catch where error.code == ENOTDIR {
+        } catch  where error.code == ENOTDIR {
             throw FileSystemError(operation: "mkdir", path: path, code: ENOTDIR)
         }
         try fileSystem.close(fd, path: path)

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A failed file-system call: which call, on which path, and the `errno` it set.
@@ -59,7 +59,8 @@ package struct FileSystemError: Error, CustomStringConvertible, Sendable, Equata
     package var message: String {
         switch refusal {
         case .notRegularFile: return "\(operation) refused: not a regular file"
-        case .notADirectory: return "\(operation) refused: not a directory (a symbolic link or other entry the store never follows)"
+        case .notADirectory:
+            return "\(operation) refused: not a directory (a symbolic link or other entry the store never follows)"
         case nil: return "\(operation) failed: \(String(cString: strerror(code)))"
         }
     }

@@ -10,7 +10,8 @@ extension Thread {
     /// name. Linux keeps a name only if it fits in 15 bytes and refuses a longer one whole, so
     /// `name` must be that short, which is checked.
     package static func start(named name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) {
-        precondition(name.utf8.count <= 15, "thread name \(name.debugDescription) is longer than Linux keeps (15 bytes)")
+        precondition(
+            name.utf8.count <= 15, "thread name \(name.debugDescription) is longer than Linux keeps (15 bytes)")
         let thread = Thread {
             _ = daokit_set_current_thread_name(name)
             body()

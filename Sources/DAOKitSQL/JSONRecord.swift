@@ -77,7 +77,8 @@ public enum JSONRecord {
         do {
             row = try SQLiteRowEncoder.row(of: entity)
         } catch {
-            throw StorageError(.encodingFailed, entityName: E.entityName, key: entity.id.storageKey, underlyingError: error)
+            throw StorageError(
+                .encodingFailed, entityName: E.entityName, key: entity.id.storageKey, underlyingError: error)
         }
         var json = "{"
         var fields: [(name: String, kind: FieldKind)] = []
@@ -97,7 +98,8 @@ public enum JSONRecord {
     /// writes as strings. Thread-safe and never reconfigured.
     private static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         return decoder
     }()
 
@@ -109,8 +111,11 @@ public enum JSONRecord {
     /// - Throws: `StorageError` naming the entity, key and location:
     ///   `StorageError.Kind.corruptRecord(_:)` when the bytes are not JSON,
     ///   `StorageError.Kind.decodingFailed` when they are JSON of another shape.
-    public static func decode<E: Storable>(_ type: E.Type, from stored: Data, key: @autoclosure () -> String, location: String) throws -> E {
-        try JSONRecordDecoding.decode(E.self, from: unescapedJSON(stored), key: key(), location: location, decoder: decoder)
+    public static func decode<E: Storable>(
+        _ type: E.Type, from stored: Data, key: @autoclosure () -> String, location: String
+    ) throws -> E {
+        try JSONRecordDecoding.decode(
+            E.self, from: unescapedJSON(stored), key: key(), location: location, decoder: decoder)
     }
 
     /// Appends the JSON of one column value; returns its kind, `nil` for `nil`.
@@ -119,14 +124,14 @@ public enum JSONRecord {
         case .null:
             json += "null"
             return nil
-        case let .integer(number):
+        case .integer(let number):
             if kind == .bool {
                 json += number == 0 ? "false" : "true"
                 return .bool
             }
             json += String(number)
             return .integer
-        case let .real(number):
+        case .real(let number):
             if !number.isFinite {
                 // A Date's NaN arrives here (a Double's as text): NaN is neither infinity.
                 json += number.isNaN ? "\"NaN\"" : number > 0 ? "\"+Infinity\"" : "\"-Infinity\""
@@ -140,10 +145,10 @@ public enum JSONRecord {
             // always a valid JSON number for a finite value.
             json += number.description
             return kind == .date ? .date : .real
-        case let .blob(data):
+        case .blob(let data):
             appendString(data.base64EncodedString(), to: &json)
             return .data
-        case let .text(text):
+        case .text(let text):
             switch kind {
             case .bigUnsigned, .decimal:
                 json += text
@@ -292,7 +297,10 @@ public enum JSONRecord {
         // `memchr`, not `Data.contains`: reading every record scans all its bytes, and `Data`'s
         // byte-by-byte iterator made that scan a fifth of the cost of decoding a small record.
         let escapeLead = escapeBytes[0]
-        guard data.withUnsafeBytes({ bytes in bytes.baseAddress.map { memchr($0, Int32(escapeLead), bytes.count) != nil } ?? false })
+        guard
+            data.withUnsafeBytes({ bytes in
+                bytes.baseAddress.map { memchr($0, Int32(escapeLead), bytes.count) != nil } ?? false
+            })
         else { return data }
         var result = ""
         var scalars = String(decoding: data, as: UTF8.self).unicodeScalars[...]

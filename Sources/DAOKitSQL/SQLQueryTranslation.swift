@@ -60,7 +60,8 @@ public struct SQLQueryTranslation<Parameters: SQLParameterList> {
 
     /// The SQL for `filter`, or `nil` when nothing selective can be said in SQL (every row may
     /// match); the constants of SQL that was tried and dropped are dropped with it.
-    static func fragment<Dialect: SQLDialect>(_ filter: StorageFilter, dialect: Dialect, parameters: inout Parameters) -> SQLFragment?
+    static func fragment<Dialect: SQLDialect>(_ filter: StorageFilter, dialect: Dialect, parameters: inout Parameters)
+        -> SQLFragment?
     where Dialect.Parameters == Parameters {
         let mark = parameters.count
         let translated = walk(filter, dialect: dialect, parameters: &parameters)
@@ -68,18 +69,22 @@ public struct SQLQueryTranslation<Parameters: SQLParameterList> {
         return translated
     }
 
-    private static func walk<Dialect: SQLDialect>(_ filter: StorageFilter, dialect: Dialect, parameters: inout Parameters) -> SQLFragment?
+    private static func walk<Dialect: SQLDialect>(
+        _ filter: StorageFilter, dialect: Dialect, parameters: inout Parameters
+    ) -> SQLFragment?
     where Dialect.Parameters == Parameters {
         switch filter {
-        case let .compare(field, comparison, value):
+        case .compare(let field, let comparison, let value):
             return dialect.compare(field, comparison, value, parameters: &parameters)
-        case let .isIn(field, values):
+        case .isIn(let field, let values):
             if values.isEmpty { return SQLFragment(sql: dialect.alwaysFalse, isExact: true) }
-            guard let membership = dialect.membership(field, values, parameters: &parameters), membership.isExact else { return nil }
+            guard let membership = dialect.membership(field, values, parameters: &parameters), membership.isExact else {
+                return nil
+            }
             return membership
         case .hasPrefix, .contains:
             return nil
-        case let .and(filters):
+        case .and(let filters):
             if filters.isEmpty { return SQLFragment(sql: dialect.alwaysTrue, isExact: true) }
             let parts = filters.map { fragment($0, dialect: dialect, parameters: &parameters) }
             let translated = parts.compactMap { $0 }
@@ -87,7 +92,7 @@ public struct SQLQueryTranslation<Parameters: SQLParameterList> {
             var joined = join(translated, with: "AND")
             joined.isExact = translated.count == parts.count && translated.allSatisfy(\.isExact)
             return joined
-        case let .or(filters):
+        case .or(let filters):
             if filters.isEmpty { return SQLFragment(sql: dialect.alwaysFalse, isExact: true) }
             var parts: [SQLFragment] = []
             for filter in filters {
@@ -95,15 +100,18 @@ public struct SQLQueryTranslation<Parameters: SQLParameterList> {
                 parts.append(part)
             }
             return join(parts, with: "OR")
-        case let .not(inner):
-            guard let part = fragment(inner, dialect: dialect, parameters: &parameters), part.isExact else { return nil }
+        case .not(let inner):
+            guard let part = fragment(inner, dialect: dialect, parameters: &parameters), part.isExact else {
+                return nil
+            }
             return SQLFragment(sql: dialect.negation(of: part.sql), isExact: true)
         }
     }
 
     static func join(_ parts: [SQLFragment], with connective: String) -> SQLFragment {
         if parts.count == 1 { return parts[0] }
-        return SQLFragment(sql: parts.map { "(\($0.sql))" }.joined(separator: " \(connective) "), isExact: parts.allSatisfy(\.isExact))
+        return SQLFragment(
+            sql: parts.map { "(\($0.sql))" }.joined(separator: " \(connective) "), isExact: parts.allSatisfy(\.isExact))
     }
 }
 
@@ -135,7 +143,9 @@ public protocol SQLDialect {
     func negation(of condition: String) -> String
     /// `field <comparison> value`, its constants appended to `parameters` in the order the SQL
     /// names them; `nil` (appending nothing) when SQL would not compare as Swift does.
-    func compare(_ field: FieldPath, _ comparison: StorageComparison, _ value: StorageValue, parameters: inout Parameters) -> SQLFragment?
+    func compare(
+        _ field: FieldPath, _ comparison: StorageComparison, _ value: StorageValue, parameters: inout Parameters
+    ) -> SQLFragment?
     /// The `ORDER BY` term for `key`: `nil` when SQL cannot order as Swift does, empty when the key
     /// leaves every row tied.
     func orderTerm(_ key: StorageSortKey) -> String?
@@ -155,7 +165,9 @@ extension SQLDialect {
 
     /// `field = v1 OR field = v2 …`, one ``compare(_:_:_:parameters:)`` per value; `nil` unless
     /// every one is exact, with the constants of the ones made dropped.
-    public func equalityDisjunction(_ field: FieldPath, _ values: [StorageValue], parameters: inout Parameters) -> SQLFragment? {
+    public func equalityDisjunction(_ field: FieldPath, _ values: [StorageValue], parameters: inout Parameters)
+        -> SQLFragment?
+    {
         let mark = parameters.count
         var parts: [SQLFragment] = []
         for value in values {

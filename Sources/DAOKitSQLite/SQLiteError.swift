@@ -56,7 +56,8 @@ extension StorageError {
     /// and message, the location the database file.
     init(sqlite failure: SQLiteError, entityName: String?, key: String? = nil, location: String) {
         let detail = "SQLite error \(failure.extendedResultCode) (\(failure.codeName)): \(failure.message)"
-        self.init(failure.isCorruption ? .corruptRecord(detail) : .io(detail), entityName: entityName, key: key,
-                  location: location, underlyingError: failure)
+        self.init(
+            failure.isCorruption ? .corruptRecord(detail) : .io(detail), entityName: entityName, key: key,
+            location: location, underlyingError: failure)
     }
 }

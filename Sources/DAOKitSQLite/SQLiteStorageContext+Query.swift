@@ -17,7 +17,8 @@ extension SQLiteStorageContext {
         let result = try read(entityName: entityName) { table, connection -> [E] in
             try connection.transaction(writing: false) {
                 // Kinds and rows from one snapshot: another process may add kinds meanwhile.
-                let translation = SQLiteQueryTranslation(query, kinds: try SQLiteSchema.kinds(of: entityName, connection: connection))
+                let translation = SQLiteQueryTranslation(
+                    query, kinds: try SQLiteSchema.kinds(of: entityName, connection: connection))
                 let (sql, arguments) = Self.select(query, translation, from: table)
                 let entities: [E] = try rows(sql, arguments, entityName: entityName, connection: connection)
                 return translation.isExact ? entities : try QueryEvaluator(query).apply(to: entities)
@@ -46,8 +47,9 @@ extension SQLiteStorageContext {
                     _ = try statement.step()
                     return Int(statement.integer(at: 0))
                 }
-                let entities: [E] = try rows("SELECT * FROM \(table.quotedName)" + condition, translation.arguments,
-                                             entityName: entityName, connection: connection)
+                let entities: [E] = try rows(
+                    "SELECT * FROM \(table.quotedName)" + condition, translation.arguments,
+                    entityName: entityName, connection: connection)
                 return try QueryEvaluator(StorageQuery(filter: filter)).count(in: entities)
             }
         } ?? 0
@@ -61,8 +63,9 @@ extension SQLiteStorageContext {
     public func delete<E: Storable>(_ type: E.Type, matching filter: StorageFilter) throws {
         let entityName = try Self.checkedName(E.self)
         try write(entityName: entityName) { table, connection in
-            let translation = SQLiteQueryTranslation(StorageQuery(filter: filter),
-                                                      kinds: try SQLiteSchema.kinds(of: entityName, connection: connection))
+            let translation = SQLiteQueryTranslation(
+                StorageQuery(filter: filter),
+                kinds: try SQLiteSchema.kinds(of: entityName, connection: connection))
             let condition = translation.condition.map { " WHERE " + $0 } ?? ""
             if translation.conditionIsExact {
                 let statement = try connection.statement("DELETE FROM \(table.quotedName)" + condition)
@@ -70,9 +73,12 @@ extension SQLiteStorageContext {
                 try statement.run()
                 return
             }
-            let entities: [E] = try rows("SELECT * FROM \(table.quotedName)" + condition, translation.arguments,
-                                         entityName: entityName, connection: connection)
-            let doomed = try QueryEvaluator(StorageQuery(filter: filter)).apply(to: entities).map { Self.normalized($0.id.storageKey) }
+            let entities: [E] = try rows(
+                "SELECT * FROM \(table.quotedName)" + condition, translation.arguments,
+                entityName: entityName, connection: connection)
+            let doomed = try QueryEvaluator(StorageQuery(filter: filter)).apply(to: entities).map {
+                Self.normalized($0.id.storageKey)
+            }
             let statement = try connection.statement("DELETE FROM \(table.quotedName) WHERE daokit_key = ?")
             for key in doomed {
                 statement.reset()
@@ -84,19 +90,27 @@ extension SQLiteStorageContext {
     }
 
     /// The `SELECT` that counts the rows an exact `translation` of `filter` selects.
-    static func countSQL(_ filter: StorageFilter, _ translation: SQLiteQueryTranslation, kinds: [String: SQLiteFieldKinds],
-                         from table: SQLiteTable) -> (sql: String, arguments: [SQLiteValue]) {
+    static func countSQL(
+        _ filter: StorageFilter, _ translation: SQLiteQueryTranslation, kinds: [String: SQLiteFieldKinds],
+        from table: SQLiteTable
+    ) -> (sql: String, arguments: [SQLiteValue]) {
         if let ranges = SQLiteDialect(kinds: kinds).complement(of: filter) {
-            let sql = "SELECT " + ranges.map { "(SELECT count(*) FROM \(table.quotedName) WHERE \($0.sql))" }.joined(separator: " + ")
+            let sql =
+                "SELECT "
+                + ranges.map { "(SELECT count(*) FROM \(table.quotedName) WHERE \($0.sql))" }.joined(separator: " + ")
             return (sql, ranges.flatMap(\.arguments))
         }
-        return ("SELECT count(*) FROM \(table.quotedName)" + (translation.condition.map { " WHERE " + $0 } ?? ""), translation.arguments)
+        return (
+            "SELECT count(*) FROM \(table.quotedName)" + (translation.condition.map { " WHERE " + $0 } ?? ""),
+            translation.arguments
+        )
     }
 
     /// The `SELECT` for `query`: the translated condition, and when SQL answers the whole query,
     /// its order and page.
     static func select(_ query: StorageQuery, _ translation: SQLiteQueryTranslation, from table: SQLiteTable)
-        -> (sql: String, arguments: [SQLiteValue]) {
+        -> (sql: String, arguments: [SQLiteValue])
+    {
         var sql = "SELECT * FROM \(table.quotedName)"
         var arguments = translation.arguments
         if let condition = translation.condition { sql += " WHERE " + condition }
@@ -112,8 +126,10 @@ extension SQLiteStorageContext {
     }
 
     /// The entities of the rows `sql` returns; any row that does not decode fails the call.
-    private func rows<E: Storable>(_ sql: String, _ arguments: [SQLiteValue], entityName: String,
-                                   connection: SQLiteConnection) throws -> [E] {
+    private func rows<E: Storable>(
+        _ sql: String, _ arguments: [SQLiteValue], entityName: String,
+        connection: SQLiteConnection
+    ) throws -> [E] {
         let statement = try connection.statement(sql)
         defer { statement.reset() }
         try bind(arguments, to: statement)
@@ -123,10 +139,13 @@ extension SQLiteStorageContext {
         let reader = statement.rowReader()
         repeat {
             do {
-                entities.append(try decodeRow(E.self, reader: reader, entityName: entityName, key: "", connection: connection))
+                entities.append(
+                    try decodeRow(E.self, reader: reader, entityName: entityName, key: "", connection: connection))
             } catch let error as StorageError where error.kind == .decodingFailed {
-                failures.append(StorageError(.decodingFailed, entityName: entityName, key: reader.key, location: location,
-                                             underlyingError: error.underlyingError))
+                failures.append(
+                    StorageError(
+                        .decodingFailed, entityName: entityName, key: reader.key, location: location,
+                        underlyingError: error.underlyingError))
             }
         } while try statement.step()
         try StorageError.throwIfAny(failures, entityName: entityName, location: location)
@@ -159,7 +178,8 @@ extension SQLiteStorageContext {
         return try read(entityName: entityName) { table, connection -> StorageAccess in
             let kinds = try SQLiteSchema.kinds(of: entityName, connection: connection)
             let translation = SQLiteQueryTranslation(query, kinds: kinds)
-            let (sql, arguments) = counting && translation.conditionIsExact
+            let (sql, arguments) =
+                counting && translation.conditionIsExact
                 ? Self.countSQL(query.filter ?? .and([]), translation, kinds: kinds, from: table)
                 : Self.select(query, translation, from: table)
             let statement = try connection.statement("EXPLAIN QUERY PLAN " + sql)
@@ -173,9 +193,11 @@ extension SQLiteStorageContext {
                 return reads.contains { $0.contains("INDEX \(name) ") || $0.hasSuffix("INDEX \(name)") }
             }
             let scans = reads.contains { $0.hasPrefix("SCAN") }
-            return StorageAccess(index: index, scansEveryRecord: scans,
-                                 countsIndexEntries: counting && !scans && !reads.isEmpty && reads.allSatisfy { $0.contains("COVERING INDEX") },
-                                 statement: sql, databasePlan: lines)
+            return StorageAccess(
+                index: index, scansEveryRecord: scans,
+                countsIndexEntries: counting && !scans && !reads.isEmpty
+                    && reads.allSatisfy { $0.contains("COVERING INDEX") },
+                statement: sql, databasePlan: lines)
         } ?? StorageAccess(scansEveryRecord: false)
     }
 
@@ -201,7 +223,8 @@ extension SQLiteStorageContext {
     func queryPlan<E: Storable>(of query: StorageQuery, for type: E.Type) throws -> [String] {
         let entityName = try Self.checkedName(E.self)
         return try read(entityName: entityName) { table, connection in
-            let translation = SQLiteQueryTranslation(query, kinds: try SQLiteSchema.kinds(of: entityName, connection: connection))
+            let translation = SQLiteQueryTranslation(
+                query, kinds: try SQLiteSchema.kinds(of: entityName, connection: connection))
             let (sql, arguments) = Self.select(query, translation, from: table)
             let statement = try connection.statement("EXPLAIN QUERY PLAN " + sql)
             defer { statement.reset() }

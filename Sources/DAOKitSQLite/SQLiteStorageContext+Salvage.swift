@@ -18,11 +18,16 @@ extension SQLiteStorageContext {
             let reader = statement.rowReader()
             repeat {
                 do {
-                    result.values.append(try decodeRow(E.self, reader: reader, entityName: entityName, key: "", connection: connection))
+                    result.values.append(
+                        try decodeRow(E.self, reader: reader, entityName: entityName, key: "", connection: connection))
                 } catch let error as StorageError where error.kind == .decodingFailed {
                     let key = reader.key
-                    result.failures.append(UnreadableRecord(storageKey: key, error: StorageError(
-                        .decodingFailed, entityName: entityName, key: key, location: location, underlyingError: error.underlyingError)))
+                    result.failures.append(
+                        UnreadableRecord(
+                            storageKey: key,
+                            error: StorageError(
+                                .decodingFailed, entityName: entityName, key: key, location: location,
+                                underlyingError: error.underlyingError)))
                 } catch let error as StorageError where error.kind.code == .corruptRecord {
                     // A damaged row, its key included: reported under the key it holds now.
                     result.failures.append(UnreadableRecord(storageKey: reader.key, error: error))

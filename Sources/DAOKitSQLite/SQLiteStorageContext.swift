@@ -58,12 +58,18 @@ public final class SQLiteStorageContext: StorageContext {
     private static func createFolder(of path: String) throws {
         let folder = (path as NSString).deletingLastPathComponent
         var isDirectory: ObjCBool = false
-        if folder.isEmpty || FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue { return }
+        if folder.isEmpty
+            || FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue
+        {
+            return
+        }
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
             let reason = (error as NSError).localizedFailureReason ?? error.localizedDescription
-            throw StorageError(.io("cannot create the folder \(folder) for the database: \(reason)"), location: path, underlyingError: error)
+            throw StorageError(
+                .io("cannot create the folder \(folder) for the database: \(reason)"), location: path,
+                underlyingError: error)
         }
     }
 
@@ -75,7 +81,8 @@ public final class SQLiteStorageContext: StorageContext {
 
     private init(path: String, inMemory: Bool) throws {
         location = path
-        notifier = inMemory ? StorageChangeNotifier() : StorageChangeNotifier(monitor: SQLiteDataVersionMonitor(path: path))
+        notifier =
+            inMemory ? StorageChangeNotifier() : StorageChangeNotifier(monitor: SQLiteDataVersionMonitor(path: path))
         do {
             let connection = try SQLiteConnection(path: path)
             if !inMemory && !connection.isReadOnly {
@@ -117,7 +124,8 @@ public final class SQLiteStorageContext: StorageContext {
             do {
                 rows.append(try SQLiteRowEncoder.row(of: entity))
             } catch {
-                throw StorageError(.encodingFailed, entityName: entityName, key: key, location: location, underlyingError: error)
+                throw StorageError(
+                    .encodingFailed, entityName: entityName, key: key, location: location, underlyingError: error)
             }
             keys.append(key)
         }
@@ -127,8 +135,9 @@ public final class SQLiteStorageContext: StorageContext {
             var currentKey: String?
             do {
                 let table = try connection.transaction(writing: true) { () throws -> SQLiteTable in
-                    let table = try SQLiteSchema.prepareTable(state.tables[entityName], entityName: entityName, rows: rows,
-                                                              indexes: indexes, connection: connection)
+                    let table = try SQLiteSchema.prepareTable(
+                        state.tables[entityName], entityName: entityName, rows: rows,
+                        indexes: indexes, connection: connection)
                     try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
                         try Self.exists(keys[position], in: table, connection: connection)
                     }
@@ -150,7 +159,9 @@ public final class SQLiteStorageContext: StorageContext {
 
     /// Binds a row's key, values and checksum (``SQLiteRowChecksum``) to the upsert statement of a
     /// table with `columns`.
-    private static func bind(_ row: SQLiteEncodedRow, key: String, to statement: SQLiteStatement, columns: [String]) throws {
+    private static func bind(_ row: SQLiteEncodedRow, key: String, to statement: SQLiteStatement, columns: [String])
+        throws
+    {
         statement.reset()
         _ = statement.bindText(key, at: 1)
         var checksum = SQLiteRowChecksum.keyContribution(key)
@@ -239,7 +250,8 @@ public final class SQLiteStorageContext: StorageContext {
             defer { statement.reset() }
             _ = statement.bindText(key, at: 1)
             guard try statement.step() else { return nil }
-            return try self.decodeRow(E.self, reader: statement.rowReader(), entityName: entityName, key: key, connection: connection)
+            return try self.decodeRow(
+                E.self, reader: statement.rowReader(), entityName: entityName, key: key, connection: connection)
         } ?? nil
     }
 
@@ -256,7 +268,9 @@ public final class SQLiteStorageContext: StorageContext {
     public func count<E: Storable>(_ type: E.Type) throws -> Int {
         let entityName = try Self.checkedName(E.self)
         return try read(entityName: entityName) { table, connection in
-            guard case let .integer(count)? = try connection.scalar("SELECT count(*) FROM \(table.quotedName)") else { return 0 }
+            guard case .integer(let count)? = try connection.scalar("SELECT count(*) FROM \(table.quotedName)") else {
+                return 0
+            }
             return Int(count)
         } ?? 0
     }
@@ -264,11 +278,14 @@ public final class SQLiteStorageContext: StorageContext {
     // MARK: Shared steps
 
     /// Decodes the row `statement` stands on as `E`.
-    func decodeRow<E: Storable>(_ type: E.Type, reader: SQLiteRowReader, entityName: String, key: String,
-                                connection: SQLiteConnection) throws -> E {
+    func decodeRow<E: Storable>(
+        _ type: E.Type, reader: SQLiteRowReader, entityName: String, key: String,
+        connection: SQLiteConnection
+    ) throws -> E {
         guard reader.checksums.rowIsIntact(reader.statement) else {
-            throw StorageError(.corruptRecord(SQLiteRowChecksum.mismatch), entityName: entityName, key: key.isEmpty ? reader.key : key,
-                               location: location)
+            throw StorageError(
+                .corruptRecord(SQLiteRowChecksum.mismatch), entityName: entityName, key: key.isEmpty ? reader.key : key,
+                location: location)
         }
         do {
             return try SQLiteRowDecoding.decode(E.self, reader: reader) {
@@ -279,7 +296,8 @@ public final class SQLiteStorageContext: StorageContext {
         } catch let failure as SQLiteError {
             throw StorageError(sqlite: failure, entityName: entityName, key: key, location: location)
         } catch {
-            throw StorageError(.decodingFailed, entityName: entityName, key: key, location: location, underlyingError: error)
+            throw StorageError(
+                .decodingFailed, entityName: entityName, key: key, location: location, underlyingError: error)
         }
     }
 
@@ -326,8 +344,11 @@ public final class SQLiteStorageContext: StorageContext {
         let name = E.entityName
         let lowered = name.lowercased()
         if lowered.hasPrefix(SQLiteSchema.reservedPrefix) || lowered.hasPrefix("sqlite_") || name.isEmpty {
-            throw StorageError(.encodingFailed, entityName: name, underlyingError: SQLiteError(
-                extendedResultCode: SQLITE_MISUSE, message: "entity names starting with daokit_ or sqlite_ are reserved"))
+            throw StorageError(
+                .encodingFailed, entityName: name,
+                underlyingError: SQLiteError(
+                    extendedResultCode: SQLITE_MISUSE,
+                    message: "entity names starting with daokit_ or sqlite_ are reserved"))
         }
         return name
     }

@@ -47,12 +47,14 @@ package struct ContextFactory: Sendable, CustomStringConvertible {
     /// A file store of property-list records in a fresh temporary directory.
     package static let filePropertyList = ContextFactory(description: "file(propertyList)") {
         let directory = FileTestDirectory()
-        return Fresh(context: try FileStorageContext(directory: directory.url, format: .propertyList), cleanUp: directory.remove)
+        return Fresh(
+            context: try FileStorageContext(directory: directory.url, format: .propertyList), cleanUp: directory.remove)
     }
 
     /// An SQLite database file in a fresh temporary directory.
     package static let sqliteFile = ContextFactory(description: "sqlite(file)") {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("daokit-query-sqlite-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "daokit-query-sqlite-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let context = try SQLiteStorageContext(file: directory.appendingPathComponent("store.sqlite"))
         return Fresh(context: context, cleanUp: { try? FileManager.default.removeItem(at: directory) })

@@ -21,27 +21,38 @@ package enum CrashWriterHistory {
         var expected = Set<String>()
         for index in 0..<8 {
             expected.insert("base-\(index)")
-            #expect(records["base-\(index)"]?.generation == generation, "round \(round): base-\(index) is not from batch \(generation)")
+            #expect(
+                records["base-\(index)"]?.generation == generation,
+                "round \(round): base-\(index) is not from batch \(generation)")
         }
         for g in max(1, generation - 1)...generation {
             for index in 0..<4 { expected.insert("insert-\(g)-\(index)") }
         }
         let older = (0..<4).map { "insert-\(generation - 2)-\($0)" }
         let olderPresent = older.filter { records[$0] != nil }
-        #expect(olderPresent.isEmpty || olderPresent.count == 4, "round \(round): a delete batch was torn: \(olderPresent)")
+        #expect(
+            olderPresent.isEmpty || olderPresent.count == 4, "round \(round): a delete batch was torn: \(olderPresent)")
         expected.formUnion(olderPresent)
         if let single = records["single"] {
             expected.insert("single")
-            #expect(single.generation == generation || single.generation == generation - 1, "round \(round): single is \(single.generation), G is \(generation)")
+            #expect(
+                single.generation == generation || single.generation == generation - 1,
+                "round \(round): single is \(single.generation), G is \(generation)")
         } else {
             #expect(generation == 1, "round \(round): single is missing")
         }
-        #expect(Set(records.keys) == expected, "round \(round): G \(generation), unexpected \(Set(records.keys).symmetricDifference(expected).sorted())")
+        #expect(
+            Set(records.keys) == expected,
+            "round \(round): G \(generation), unexpected \(Set(records.keys).symmetricDifference(expected).sorted())")
         for record in records.values {
-            let expectedPayload = String(repeating: "g\(record.generation)-\(record.id);", count: 1 + (record.generation * 7 + record.id.utf8.count) % 40)
+            let expectedPayload = String(
+                repeating: "g\(record.generation)-\(record.id);",
+                count: 1 + (record.generation * 7 + record.id.utf8.count) % 40)
             #expect(record.payload == expectedPayload, "round \(round): \(record.id) holds a mixed payload")
             if record.id.hasPrefix("insert-") {
-                #expect(record.id.hasPrefix("insert-\(record.generation)-"), "round \(round): \(record.id) has generation \(record.generation)")
+                #expect(
+                    record.id.hasPrefix("insert-\(record.generation)-"),
+                    "round \(round): \(record.id) has generation \(record.generation)")
             }
         }
         return generation

@@ -2,10 +2,11 @@ import DAOKit
 import DAOKitFileStore
 import DAOKitStoreFormat
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A plain entity for the file-store tests.
@@ -135,7 +136,8 @@ package func crashWriterURL() throws -> URL {
             directory = directory.deletingLastPathComponent()
         }
     }
-    throw FileTestFailure("DAOKitCrashWriter was not found next to \(CommandLine.arguments[0]); build the package first")
+    throw FileTestFailure(
+        "DAOKitCrashWriter was not found next to \(CommandLine.arguments[0]); build the package first")
 }
 
 package struct FileTestFailure: Error, CustomStringConvertible {
@@ -176,7 +178,8 @@ package final class FileChildProcess {
         while found < count {
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { return false }
-            let lines = (partial + String(decoding: chunk, as: UTF8.self)).split(separator: "\n", omittingEmptySubsequences: false)
+            let lines = (partial + String(decoding: chunk, as: UTF8.self)).split(
+                separator: "\n", omittingEmptySubsequences: false)
             partial = String(lines.last ?? "")
             found += lines.dropLast().filter { $0.hasPrefix(prefix) }.count
         }

@@ -10,7 +10,8 @@ package struct TemporaryDatabase {
     package var file: URL { directory.appendingPathComponent("store.sqlite") }
 
     package init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("daokit-sqlite-tests-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "daokit-sqlite-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 

@@ -11,7 +11,9 @@ package enum ThreadOutcome<T: Equatable>: Equatable {
 
 /// Runs `body` on a new thread and waits at most `limit` for it, so that a test whose code
 /// deadlocks fails instead of hanging the run (the blocked thread is abandoned).
-package func runOnAThreadOfItsOwn<T: Equatable & Sendable>(within limit: Duration, _ body: @escaping @Sendable () throws -> T) -> ThreadOutcome<T> {
+package func runOnAThreadOfItsOwn<T: Equatable & Sendable>(
+    within limit: Duration, _ body: @escaping @Sendable () throws -> T
+) -> ThreadOutcome<T> {
     let result = Locked<ThreadOutcome<T>?>(nil)
     let done = DispatchSemaphore(value: 0)
     let thread = Thread {

@@ -33,8 +33,9 @@ extension ContractChecks {
             try context.save([FixtureNoteEntity(id: "a", body: "kept")])
             try context.save([FixtureNoteEntity]())
             try context.delete(FixtureNoteEntity.self, ids: [])
-            try Expect.equal(try context.fetchAll(FixtureNoteEntity.self), [FixtureNoteEntity(id: "a", body: "kept")],
-                             "fetchAll after empty save and delete")
+            try Expect.equal(
+                try context.fetchAll(FixtureNoteEntity.self), [FixtureNoteEntity(id: "a", body: "kept")],
+                "fetchAll after empty save and delete")
         },
         ContractCheck("deleteRemovesTheGivenIDsAndIgnoresUnknownOnes") { context in
             try context.save((0..<4).map { FixtureNoteEntity(id: "\($0)", body: "") })
@@ -52,8 +53,9 @@ extension ContractChecks {
             try Expect.equal(try context.fetchAll(FixtureNoteEntity.self), [], "notes fetched")
             try Expect.equal(try context.count(FixtureTagEntity.self), 1, "tags left")
             try context.save([FixtureNoteEntity(id: "a", body: "again")])
-            try Expect.equal(try context.fetchAll(FixtureNoteEntity.self), [FixtureNoteEntity(id: "a", body: "again")],
-                             "notes saved after deleteAll")
+            try Expect.equal(
+                try context.fetchAll(FixtureNoteEntity.self), [FixtureNoteEntity(id: "a", body: "again")],
+                "notes saved after deleteAll")
         },
         ContractCheck("createOfAStoredIDFailsWithDuplicateIDAndChangesNothing") { context in
             let dao = BaseDao<FixtureMessage, FixtureMessageEntity>(context: context)
@@ -61,15 +63,19 @@ extension ContractChecks {
             try dao.create(original)
             var copy = original
             copy.text = "impostor"
-            try Expect.storageError(.duplicateID, entityName: FixtureMessageEntity.entityName,
-                                    key: original.id.storageKey, "create of a stored id") { try dao.create(copy) }
+            try Expect.storageError(
+                .duplicateID, entityName: FixtureMessageEntity.entityName,
+                key: original.id.storageKey, "create of a stored id"
+            ) { try dao.create(copy) }
             try Expect.equal(try dao.read(id: original.id), original, "value after the failed create")
         },
         ContractCheck("updateOfAMissingIDFailsWithMissingIDAndStoresNothing") { context in
             let dao = BaseDao<FixtureMessage, FixtureMessageEntity>(context: context)
             let message = FixtureMessage(text: "never stored")
-            try Expect.storageError(.missingID, entityName: FixtureMessageEntity.entityName,
-                                    key: message.id.storageKey, "update of a missing id") { try dao.update(message) }
+            try Expect.storageError(
+                .missingID, entityName: FixtureMessageEntity.entityName,
+                key: message.id.storageKey, "update of a missing id"
+            ) { try dao.update(message) }
             try Expect.equal(try dao.count(), 0, "count after the failed update")
             try dao.create(message)
             var changed = message
@@ -80,27 +86,36 @@ extension ContractChecks {
         ContractCheck("anInsertBatchWithOneStoredIDWritesNothing") { context in
             try context.save([FixtureCounterEntity(id: 2, value: 0)])
             let batch = (1...3).map { FixtureCounterEntity(id: $0, value: 9) }
-            try Expect.storageError(.duplicateID, entityName: FixtureCounterEntity.entityName, key: "2",
-                                    "insert batch with a stored id") { try context.save(batch, mode: .insert) }
-            try Expect.equal(try context.fetchAll(FixtureCounterEntity.self), [FixtureCounterEntity(id: 2, value: 0)],
-                             "entities after the failed insert")
+            try Expect.storageError(
+                .duplicateID, entityName: FixtureCounterEntity.entityName, key: "2",
+                "insert batch with a stored id"
+            ) { try context.save(batch, mode: .insert) }
+            try Expect.equal(
+                try context.fetchAll(FixtureCounterEntity.self), [FixtureCounterEntity(id: 2, value: 0)],
+                "entities after the failed insert")
         },
         ContractCheck("anInsertBatchRepeatingAnIDWritesNothing") { context in
             let batch = [FixtureCounterEntity(id: 1, value: 1), FixtureCounterEntity(id: 1, value: 2)]
-            try Expect.storageError(.duplicateID, entityName: FixtureCounterEntity.entityName, key: "1",
-                                    "insert batch repeating an id") { try context.save(batch, mode: .insert) }
+            try Expect.storageError(
+                .duplicateID, entityName: FixtureCounterEntity.entityName, key: "1",
+                "insert batch repeating an id"
+            ) { try context.save(batch, mode: .insert) }
             try Expect.equal(try context.count(FixtureCounterEntity.self), 0, "count after the failed insert")
         },
         ContractCheck("anUpdateBatchWithOneMissingIDWritesNothing") { context in
             try context.save([FixtureCounterEntity(id: 1, value: 0), FixtureCounterEntity(id: 3, value: 0)])
             let batch = (1...3).map { FixtureCounterEntity(id: $0, value: 9) }
-            try Expect.storageError(.missingID, entityName: FixtureCounterEntity.entityName, key: "2",
-                                    "update batch with a missing id") { try context.save(batch, mode: .update) }
-            try Expect.equal(try context.fetchAll(FixtureCounterEntity.self).sorted { $0.id < $1.id },
-                             [FixtureCounterEntity(id: 1, value: 0), FixtureCounterEntity(id: 3, value: 0)],
-                             "entities after the failed update")
+            try Expect.storageError(
+                .missingID, entityName: FixtureCounterEntity.entityName, key: "2",
+                "update batch with a missing id"
+            ) { try context.save(batch, mode: .update) }
+            try Expect.equal(
+                try context.fetchAll(FixtureCounterEntity.self).sorted { $0.id < $1.id },
+                [FixtureCounterEntity(id: 1, value: 0), FixtureCounterEntity(id: 3, value: 0)],
+                "entities after the failed update")
             try context.save([FixtureCounterEntity(id: 1, value: 5)], mode: .update)
-            try Expect.equal(try context.fetch(FixtureCounterEntity.self, id: 1)?.value, 5, "value after a valid update")
+            try Expect.equal(
+                try context.fetch(FixtureCounterEntity.self, id: 1)?.value, 5, "value after a valid update")
         },
     ]
 

@@ -50,9 +50,10 @@ extension ContractChecks {
             try Expect.equal(reported, [], "problems reported by the writers")
             try Expect.equal(try context.count(FixtureGaugeEntity.self), writers * persistsPerWriter, "count")
             let stored = try context.fetchAll(FixtureGaugeEntity.self)
-            let expected = Set((0..<writers).flatMap { writer in
-                (0..<persistsPerWriter).map { writer * 1_000 + $0 }
-            })
+            let expected = Set(
+                (0..<writers).flatMap { writer in
+                    (0..<persistsPerWriter).map { writer * 1_000 + $0 }
+                })
             try Expect.equal(Set(stored.map(\.id)), expected, "ids stored")
             try Expect.that(stored.allSatisfy { Int($0.level) == $0.id / 1_000 }, "every level written by its writer")
         },

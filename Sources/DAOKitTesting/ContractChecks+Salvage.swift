@@ -10,7 +10,8 @@ import DAOKit
 extension ContractChecks {
     /// Tasks 1, 2 and 4 decode; task 3 holds a status this version does not know.
     static func plantTasks(in context: any StorageContext) throws {
-        try context.save([1, 2, 4].map { FixtureTaskEntity(id: $0, title: "task \($0)", status: $0 == 2 ? .done : .open) })
+        try context.save(
+            [1, 2, 4].map { FixtureTaskEntity(id: $0, title: "task \($0)", status: $0 == 2 ? .done : .open) })
         try context.save([FixtureTaskRecord(id: 3, title: "from a newer version", status: "archived")])
     }
 
@@ -21,14 +22,16 @@ extension ContractChecks {
             let found = try context.fetchReadable(FixtureNoteEntity.self)
             try Expect.equal(found.values.sorted { $0.id < $1.id }, notes, "values")
             try Expect.equal(found.failures.map(\.description), [], "failures")
-            try Expect.equal(try context.fetchReadable(FixtureTagEntity.self).values, [], "values of a type never stored")
+            try Expect.equal(
+                try context.fetchReadable(FixtureTagEntity.self).values, [], "values of a type never stored")
         },
         ContractCheck("storedKeysListsEveryStoredKeyOfTheTypeOnly") { context in
             let ids = ["a", "b/c", "é"]
             try context.save(ids.map { FixtureNoteEntity(id: $0, body: "") })
             try context.save([FixtureTagEntity(id: "tag", label: "")])
             try Expect.equal(Set(try context.storedKeys(FixtureNoteEntity.self)), Set(ids), "stored keys")
-            try Expect.equal(try context.storedKeys(FixtureCounterEntity.self), [], "stored keys of a type never stored")
+            try Expect.equal(
+                try context.storedKeys(FixtureCounterEntity.self), [], "stored keys of a type never stored")
         },
         ContractCheck("deleteByStorageKeysRemovesThoseRecordsAndIgnoresUnknownKeys") { context in
             try context.save((1...3).map { FixtureCounterEntity(id: $0, value: $0) })
@@ -58,7 +61,8 @@ extension ContractChecks {
                 try context.fetchAll(FixtureTaskEntity.self)
             }
             try context.delete(FixtureTaskEntity.self, storageKeys: ["3"])
-            try Expect.equal(try context.fetchAll(FixtureTaskEntity.self).map(\.id).sorted(), [1, 2, 4], "ids after deleting 3")
+            try Expect.equal(
+                try context.fetchAll(FixtureTaskEntity.self).map(\.id).sorted(), [1, 2, 4], "ids after deleting 3")
         },
     ]
 }

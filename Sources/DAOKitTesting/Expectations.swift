@@ -15,8 +15,9 @@ enum Expect {
         file: StaticString = #fileID, line: UInt = #line
     ) throws {
         if actual != expected {
-            throw ExpectationFailure(message: "\(what()): expected \(expected), got \(actual)",
-                                     location: location(file, line))
+            throw ExpectationFailure(
+                message: "\(what()): expected \(expected), got \(actual)",
+                location: location(file, line))
         }
     }
 
@@ -33,11 +34,13 @@ enum Expect {
             result = try body()
         } catch {
             if matches(error) { return error }
-            throw ExpectationFailure(message: "\(what()): threw an unexpected error: \(error)",
-                                     location: location(file, line))
+            throw ExpectationFailure(
+                message: "\(what()): threw an unexpected error: \(error)",
+                location: location(file, line))
         }
-        throw ExpectationFailure(message: "\(what()): expected an error, but it returned \(result)",
-                                 location: location(file, line))
+        throw ExpectationFailure(
+            message: "\(what()): expected an error, but it returned \(result)",
+            location: location(file, line))
     }
 
     /// Runs `body`, which must throw a ``StorageError`` of `kind` naming `entityName` and `key`.

@@ -47,15 +47,19 @@ struct CLIArgumentsTests {
         daoRun([command, "--force", "/tmp"]).expectUsageError(startingWith: "dao \(command): unknown option '--force'")
     }
 
-    @Test("a missing argument is a usage error that shows the usage",
-          arguments: [(["inspect"], "DIR"), (["verify"], "DIR"), (["dump"], "DIR"), (["dump", "/tmp"], "ENTITY")])
+    @Test(
+        "a missing argument is a usage error that shows the usage",
+        arguments: [(["inspect"], "DIR"), (["verify"], "DIR"), (["dump"], "DIR"), (["dump", "/tmp"], "ENTITY")])
     func aMissingArgumentIsAUsageError(_ arguments: [String], _ missing: String) {
         let run = daoRun(arguments)
         run.expectUsageError(startingWith: "dao \(arguments[0]): missing \(missing); usage: dao \(arguments[0])")
     }
 
-    @Test("an extra argument is a usage error",
-          arguments: [["demo", "a", "b"], ["inspect", "a", "b"], ["verify", "a", "b"], ["dump", "a", "Note", "k", "extra"]])
+    @Test(
+        "an extra argument is a usage error",
+        arguments: [
+            ["demo", "a", "b"], ["inspect", "a", "b"], ["verify", "a", "b"], ["dump", "a", "Note", "k", "extra"],
+        ])
     func anExtraArgumentIsAUsageError(_ arguments: [String]) {
         let run = daoRun(arguments)
         run.expectUsageError(startingWith: "dao \(arguments[0]): unexpected argument '\(arguments.last ?? "")'")

@@ -14,9 +14,12 @@ struct CLIExecutableTests {
         #expect(run.errors.isEmpty)
     }
 
-    @Test("wrong arguments are one line on standard error and exit status 2, never a trap", arguments: [
-        [], ["inspect", "/nonexistent/daokit-store"], ["dump", "/nonexistent/daokit-store", "Note"], ["verify"], ["demo", "--fast"],
-    ])
+    @Test(
+        "wrong arguments are one line on standard error and exit status 2, never a trap",
+        arguments: [
+            [], ["inspect", "/nonexistent/daokit-store"], ["dump", "/nonexistent/daokit-store", "Note"], ["verify"],
+            ["demo", "--fast"],
+        ])
     func wrongArgumentsAreOneLineAndStatusTwo(_ arguments: [String]) throws {
         let run = try daoBinary(arguments)
         #expect(run.status == 2, "\(arguments): \(run.errors)")
@@ -39,9 +42,15 @@ struct CLIExecutableTests {
             #expect(run.status == 1)
             #expect(run.errors.isEmpty)
             #expect(run.outputLines.count == 4)
-            #expect(run.outputLines.contains { $0.hasPrefix(store.path + "/.journal: a batch of 1 change to Note did not finish") })
+            #expect(
+                run.outputLines.contains {
+                    $0.hasPrefix(store.path + "/.journal: a batch of 1 change to Note did not finish")
+                })
             #expect(run.outputLines.contains { $0.hasPrefix(truncated + ": truncated") })
-            #expect(run.outputLines.contains { $0.hasPrefix(renamed + ": the file name does not match the key inside, \"n1\"") })
+            #expect(
+                run.outputLines.contains {
+                    $0.hasPrefix(renamed + ": the file name does not match the key inside, \"n1\"")
+                })
         }
     }
 
@@ -72,6 +81,9 @@ struct CLIExecutableTests {
         #expect(run.outputLines.contains { $0.hasPrefix("4. What a conversion costs") })
         let verify = try daoBinary(["verify", path])
         #expect(verify.status == 0)
-        #expect(verify.outputLines == ["OK: \(path) is sound (16 records of 3 entity types checked, envelopes only: entities are not decoded)"])
+        #expect(
+            verify.outputLines == [
+                "OK: \(path) is sound (16 records of 3 entity types checked, envelopes only: entities are not decoded)"
+            ])
     }
 }

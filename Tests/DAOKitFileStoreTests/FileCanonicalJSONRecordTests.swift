@@ -1,8 +1,9 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
 
 /// The shortcut that reads a JSON record as this release writes it by decoding only its entity:
 /// it must read every such record, and leave every other file to the whole envelope, so that
@@ -11,14 +12,18 @@ import Testing
 struct FileCanonicalJSONRecordTests {
     let codec = RecordCodec(format: .json)
 
-    @Test("every record the store writes is read by the shortcut", arguments: ["n/1", "42", "a b", "~!#$%&'()*+,-./:;<=>?@[]^_`{|}", ""])
+    @Test(
+        "every record the store writes is read by the shortcut",
+        arguments: ["n/1", "42", "a b", "~!#$%&'()*+,-./:;<=>?@[]^_`{|}", ""])
     func everyRecordTheStoreWritesIsReadByTheShortcut(_ key: String) throws {
         let note = FileNote(id: key, text: "hello \"quoted\" \\ é", number: 7)
         let data = try codec.encode(note, key: key)
         #expect(codec.decodeCanonicalJSON(FileNote.self, from: data, key: key) == note)
     }
 
-    @Test("a key JSON escapes or may spell otherwise takes the whole envelope", arguments: ["say \"hi\"", "back\\slash", "caf\u{E9}", "line\nbreak", "tab\t", "del\u{7F}"])
+    @Test(
+        "a key JSON escapes or may spell otherwise takes the whole envelope",
+        arguments: ["say \"hi\"", "back\\slash", "caf\u{E9}", "line\nbreak", "tab\t", "del\u{7F}"])
     func aKeyJSONEscapesTakesTheWholeEnvelope(_ key: String) throws {
         let note = FileNote(id: key, text: "t")
         let data = try codec.encode(note, key: key)
@@ -40,50 +45,55 @@ struct FileCanonicalJSONRecordTests {
 
     /// Files in another layout: by hand, by `jq`, by a later release, or damaged. None may pass the
     /// shortcut; each must read (or fail) through the context exactly as the whole envelope says.
-    @Test("a file laid out any other way is left to the whole envelope", arguments: [
-        // What jq writes: indented, with a newline at the end.
-        "{\n  \"entity\": {\n    \"id\": \"n\",\n    \"number\": 1,\n    \"text\": \"t\"\n  },\n  \"formatVersion\": 1,\n  \"key\": \"n\"\n}\n",
-        // Other field orders, spaces, a trailing newline.
-        #"{"formatVersion":1,"key":"n","entity":{"id":"n","number":1,"text":"t"}}"#,
-        #"{"entity":{"id":"n","number":1,"text":"t"},"formatVersion": 1,"key":"n"}"#,
-        #"{"entity":{"id":"n","number":1,"text":"t"},"formatVersion":1,"key":"n"}"# + "\n",
-        // A field this release does not know, between the entity and the version.
-        #"{"entity":{"id":"n","number":1,"text":"t"},"extra":true,"formatVersion":1,"key":"n"}"#,
-        // A later format version, or another key, with the canonical ending appended again.
-        #"{"entity":{"id":"n","number":1,"text":"t"},"formatVersion":2,"key":"n","formatVersion":1,"key":"n"}"#,
-        #"{"entity":{"id":"m","number":1,"text":"t"},"formatVersion":1,"key":"m","formatVersion":1,"key":"n"}"#,
-        // A key spelled with an escape.
-        #"{"entity":{"id":"n","number":1,"text":"t"},"formatVersion":1,"key":"\u006e"}"#,
-        // Damaged: an entity that does not decode, one cut short, a missing entity, nothing at all.
-        #"{"entity":{"id":"n","number":"one","text":"t"},"formatVersion":1,"key":"n"}"#,
-        #"{"entity":{"id":"n","number":1,"text":"t","formatVersion":1,"key":"n"}"#,
-        #"{"entity":,"formatVersion":1,"key":"n"}"#,
-        #"{"entity":"#,
-        "",
-    ])
+    @Test(
+        "a file laid out any other way is left to the whole envelope",
+        arguments: [
+            // What jq writes: indented, with a newline at the end.
+            "{\n  \"entity\": {\n    \"id\": \"n\",\n    \"number\": 1,\n    \"text\": \"t\"\n  },\n  \"formatVersion\": 1,\n  \"key\": \"n\"\n}\n",
+            // Other field orders, spaces, a trailing newline.
+            #"{"formatVersion":1,"key":"n","entity":{"id":"n","number":1,"text":"t"}}"#,
+            #"{"entity":{"id":"n","number":1,"text":"t"},"formatVersion": 1,"key":"n"}"#,
+            #"{"entity":{"id":"n","number":1,"text":"t"},"formatVersion":1,"key":"n"}"# + "\n",
+            // A field this release does not know, between the entity and the version.
+            #"{"entity":{"id":"n","number":1,"text":"t"},"extra":true,"formatVersion":1,"key":"n"}"#,
+            // A later format version, or another key, with the canonical ending appended again.
+            #"{"entity":{"id":"n","number":1,"text":"t"},"formatVersion":2,"key":"n","formatVersion":1,"key":"n"}"#,
+            #"{"entity":{"id":"m","number":1,"text":"t"},"formatVersion":1,"key":"m","formatVersion":1,"key":"n"}"#,
+            // A key spelled with an escape.
+            #"{"entity":{"id":"n","number":1,"text":"t"},"formatVersion":1,"key":"\u006e"}"#,
+            // Damaged: an entity that does not decode, one cut short, a missing entity, nothing at all.
+            #"{"entity":{"id":"n","number":"one","text":"t"},"formatVersion":1,"key":"n"}"#,
+            #"{"entity":{"id":"n","number":1,"text":"t","formatVersion":1,"key":"n"}"#,
+            #"{"entity":,"formatVersion":1,"key":"n"}"#,
+            #"{"entity":"#,
+            "",
+        ])
     func aFileLaidOutAnyOtherWayIsLeftToTheWholeEnvelope(_ contents: String) throws {
         let data = Data(contents.utf8)
         #expect(codec.decodeCanonicalJSON(FileNote.self, from: data, key: "n") == nil)
         let path = "/store/^file^note/n.json"
-        let expected = Result { try codec.decode(FileNote.self, from: data, path: path, entityName: "FileNote", key: "n") }
+        let expected = Result {
+            try codec.decode(FileNote.self, from: data, path: path, entityName: "FileNote", key: "n")
+        }
         try FileTestDirectory.with { directory in
             let context = try FileStorageContext(directory: directory.url)
             let url = context.fileURL(for: FileNote.self, id: "n")
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try data.write(to: url)
             let fetched = Result { try context.fetch(FileNote.self, id: "n") }
             let all = Result { try context.fetchAll(FileNote.self) }
             switch expected {
-            case let .success(record) where record.key == "n":
+            case .success(let record) where record.key == "n":
                 #expect(try fetched.get() == record.entity)
                 #expect(try all.get() == [record.entity])
             case .success:
                 #expect(throws: StorageError.self) { try fetched.get() }
                 #expect(throws: StorageError.self) { try all.get() }
-            case let .failure(error):
+            case .failure(let error):
                 let expectedError = try #require(error as? StorageError)
                 for result in [fetched.map { _ in () }, all.map { _ in () }] {
-                    guard case let .failure(failure) = result, let storageError = failure as? StorageError else {
+                    guard case .failure(let failure) = result, let storageError = failure as? StorageError else {
                         Issue.record("expected \(expectedError), got \(result)")
                         continue
                     }
@@ -99,11 +109,13 @@ struct FileCanonicalJSONRecordTests {
             let context = try FileStorageContext(directory: directory.url)
             let url = context.fileURL(for: FileNote.self, id: "n")
             try context.save([FileNote(id: "n", text: "t")])
-            try Data(#"{"entity":{"id":"n","number":"one","text":"t"},"formatVersion":1,"key":"n"}"#.utf8).write(to: url)
+            try Data(#"{"entity":{"id":"n","number":"one","text":"t"},"formatVersion":1,"key":"n"}"#.utf8).write(
+                to: url)
             let error = try #require(throws: StorageError.self) { try context.fetch(FileNote.self, id: "n") }
             #expect(error.kind == .decodingFailed)
             #expect(error.location == url.path)
-            guard case let .typeMismatch(_, decodingContext) = try #require(error.underlyingError as? DecodingError) else {
+            guard case .typeMismatch(_, let decodingContext) = try #require(error.underlyingError as? DecodingError)
+            else {
                 Issue.record("expected a type mismatch, got \(String(describing: error.underlyingError))")
                 return
             }

@@ -1,13 +1,15 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitStoreFormat
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The writing end of the change log: a context keeps `.changes` open between writes, and every
@@ -63,9 +65,12 @@ struct FileChangeLogTests {
             try context.save([FileNote(id: "first", text: "t")])
             fileSystem.arm(.passThrough)
             try context.save([FileNote(id: "probe", text: "t")])
-            let append = try #require(fileSystem.operations.firstIndex(of: "write .changes"), "\(fileSystem.operations)")
+            let append = try #require(
+                fileSystem.operations.firstIndex(of: "write .changes"), "\(fileSystem.operations)")
             fileSystem.arm(.fail(operation: append + 1, code: ENOSPC))
-            let error = try #require(throws: StorageError.self) { try context.save([FileNote(id: "refused", text: "t")]) }
+            let error = try #require(throws: StorageError.self) {
+                try context.save([FileNote(id: "refused", text: "t")])
+            }
             #expect(error.location?.hasSuffix("/.changes") == true, "\(error)")
             #expect(try context.fetch(FileNote.self, id: "refused") == nil)
             fileSystem.arm(.passThrough)

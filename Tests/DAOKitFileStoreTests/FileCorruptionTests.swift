@@ -1,8 +1,9 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
 
 @Suite("File corruption")
 struct FileCorruptionTests {
@@ -26,7 +27,8 @@ struct FileCorruptionTests {
                 return "truncated or not valid JSON"
             case .wrongFormatVersion:
                 let text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
-                try Data(text.replacingOccurrences(of: #""formatVersion":2"#, with: #""formatVersion":99"#).utf8).write(to: url)
+                try Data(text.replacingOccurrences(of: #""formatVersion":2"#, with: #""formatVersion":99"#).utf8).write(
+                    to: url)
                 return "format version 99 is not supported; this release reads versions 1 and 2"
             case .directory:
                 try FileManager.default.removeItem(at: url)
@@ -39,7 +41,9 @@ struct FileCorruptionTests {
     static let notes = (0..<4).map { FileNote(id: "n\($0)", text: "note \($0)", number: $0) }
 
     /// A store holding `notes`, with `n1` damaged.
-    private func damagedStore(_ damage: Damage, in directory: FileTestDirectory) throws -> (FileStorageContext, URL, String) {
+    private func damagedStore(_ damage: Damage, in directory: FileTestDirectory) throws -> (
+        FileStorageContext, URL, String
+    ) {
         let context = try FileStorageContext(directory: directory.url)
         try context.save(Self.notes)
         let url = context.fileURL(for: FileNote.self, id: "n1")
@@ -93,17 +97,21 @@ struct FileCorruptionTests {
             #expect(detail == "2 records cannot be read")
             let failures = try #require(error.underlyingError as? RecordFailures).failures
             #expect(failures.map(\.location) == [first.path, second.path])
-            #expect(failures.map(\.kind) == [.corruptRecord("empty file"), .corruptRecord("truncated or not valid JSON")])
+            #expect(
+                failures.map(\.kind) == [.corruptRecord("empty file"), .corruptRecord("truncated or not valid JSON")])
             // One short line per record under the summary.
-            #expect(error.description.split(separator: "\n") == [
-                "FileNote: 2 records cannot be read at \(directory.path)/^file^note:",
-                #"  "n1" at \#(first.path): corrupt record (empty file)"#,
-                #"  "n3" at \#(second.path): corrupt record (truncated or not valid JSON)"#,
-            ])
+            #expect(
+                error.description.split(separator: "\n") == [
+                    "FileNote: 2 records cannot be read at \(directory.path)/^file^note:",
+                    #"  "n1" at \#(first.path): corrupt record (empty file)"#,
+                    #"  "n3" at \#(second.path): corrupt record (truncated or not valid JSON)"#,
+                ])
         }
     }
 
-    @Test("saving over a damaged record replaces it", arguments: [Damage.truncated, .empty, .randomBytes, .wrongFormatVersion])
+    @Test(
+        "saving over a damaged record replaces it",
+        arguments: [Damage.truncated, .empty, .randomBytes, .wrongFormatVersion])
     func savingOverADamagedRecordReplacesIt(_ damage: Damage) throws {
         try FileTestDirectory.with { directory in
             let (context, _, _) = try damagedStore(damage, in: directory)
@@ -117,7 +125,8 @@ struct FileCorruptionTests {
     func aDirectoryInTheWayOfAWriteFailsItAndWritesNothing(_ batchSize: Int) throws {
         try FileTestDirectory.with { directory in
             let (context, url, _) = try damagedStore(.directory, in: directory)
-            let batch = [FileNote(id: "n1", text: "new")] + (0..<(batchSize - 1)).map { FileNote(id: "extra\($0)", text: "x") }
+            let batch =
+                [FileNote(id: "n1", text: "new")] + (0..<(batchSize - 1)).map { FileNote(id: "extra\($0)", text: "x") }
             let error = try #require(throws: StorageError.self) { try context.save(batch) }
             #expect(error.kind == .corruptRecord("a directory is where the record file should be"))
             #expect(error.location == url.path)

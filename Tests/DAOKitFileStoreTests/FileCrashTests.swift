@@ -1,8 +1,9 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
 
 /// Kills a child process that writes batches with SIGKILL at random moments, and checks after each
 /// kill that every batch is whole or absent.
@@ -25,12 +26,17 @@ struct FileCrashTests {
                     // Kill after a random number of whole generations plus a random moment of the
                     // next one: counted, not timed, so a slow machine still spreads the kills.
                     let generations = Int.random(in: 0...2, using: &generator)
-                    #expect(child.waitForLines(startingWith: "committed ", count: generations), "round \(round): the child stopped")
+                    #expect(
+                        child.waitForLines(startingWith: "committed ", count: generations),
+                        "round \(round): the child stopped")
                 }
                 usleep(UInt32.random(in: 0...3_000, using: &generator))
                 child.killNow()
-                #expect(child.process.terminationReason == .uncaughtSignal, "round \(round): the child exited on its own")
-                generations.append(try CrashWriterHistory.checkWholeHistory(try FileStorageContext(directory: directory.url), round: round))
+                #expect(
+                    child.process.terminationReason == .uncaughtSignal, "round \(round): the child exited on its own")
+                generations.append(
+                    try CrashWriterHistory.checkWholeHistory(
+                        try FileStorageContext(directory: directory.url), round: round))
             }
             // The kills must have landed at many different points, not all before the first batch
             // (loose, because under a loaded machine the child's fsyncs are slow).
@@ -46,7 +52,9 @@ struct FileMultiProcessTests {
         try FileTestDirectory.with { directory in
             _ = try FileStorageContext(directory: directory.url)
             let count = 60
-            let children = try ["left", "right"].map { try FileChildProcess(arguments: ["writer", directory.path, $0, "\(count)"]) }
+            let children = try ["left", "right"].map {
+                try FileChildProcess(arguments: ["writer", directory.path, $0, "\(count)"])
+            }
             for child in children {
                 let (status, errors) = child.wait()
                 #expect(status == 0, "child failed: \(errors)")

@@ -10,7 +10,9 @@ import Testing
 /// unreadable by its key: never a wrong value, never silently missing.
 @Suite("File damage fuzzer")
 struct FileDamageFuzzTests {
-    static let notes = (0..<16).map { FileNote(id: "note-\($0)", text: "text \($0) " + String(repeating: "x", count: $0 * 7), number: $0 * 1_001) }
+    static let notes = (0..<16).map {
+        FileNote(id: "note-\($0)", text: "text \($0) " + String(repeating: "x", count: $0 * 7), number: $0 * 1_001)
+    }
     static let mutations = 2_000
 
     /// SplitMix64: the same mutations on every run.
@@ -75,8 +77,9 @@ struct FileDamageFuzzTests {
                 try originals[target].write(to: url)
             }
             // The counts, for the record of a run (the closing note of issue 28 quotes them).
-            print("file damage fuzzer: \(Self.mutations) mutations, \(exact) records read exactly, \(reported) reported, "
-                + "\(wrong) wrong, \(missing) silently missing")
+            print(
+                "file damage fuzzer: \(Self.mutations) mutations, \(exact) records read exactly, \(reported) reported, "
+                    + "\(wrong) wrong, \(missing) silently missing")
             #expect(wrong == 0, "wrong values: \(wrong)")
             #expect(missing == 0, "silently missing: \(missing)")
             #expect(reported > Self.mutations / 2, "reported: \(reported), exact: \(exact)")

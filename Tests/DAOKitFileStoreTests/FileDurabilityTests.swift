@@ -1,9 +1,10 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitStoreFormat
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
 
 /// How a batch makes itself durable before it commits: an `fsync` per file and directory for a
 /// small batch, one `syncfs` for a large one where the kernel reports write-back errors from it.
@@ -27,7 +28,8 @@ struct FileDurabilityTests {
             let syncs = calls.filter { $0.hasPrefix("fsync ") || $0.hasPrefix("syncfs ") }
             let expected = (0..<count).map { "fsync n\($0).json" } + ["fsync ^file^note"]
             #expect(Array(syncs.drop { $0 != "fsync n0.json" }.prefix(count + 1)) == expected, "\(calls)")
-            #expect(syncs.count == count + 3, "one fsync per file, for the directory and twice for the journal: \(calls)")
+            #expect(
+                syncs.count == count + 3, "one fsync per file, for the directory and twice for the journal: \(calls)")
         }
     }
 
@@ -42,13 +44,16 @@ struct FileDurabilityTests {
             fileSystem.arm(.passThrough)
             try context.save([FileNote(id: "a", text: "new")])
             // The temporary file's name is random.
-            let calls = fileSystem.operations.map { $0.replacingOccurrences(of: #"\.tmp-[0-9a-f]+"#, with: ".tmp", options: .regularExpression) }
-            #expect(calls == [
-                "flock .lock", "fstat .journal", "fstat .changes", "write .changes",
-                "open ^file^note", "open a.json", "fstat a.json", "read a.json", "close a.json",
-                "open .tmp", "write .tmp", "fsync .tmp", "close .tmp", "rename a.json",
-                "fsync ^file^note", "close ^file^note", "flock .lock",
-            ])
+            let calls = fileSystem.operations.map {
+                $0.replacingOccurrences(of: #"\.tmp-[0-9a-f]+"#, with: ".tmp", options: .regularExpression)
+            }
+            #expect(
+                calls == [
+                    "flock .lock", "fstat .journal", "fstat .changes", "write .changes",
+                    "open ^file^note", "open a.json", "fstat a.json", "read a.json", "close a.json",
+                    "open .tmp", "write .tmp", "fsync .tmp", "close .tmp", "rename a.json",
+                    "fsync ^file^note", "close ^file^note", "flock .lock",
+                ])
         }
     }
 
@@ -75,21 +80,24 @@ struct FileDurabilityTests {
             let fileSystemSyncs = calls.filter { $0.hasPrefix("syncfs ") }.count
             #expect(fileSystemSyncs == 1, "\(calls)")
             #if os(Linux)
-            if POSIXFileSystem.reportsWritebackErrorsFromSyncfs(kernelRelease: POSIXFileSystem.kernelRelease()) {
-                #expect(recordSyncs == 0, "\(calls)")
-            } else {
-                #expect(recordSyncs == count, "\(calls)")
-            }
+                if POSIXFileSystem.reportsWritebackErrorsFromSyncfs(kernelRelease: POSIXFileSystem.kernelRelease()) {
+                    #expect(recordSyncs == 0, "\(calls)")
+                } else {
+                    #expect(recordSyncs == count, "\(calls)")
+                }
             #else
-            #expect(recordSyncs == count, "\(calls)")
+                #expect(recordSyncs == count, "\(calls)")
             #endif
         }
     }
 
-    @Test("syncfs is trusted from Linux 5.8 on", arguments: [
-        ("5.8.0", true), ("5.10.0-28-amd64", true), ("6.18.44-fc-v509", true), ("10.0", true),
-        ("5.7.19", false), ("4.19.0-25-amd64", false), ("3.10.0-1160.el7.x86_64", false), ("", false), ("garbage", false),
-    ])
+    @Test(
+        "syncfs is trusted from Linux 5.8 on",
+        arguments: [
+            ("5.8.0", true), ("5.10.0-28-amd64", true), ("6.18.44-fc-v509", true), ("10.0", true),
+            ("5.7.19", false), ("4.19.0-25-amd64", false), ("3.10.0-1160.el7.x86_64", false), ("", false),
+            ("garbage", false),
+        ])
     func syncfsIsTrustedFromLinux58(_ release: String, _ trusted: Bool) {
         #expect(POSIXFileSystem.reportsWritebackErrorsFromSyncfs(kernelRelease: release) == trusted)
     }

@@ -1,13 +1,15 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitStoreFormat
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Makes the Nth file-system call of a write fail, for N = 1, 2, … until the write succeeds, and
@@ -24,8 +26,10 @@ struct FileFaultInjectionTests {
         func run(on context: FileStorageContext) throws {
             switch self {
             case .batchSave:
-                try context.save([FileNote(id: "n0", text: "new 0"), FileNote(id: "n2", text: "new 2"),
-                                  FileNote(id: "added", text: "added"), FileNote(id: "added too", text: "added")])
+                try context.save([
+                    FileNote(id: "n0", text: "new 0"), FileNote(id: "n2", text: "new 2"),
+                    FileNote(id: "added", text: "added"), FileNote(id: "added too", text: "added"),
+                ])
             case .batchDelete: try context.delete(FileNote.self, ids: ["n0", "n2", "ghost"])
             case .deleteAll: try context.deleteAll(FileNote.self)
             case .singleInsert: try context.save([FileNote(id: "added", text: "added")])
@@ -53,11 +57,15 @@ struct FileFaultInjectionTests {
             var notes = Dictionary(uniqueKeysWithValues: FileFaultInjectionTests.oldState.map { ($0.id, $0) })
             switch self {
             case .batchSave:
-                for note in [FileNote(id: "n0", text: "new 0"), FileNote(id: "n2", text: "new 2"),
-                             FileNote(id: "added", text: "added"), FileNote(id: "added too", text: "added")] {
+                for note in [
+                    FileNote(id: "n0", text: "new 0"), FileNote(id: "n2", text: "new 2"),
+                    FileNote(id: "added", text: "added"), FileNote(id: "added too", text: "added"),
+                ] {
                     notes[note.id] = note
                 }
-            case .batchDelete: notes["n0"] = nil; notes["n2"] = nil
+            case .batchDelete:
+                notes["n0"] = nil
+                notes["n2"] = nil
             case .deleteAll: notes = [:]
             case .singleInsert: notes["added"] = FileNote(id: "added", text: "added")
             case .singleOverwrite: notes["n1"] = FileNote(id: "n1", text: "new 1")
@@ -75,7 +83,8 @@ struct FileFaultInjectionTests {
     private static func expectNoLeftovers(_ directory: FileTestDirectory) {
         let names = fileTreeNames(directory.path)
         #expect(!names.contains { $0.contains(".tmp-") || $0.contains(".trash-") }, "\(names)")
-        let journal = (try? FileManager.default.attributesOfItem(atPath: directory.path + "/.journal")[.size] as? Int) ?? 0
+        let journal =
+            (try? FileManager.default.attributesOfItem(atPath: directory.path + "/.journal")[.size] as? Int) ?? 0
         #expect(journal == 0)
     }
 
@@ -107,7 +116,9 @@ struct FileFaultInjectionTests {
                     #expect(error.location?.hasPrefix(directory.path) == true, "call \(call): \(error)")
                     #expect(error.entityName == "FileNote")
                     #expect(try context.notes() == Self.oldState, "call \(call) failed: \(error)")
-                    #expect(try FileStorageContext(directory: directory.url).notes() == Self.oldState, "call \(call), reopened")
+                    #expect(
+                        try FileStorageContext(directory: directory.url).notes() == Self.oldState,
+                        "call \(call), reopened")
                     Self.expectNoLeftovers(directory)
                 }
             }
@@ -142,7 +153,9 @@ struct FileFaultInjectionTests {
                     #expect(seen == Self.oldState || seen == write.newState, "crash after call \(call): \(seen)")
                 }
                 #expect(try readers[1].notes() == seen, "crash after call \(call), other reader")
-                #expect(try FileStorageContext(directory: directory.url).notes() == seen, "crash after call \(call), reopened")
+                #expect(
+                    try FileStorageContext(directory: directory.url).notes() == seen,
+                    "crash after call \(call), reopened")
                 Self.expectNoLeftovers(directory)
                 return finished
             }

@@ -1,14 +1,16 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitInternals
 import DAOKitStoreFormat
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Things that are not regular files where a record or the journal should be — a symbolic link, a
@@ -87,7 +89,8 @@ struct FileForeignEntryTests {
             let folder = try files.open(folderPath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0)
             defer { try? files.close(folder, path: folderPath) }
             let error = try #require(throws: FileSystemError.self) {
-                try files.overwriteFile((path as NSString).lastPathComponent, in: folder, path: path, Data("x".utf8), previousLength: nil)
+                try files.overwriteFile(
+                    (path as NSString).lastPathComponent, in: folder, path: path, Data("x".utf8), previousLength: nil)
             }
             #expect(error.isNotRegularFile)
             #expect(try outsideText(outside) == "outside, precious")
@@ -100,7 +103,8 @@ struct FileForeignEntryTests {
             defer { removeOutside(outside) }
             let path = context.fileURL(for: FileNote.self, id: "a").path
             let oldA = try Data(contentsOf: URL(fileURLWithPath: path))
-            let journal = Journal(directoryName: "^file^note", entries: [.init(fileName: "a.json", previousContents: oldA)])
+            let journal = Journal(
+                directoryName: "^file^note", entries: [.init(fileName: "a.json", previousContents: oldA)])
             try journal.serialized().write(to: directory.url.appendingPathComponent(".journal"))
             replaceWithSymlink(path, to: outside)
 

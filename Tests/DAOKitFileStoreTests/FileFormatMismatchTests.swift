@@ -1,8 +1,9 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
 
 /// A store knows its format (issue 15, bug 1): opening it with the other one is a clear
 /// `.wrongFormat` error that changes nothing — never an empty view that accepts writes and then
@@ -12,14 +13,19 @@ struct FileFormatMismatchTests {
     static let notes = (0..<21).map { FileNote(id: "n\($0)", text: "note \($0)", number: $0) }.sorted { $0.id < $1.id }
 
     @Test(arguments: [FileStorageContext.RecordFormat.json, .propertyList])
-    func openingAStoreWithTheOtherFormatIsAWrongFormatErrorThatChangesNothing(_ written: FileStorageContext.RecordFormat) throws {
+    func openingAStoreWithTheOtherFormatIsAWrongFormatErrorThatChangesNothing(
+        _ written: FileStorageContext.RecordFormat
+    ) throws {
         try FileTestDirectory.with { directory in
             try FileStorageContext(directory: directory.url, format: written).save(Self.notes)
             let before = try directory.snapshot()
             let other: FileStorageContext.RecordFormat = written == .json ? .propertyList : .json
-            let error = try #require(throws: StorageError.self) { try FileStorageContext(directory: directory.url, format: other) }
+            let error = try #require(throws: StorageError.self) {
+                try FileStorageContext(directory: directory.url, format: other)
+            }
             let ext = written.fileExtension
-            let expected = written == .json
+            let expected =
+                written == .json
                 ? "the store holds JSON records (21 .json files, such as ^file^note/\(try Self.firstFile(directory, ext))), not property-list ones; open it with format: .json"
                 : "the store holds property-list records (21 .plist files, such as ^file^note/\(try Self.firstFile(directory, ext))), not JSON ones; open it with format: .propertyList"
             #expect(error.kind == .wrongFormat(expected))
@@ -40,11 +46,15 @@ struct FileFormatMismatchTests {
             try FileTestDirectory.with { other in
                 let plist = try FileStorageContext(directory: other.url, format: .propertyList)
                 try plist.save([Self.notes[0]])
-                try FileManager.default.copyItem(at: plist.fileURL(for: FileNote.self, id: "n0"),
-                                                 to: directory.url.appendingPathComponent("^file^note/n0.plist"))
+                try FileManager.default.copyItem(
+                    at: plist.fileURL(for: FileNote.self, id: "n0"),
+                    to: directory.url.appendingPathComponent("^file^note/n0.plist"))
             }
-            let error = try #require(throws: StorageError.self) { try FileStorageContext(directory: directory.url, format: format) }
-            let detail = format == .json
+            let error = try #require(throws: StorageError.self) {
+                try FileStorageContext(directory: directory.url, format: format)
+            }
+            let detail =
+                format == .json
                 ? "the store holds records in two formats (3 .json files and 1 .plist file, such as ^file^note/n0.plist), and a context reads only one; `dao verify` lists them"
                 : "the store holds records in two formats (1 .plist file and 3 .json files, such as ^file^note/n0.json), and a context reads only one; `dao verify` lists them"
             #expect(error.kind == .wrongFormat(detail))
@@ -54,7 +64,8 @@ struct FileFormatMismatchTests {
     @Test(arguments: [FileStorageContext.RecordFormat.json, .propertyList])
     func anEmptyStoreOpensWithEitherFormat(_ format: FileStorageContext.RecordFormat) throws {
         try FileTestDirectory.with { directory in
-            try FileStorageContext(directory: directory.url, format: format == .json ? .propertyList : .json).deleteAll(FileNote.self)
+            try FileStorageContext(directory: directory.url, format: format == .json ? .propertyList : .json).deleteAll(
+                FileNote.self)
             let context = try FileStorageContext(directory: directory.url, format: format)
             try context.save([Self.notes[0]])
             #expect(try context.notes() == [Self.notes[0]])
@@ -62,6 +73,8 @@ struct FileFormatMismatchTests {
     }
 
     private static func firstFile(_ directory: FileTestDirectory, _ ext: String) throws -> String {
-        try FileManager.default.contentsOfDirectory(atPath: directory.path + "/^file^note").filter { $0.hasSuffix("." + ext) }.sorted().first ?? "?"
+        try FileManager.default.contentsOfDirectory(atPath: directory.path + "/^file^note").filter {
+            $0.hasSuffix("." + ext)
+        }.sorted().first ?? "?"
     }
 }

@@ -1,13 +1,15 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitStoreFormat
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Readers learn whether a crashed batch left a journal through a descriptor of `.journal` they
@@ -30,7 +32,8 @@ struct FileJournalProbeTests {
     private func halfAppliedBatch(_ context: FileStorageContext, oldA: Data) throws -> Data {
         try Data(#"{"entity":{"id":"a","number":0,"text":"half done"},"formatVersion":1,"key":"a"}"#.utf8)
             .write(to: context.fileURL(for: FileNote.self, id: "a"))
-        return Journal(directoryName: "^file^note", entries: [.init(fileName: "a.json", previousContents: oldA)]).serialized()
+        return Journal(directoryName: "^file^note", entries: [.init(fileName: "a.json", previousContents: oldA)])
+            .serialized()
     }
 
     private func journalURL(_ directory: FileTestDirectory) -> URL {
@@ -90,9 +93,11 @@ struct FileJournalProbeTests {
             _ = try context.fetch(FileNote.self, id: "a")
             fileSystem.arm(.passThrough)
             #expect(try context.fetch(FileNote.self, id: "b")?.text == "b")
-            #expect(fileSystem.operations == [
-                "flock .lock", "fstat .journal", "open b.json", "fstat b.json", "read b.json", "close b.json", "flock .lock",
-            ])
+            #expect(
+                fileSystem.operations == [
+                    "flock .lock", "fstat .journal", "open b.json", "fstat b.json", "read b.json", "close b.json",
+                    "flock .lock",
+                ])
         }
     }
 

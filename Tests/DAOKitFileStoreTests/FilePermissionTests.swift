@@ -1,13 +1,15 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitStoreFormat
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A read-only store with real permission bits, opened by a process that may not write it.
@@ -26,17 +28,21 @@ struct FilePermissionTests {
     private static func leaveCrashLeftovers(_ directory: FileTestDirectory) throws {
         let entityDirectory = directory.path + "/" + FileNameCodec.encode(FileCrashRecord.entityName)
         try Data("half a record".utf8).write(to: URL(fileURLWithPath: entityDirectory + "/.tmp-1234"))
-        let torn = Journal(directoryName: FileNameCodec.encode(FileCrashRecord.entityName),
-                           entries: [.init(fileName: "base-0.json", previousContents: Data("stale".utf8))]).serialized().dropLast(3)
+        let torn = Journal(
+            directoryName: FileNameCodec.encode(FileCrashRecord.entityName),
+            entries: [.init(fileName: "base-0.json", previousContents: Data("stale".utf8))]
+        ).serialized().dropLast(3)
         try torn.write(to: URL(fileURLWithPath: directory.path + "/.journal"))
     }
 
-    @Test("a read-only store reads, refuses writes naming the path, and keeps its state",
-          arguments: [1, 3], [false, true])
+    @Test(
+        "a read-only store reads, refuses writes naming the path, and keeps its state",
+        arguments: [1, 3], [false, true])
     func aReadOnlyStoreReadsAndRefusesWrites(_ batchSize: Int, _ withCrashLeftovers: Bool) throws {
         try FileTestDirectory.with { directory in
             try FileStorageContext(directory: directory.url).save([
-                FileCrashRecord(id: "base-0", generation: 1, payload: "p0"), FileCrashRecord(id: "base-1", generation: 1, payload: "p1"),
+                FileCrashRecord(id: "base-0", generation: 1, payload: "p0"),
+                FileCrashRecord(id: "base-1", generation: 1, payload: "p1"),
             ])
             if withCrashLeftovers { try Self.leaveCrashLeftovers(directory) }
             directory.makeReadOnly()
@@ -46,18 +52,23 @@ struct FilePermissionTests {
             if fileTestsRunAsRoot { arguments.append(String(Self.nobody)) }
             let (status, output, errors) = try FileChildProcess(arguments: arguments).finish()
             #expect(status == 0, "the child failed: \(errors)")
-            let lines = Dictionary(output.map { line in
-                let parts = line.split(separator: " ", maxSplits: 1)
-                return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
-            }, uniquingKeysWith: { first, second in first + "\n" + second })
+            let lines = Dictionary(
+                output.map { line in
+                    let parts = line.split(separator: " ", maxSplits: 1)
+                    return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+                }, uniquingKeysWith: { first, second in first + "\n" + second })
             #expect(lines["euid"] == String(fileTestsRunAsRoot ? Self.nobody : geteuid()))
             #expect(lines["writable"] == "no", "the child may write to the store, so the test proves nothing")
             #expect(lines["before"] == "base-0=1,base-1=1")
             let save = lines["save"] ?? ""
-            #expect(save.hasPrefix("failed ") && save.contains("I/O failure (open failed: Permission denied)"), "\(save)")
-            #expect(save.contains("location \(directory.path)/"), "the error does not name a path in the store: \(save)")
-            #expect(lines["deleteAll"]?.hasPrefix("failed ") == true && lines["deleteAll"]?.contains("Permission denied") == true,
-                    "\(lines["deleteAll"] ?? "")")
+            #expect(
+                save.hasPrefix("failed ") && save.contains("I/O failure (open failed: Permission denied)"), "\(save)")
+            #expect(
+                save.contains("location \(directory.path)/"), "the error does not name a path in the store: \(save)")
+            #expect(
+                lines["deleteAll"]?.hasPrefix("failed ") == true
+                    && lines["deleteAll"]?.contains("Permission denied") == true,
+                "\(lines["deleteAll"] ?? "")")
             #expect(lines["after"] == "base-0=1,base-1=1")
             #expect(try directory.snapshot() == before, "the refused writes changed the store")
 

@@ -1,13 +1,15 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitTestSupport
 import Foundation
 import Synchronization
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The file store's query cache: warm queries answer from decoded entities and indexes, stay
@@ -40,8 +42,9 @@ struct FileQueryCacheTests {
         (0..<count).map { Counted(id: "r\($0)", group: $0 % 10, rank: ($0 * 37) % 101) }
     }
 
-    static let screen = StorageQuery(filter: .compare("group", .equal, .int(3)),
-                                     sort: [StorageSortKey("rank", order: .reverse)], limit: 5)
+    static let screen = StorageQuery(
+        filter: .compare("group", .equal, .int(3)),
+        sort: [StorageSortKey("rank", order: .reverse)], limit: 5)
 
     @Test func aWarmIndexedQueryDecodesOnlyWhatItReturns() throws {
         try FileTestDirectory.with { directory in
@@ -67,12 +70,19 @@ struct FileQueryCacheTests {
             var moved = Self.records(50)[13]
             moved.group = 4
             try context.save([moved])
-            let page = try context.fetch(Counted.self, matching: StorageQuery(filter: .compare("group", .equal, .int(3)),
-                                                                                sort: [StorageSortKey("rank", order: .reverse)]))
+            let page = try context.fetch(
+                Counted.self,
+                matching: StorageQuery(
+                    filter: .compare("group", .equal, .int(3)),
+                    sort: [StorageSortKey("rank", order: .reverse)]))
             #expect(page.first?.id == "new")
             #expect(!page.contains { $0.id == "r3" || $0.id == "r13" })
-            #expect(page == (try StorageQuery(filter: .compare("group", .equal, .int(3)), sort: [StorageSortKey("rank", order: .reverse)])
-                .apply(to: try context.fetchAll(Counted.self))))
+            #expect(
+                page
+                    == (try StorageQuery(
+                        filter: .compare("group", .equal, .int(3)), sort: [StorageSortKey("rank", order: .reverse)]
+                    )
+                    .apply(to: try context.fetchAll(Counted.self))))
         }
     }
 
@@ -93,17 +103,23 @@ struct FileQueryCacheTests {
             // Writes while the (rank) index is not built: an insertion, a move, a removal.
             try context.save([TwoIndexes(id: "new", group: 1, rank: 50), TwoIndexes(id: "r7", group: 7, rank: 99)])
             try context.delete(TwoIndexes.self, ids: ["r2"])
-            let byRank = StorageQuery(filter: .compare("rank", .greaterOrEqual, .int(40)), sort: [StorageSortKey("rank"), StorageSortKey("id")])
+            let byRank = StorageQuery(
+                filter: .compare("rank", .greaterOrEqual, .int(40)),
+                sort: [StorageSortKey("rank"), StorageSortKey("id")])
             let found = try context.fetch(TwoIndexes.self, matching: byRank)
             #expect(found == (try byRank.apply(to: try context.fetchAll(TwoIndexes.self))))
             #expect(found.contains { $0.id == "new" } && found.contains { $0.id == "r7" && $0.rank == 99 })
-            #expect(try context.count(TwoIndexes.self, matching: .compare("rank", .less, .int(40)))
+            #expect(
+                try context.count(TwoIndexes.self, matching: .compare("rank", .less, .int(40)))
                     == (try context.fetchAll(TwoIndexes.self).filter { $0.rank < 40 }.count))
             // Both indexes follow later writes.
             try context.save([TwoIndexes(id: "r7", group: 3, rank: 0)])
-            #expect(try context.fetch(TwoIndexes.self, matching: Self.screen)
+            #expect(
+                try context.fetch(TwoIndexes.self, matching: Self.screen)
                     == (try Self.screen.apply(to: try context.fetchAll(TwoIndexes.self))))
-            #expect(try context.fetch(TwoIndexes.self, matching: byRank) == (try byRank.apply(to: try context.fetchAll(TwoIndexes.self))))
+            #expect(
+                try context.fetch(TwoIndexes.self, matching: byRank)
+                    == (try byRank.apply(to: try context.fetchAll(TwoIndexes.self))))
         }
     }
 
@@ -157,7 +173,8 @@ struct FileQueryCacheTests {
     @Test func aFirstQueryWithAnyOneCallFailingThrowsNamingAPathOrAnswersAndTheNextOneAnswers() throws {
         try FileTestDirectory.with { directory in
             let writer = try FileStorageContext(directory: directory.url)
-            try writer.save(Self.records(100) + [Counted(id: "long-" + String(repeating: "y", count: 300), group: 3, rank: 1_000)])
+            try writer.save(
+                Self.records(100) + [Counted(id: "long-" + String(repeating: "y", count: 300), group: 3, rank: 1_000)])
             let expected = try Self.screen.apply(to: try writer.fetchAll(Counted.self))
             var (thrown, triedEveryCall) = (0, false)
             // Each call of a cold first query fails in turn: opening the directory, reading a
@@ -167,7 +184,9 @@ struct FileQueryCacheTests {
                 let context = try FileStorageContext(directory: directory.url, fileSystem: fileSystem)
                 fileSystem.arm(.fail(operation: call, code: EIO))
                 do {
-                    #expect(try context.fetch(Counted.self, matching: Self.screen) == expected, "call \(call) failed, and the answer differs")
+                    #expect(
+                        try context.fetch(Counted.self, matching: Self.screen) == expected,
+                        "call \(call) failed, and the answer differs")
                 } catch let error as StorageError {
                     thrown += 1
                     #expect(error.location != nil, "call \(call): \(error)")
@@ -198,7 +217,10 @@ struct FileQueryCacheTests {
                 try writer.save(longIDs.map { Counted(id: $0, group: 1, rank: round) })
             }
             #expect(try reader.count(Counted.self, matching: .compare("group", .equal, .int(1))) == 302)
-            #expect(try reader.fetch(Counted.self, matching: StorageQuery(filter: .compare("id", .equal, .string(longIDs[7]))))
+            #expect(
+                try reader.fetch(
+                    Counted.self, matching: StorageQuery(filter: .compare("id", .equal, .string(longIDs[7])))
+                )
                 .first?.rank == rounds - 1)
         }
     }
@@ -237,7 +259,9 @@ struct FileQueryCacheTests {
         try FileTestDirectory.with { directory in
             let context = try FileStorageContext(directory: directory.url)
             try context.save(Self.records(40))
-            try context.delete(Counted.self, matching: .and([.compare("group", .equal, .int(2)), .compare("rank", .greater, .int(50))]))
+            try context.delete(
+                Counted.self,
+                matching: .and([.compare("group", .equal, .int(2)), .compare("rank", .greater, .int(50))]))
             let left = try context.fetchAll(Counted.self)
             #expect(left.count == 40 - Self.records(40).filter { $0.group == 2 && $0.rank > 50 }.count)
             #expect(!left.contains { $0.group == 2 && $0.rank > 50 })
@@ -248,12 +272,16 @@ struct FileQueryCacheTests {
         try FileTestDirectory.with { directory in
             let context = try FileStorageContext(directory: directory.url)
             try context.save(Self.records(3))
-            let outside = FileManager.default.temporaryDirectory.appendingPathComponent("changes-target-\(UUID().uuidString)")
+            let outside = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "changes-target-\(UUID().uuidString)")
             try Data().write(to: outside)
             defer { try? FileManager.default.removeItem(at: outside) }
             try FileManager.default.removeItem(atPath: directory.path + "/.changes")
-            try FileManager.default.createSymbolicLink(atPath: directory.path + "/.changes", withDestinationPath: outside.path)
-            let error = try #require(throws: StorageError.self) { try context.save([Counted(id: "new", group: 1, rank: 1)]) }
+            try FileManager.default.createSymbolicLink(
+                atPath: directory.path + "/.changes", withDestinationPath: outside.path)
+            let error = try #require(throws: StorageError.self) {
+                try context.save([Counted(id: "new", group: 1, rank: 1)])
+            }
             #expect(error.location?.hasSuffix("/.changes") == true, "\(error)")
             #expect(try context.fetch(Counted.self, id: "new") == nil)
             #expect(try Data(contentsOf: outside).isEmpty)
@@ -269,7 +297,8 @@ struct FileQueryCacheTests {
             _ = try reader.fetch(Counted.self, matching: Self.screen)
             let before = Counted.decodes.load(ordering: .relaxed)
             let page = try reader.fetch(Counted.self, matching: Self.screen)
-            #expect(Counted.decodes.load(ordering: .relaxed) - before <= page.count + 40, "a warm query reloaded the store")
+            #expect(
+                Counted.decodes.load(ordering: .relaxed) - before <= page.count + 40, "a warm query reloaded the store")
             try FileStorageContext(directory: directory.url).save([Counted(id: "late", group: 3, rank: 9_999)])
             #expect(try reader.fetch(Counted.self, matching: Self.screen).first?.id == "late")
         }

@@ -1,14 +1,16 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitInternals
 import DAOKitStoreFormat
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A store opened by a process without write access, simulated through the I/O seam
@@ -28,7 +30,9 @@ struct FileReadOnlyStoreTests {
     }
 
     /// Opens the store as a process that may not change anything in it.
-    private static func openWithoutWriteAccess(_ directory: FileTestDirectory, code: Int32) throws -> (FileStorageContext, FaultInjectingFileSystem) {
+    private static func openWithoutWriteAccess(_ directory: FileTestDirectory, code: Int32) throws -> (
+        FileStorageContext, FaultInjectingFileSystem
+    ) {
         let fileSystem = FaultInjectingFileSystem()
         fileSystem.arm(.denyWrites(code: code))
         return (try FileStorageContext(directory: directory.url, fileSystem: fileSystem), fileSystem)
@@ -87,7 +91,9 @@ struct FileReadOnlyStoreTests {
         try FileTestDirectory.with { directory in
             _ = try Self.makeOldStore(directory)
             try FileManager.default.removeItem(atPath: directory.path + "/.lock")
-            let error = try #require(throws: StorageError.self) { _ = try Self.openWithoutWriteAccess(directory, code: EACCES) }
+            let error = try #require(throws: StorageError.self) {
+                _ = try Self.openWithoutWriteAccess(directory, code: EACCES)
+            }
             #expect(error.kind == .io("open failed: Permission denied"))
             #expect(error.location == directory.path + "/.lock")
         }
@@ -98,7 +104,8 @@ struct FileReadOnlyStoreTests {
             let context = try Self.makeOldStore(directory)
             let noteDirectory = context.fileURL(for: FileNote.self, id: "a").deletingLastPathComponent().path
             try Data("half a record".utf8).write(to: URL(fileURLWithPath: noteDirectory + "/.tmp-1234"))
-            try FileManager.default.createDirectory(atPath: directory.path + "/.trash-99", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: directory.path + "/.trash-99", withIntermediateDirectories: true)
             try Data("{}".utf8).write(to: URL(fileURLWithPath: directory.path + "/.trash-99/a.json"))
             let before = try directory.snapshot()
             let (readOnly, _) = try Self.openWithoutWriteAccess(directory, code: EACCES)
@@ -114,8 +121,10 @@ struct FileReadOnlyStoreTests {
         try FileTestDirectory.with { directory in
             _ = try Self.makeOldStore(directory)
             // Torn while being written: its batch touched no record, so the records are current.
-            let torn = Journal(directoryName: "^file^note", entries: [.init(fileName: "a.json", previousContents: Data("stale".utf8))])
-                .serialized().dropLast(3)
+            let torn = Journal(
+                directoryName: "^file^note", entries: [.init(fileName: "a.json", previousContents: Data("stale".utf8))]
+            )
+            .serialized().dropLast(3)
             try torn.write(to: URL(fileURLWithPath: directory.path + "/.journal"))
             let (context, fileSystem) = try Self.openWithoutWriteAccess(directory, code: EROFS)
             #expect(try context.notes() == Self.oldNotes)
@@ -133,11 +142,15 @@ struct FileReadOnlyStoreTests {
     private static func leaveUnfinishedNoteBatch(_ directory: FileTestDirectory, _ context: FileStorageContext) throws {
         let a = context.fileURL(for: FileNote.self, id: "a")
         let oldA = try Data(contentsOf: a)
-        try Journal(directoryName: "^file^note", entries: [
-            .init(fileName: "a.json", previousContents: oldA), .init(fileName: "c.json", previousContents: nil),
-        ]).serialized().write(to: URL(fileURLWithPath: directory.path + "/.journal"))
+        try Journal(
+            directoryName: "^file^note",
+            entries: [
+                .init(fileName: "a.json", previousContents: oldA), .init(fileName: "c.json", previousContents: nil),
+            ]
+        ).serialized().write(to: URL(fileURLWithPath: directory.path + "/.journal"))
         try Data(#"{"entity":{"id":"a","number":0,"text":"new a"},"formatVersion":1,"key":"a"}"#.utf8).write(to: a)
-        try Data(#"{"entity":{"id":"c","number":0,"text":"new c"},"formatVersion":1,"key":"c"}"#.utf8).write(to: context.fileURL(for: FileNote.self, id: "c"))
+        try Data(#"{"entity":{"id":"c","number":0,"text":"new c"},"formatVersion":1,"key":"c"}"#.utf8).write(
+            to: context.fileURL(for: FileNote.self, id: "c"))
     }
 
     @Test("an unfinished batch reads as the state before it, from the journal, without writing", arguments: codes)
@@ -173,7 +186,10 @@ struct FileReadOnlyStoreTests {
             DispatchQueue.concurrentPerform(iterations: 200) { index in
                 let outcome: String
                 if index % 2 == 0 {
-                    outcome = (try? context.fetchAll(FileNote.self)).map { "notes \($0.sorted { $0.id < $1.id } == Self.oldNotes)" } ?? "notes refused"
+                    outcome =
+                        (try? context.fetchAll(FileNote.self)).map {
+                            "notes \($0.sorted { $0.id < $1.id } == Self.oldNotes)"
+                        } ?? "notes refused"
                 } else {
                     outcome = (try? context.fetchAll(FileTag.self)).map { "tags \($0.count)" } ?? "tags refused"
                 }

@@ -1,12 +1,14 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Reads from another process than the writer's, against the `DAOKitCrashWriter batches` child
@@ -38,8 +40,12 @@ struct FileReaderIsolationTests {
                 for index in 0..<8 {
                     let id = "base-\(index)"
                     let record = try #require(try context.fetch(FileCrashRecord.self, id: id))
-                    #expect(record.generation >= previous, "pass \(passes): \(id) is from batch \(record.generation), an earlier record from \(previous)")
-                    #expect(record.payload == Self.payload(id: id, generation: record.generation), "pass \(passes): \(id) holds a torn payload")
+                    #expect(
+                        record.generation >= previous,
+                        "pass \(passes): \(id) is from batch \(record.generation), an earlier record from \(previous)")
+                    #expect(
+                        record.payload == Self.payload(id: id, generation: record.generation),
+                        "pass \(passes): \(id) holds a torn payload")
                     previous = record.generation
                     generations.insert(record.generation)
                 }
@@ -64,7 +70,8 @@ struct FileReaderIsolationTests {
                 #expect(child.waitForLines(startingWith: "committed ", count: Int.random(in: 0...2, using: &generator)))
                 usleep(UInt32.random(in: 0...3_000, using: &generator))
                 child.killNow()
-                #expect(child.process.terminationReason == .uncaughtSignal, "round \(round): the child exited on its own")
+                #expect(
+                    child.process.terminationReason == .uncaughtSignal, "round \(round): the child exited on its own")
                 if Self.journalSize(directory) > 0 { unfinished += 1 }
 
                 var fetched: [String: FileCrashRecord] = [:]
@@ -73,12 +80,16 @@ struct FileReaderIsolationTests {
                 if round % 2 == 1 { for id in ids { fetched[id] = try reader.fetch(FileCrashRecord.self, id: id) } }
                 #expect(Self.journalSize(directory) == 0, "round \(round): the reader left the journal")
 
-                let recovered = try FileStorageContext(directory: directory.url).fetchAll(FileCrashRecord.self).sorted { $0.id < $1.id }
+                let recovered = try FileStorageContext(directory: directory.url).fetchAll(FileCrashRecord.self).sorted {
+                    $0.id < $1.id
+                }
                 #expect(seen == recovered, "round \(round): the reader saw \(seen.map { "\($0.id)=\($0.generation)" })")
                 for id in ids {
                     #expect(fetched[id] == recovered.first { $0.id == id }, "round \(round): fetch of \(id)")
                 }
-                #expect(Set(seen.filter { $0.id.hasPrefix("base-") }.map(\.generation)).count <= 1, "round \(round): a half batch")
+                #expect(
+                    Set(seen.filter { $0.id.hasPrefix("base-") }.map(\.generation)).count <= 1,
+                    "round \(round): a half batch")
             }
             // Most kills land inside a batch; if none did, this test proved nothing.
             #expect(unfinished > 0, "no kill left an unfinished batch")

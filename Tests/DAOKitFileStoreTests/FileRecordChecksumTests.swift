@@ -1,9 +1,10 @@
-@testable import DAOKitFileStore
 import DAOKit
 import DAOKitStoreFormat
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKitFileStore
 
 /// A JSON record whose bytes changed but still parse — a digit, a letter — is a `corruptRecord`
 /// naming its file on every read, never the changed value; the same store's sound records read.
@@ -12,7 +13,9 @@ struct FileRecordChecksumTests {
     @Test func aChangedDigitIsReportedOnEveryRead() throws {
         try FileTestDirectory.with { directory in
             let context = try FileStorageContext(directory: directory.url)
-            try context.save([FileNote(id: "a", text: "alpha", number: 1234), FileNote(id: "b", text: "beta", number: 5)])
+            try context.save([
+                FileNote(id: "a", text: "alpha", number: 1234), FileNote(id: "b", text: "beta", number: 5),
+            ])
             let file = context.fileURL(for: FileNote.self, id: "a")
             let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
             try Data(text.replacingOccurrences(of: "1234", with: "1235").utf8).write(to: file)

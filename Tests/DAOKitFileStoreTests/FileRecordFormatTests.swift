@@ -1,8 +1,9 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
 
 @Suite("RecordFormat")
 struct FileRecordFormatTests {
@@ -12,7 +13,8 @@ struct FileRecordFormatTests {
 
     private func decodeError(_ codec: RecordCodec, _ bytes: Data) -> StorageError? {
         do {
-            _ = try codec.decode(FileNote.self, from: bytes, path: "/store/^file^note/n.json", entityName: "FileNote", key: "n")
+            _ = try codec.decode(
+                FileNote.self, from: bytes, path: "/store/^file^note/n.json", entityName: "FileNote", key: "n")
             Issue.record("decoding \(bytes.count) bytes succeeded")
             return nil
         } catch {
@@ -23,7 +25,10 @@ struct FileRecordFormatTests {
     @Test func jsonRecordsAreSortedEnvelopesWithTheRealKey() throws {
         let data = try json.encode(note, key: note.id)
         let text = String(decoding: data, as: UTF8.self)
-        #expect(text == #"{"checksum":"e67492e7","entity":{"id":"n/1","number":7,"text":"hello"},"formatVersion":2,"key":"n/1"}"#)
+        #expect(
+            text
+                == #"{"checksum":"e67492e7","entity":{"id":"n/1","number":7,"text":"hello"},"formatVersion":2,"key":"n/1"}"#
+        )
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(object["formatVersion"] as? Int == 2)
         #expect(object["checksum"] as? String == "e67492e7")
@@ -39,7 +44,10 @@ struct FileRecordFormatTests {
     }
 
     @Test func nonFiniteNumbersSurviveJSON() throws {
-        struct Reading: Codable, Equatable { var id: String; var value: Double }
+        struct Reading: Codable, Equatable {
+            var id: String
+            var value: Double
+        }
         for value in [Double.nan, .infinity, -.infinity] {
             let data = try json.encode(Reading(id: "r", value: value), key: "r")
             let decoded = try json.decode(Reading.self, from: data, path: "p", entityName: "Reading", key: "r").entity
@@ -48,23 +56,34 @@ struct FileRecordFormatTests {
         }
     }
 
-    @Test("damaged files are corrupt records naming the file", arguments: [
-        ("", "empty file"),
-        (#"{"entity":{"id":"n","number":1,"text":"#, "truncated or not valid JSON"),
-        ("\u{1}\u{7f}garbage\u{0}", "truncated or not valid JSON"),
-        (#"{"entity":{"id":"n","number":1,"text":"t"},"formatVersion":3,"key":"n"}"#, "format version 3 is not supported; this release reads versions 1 and 2"),
-        (#"{"entity":{"id":"n","number":1,"text":"t"},"formatVersion":2,"key":"n"}"#,
-         "format version 2 records begin with their checksum, and this one does not"),
-        (#"{"checksum":"00000000","entity":{"id":"n","number":1,"text":"t"},"formatVersion":2,"key":"n"}"#,
-         "the record's checksum does not match its bytes: the file changed after it was written"),
-        (#"{"checksum":"0e4b1a5c","entity":{"id":"n","number":1,"text":"t"},"formatVersion":2,"key":"m"}"#,
-         "the record's checksum does not match its bytes: the file changed after it was written"),
-        (#"{"entity":{"id":"n","number":1,"text":"t"},"key":"n"}"#, "the record has no formatVersion field"),
-        (#"{"entity":{"id":"n","number":1,"text":"t"},"formatVersion":1}"#, "the record has no key field"),
-        (#"{"formatVersion":1,"key":"n"}"#, "the record has no entity field"),
-        (#"{"entity":{},"formatVersion":"1","key":"n"}"#, "the record's formatVersion field has the wrong type"),
-        ("[1,2,3]", "the file is not a record envelope"),
-    ])
+    @Test(
+        "damaged files are corrupt records naming the file",
+        arguments: [
+            ("", "empty file"),
+            (#"{"entity":{"id":"n","number":1,"text":"#, "truncated or not valid JSON"),
+            ("\u{1}\u{7f}garbage\u{0}", "truncated or not valid JSON"),
+            (
+                #"{"entity":{"id":"n","number":1,"text":"t"},"formatVersion":3,"key":"n"}"#,
+                "format version 3 is not supported; this release reads versions 1 and 2"
+            ),
+            (
+                #"{"entity":{"id":"n","number":1,"text":"t"},"formatVersion":2,"key":"n"}"#,
+                "format version 2 records begin with their checksum, and this one does not"
+            ),
+            (
+                #"{"checksum":"00000000","entity":{"id":"n","number":1,"text":"t"},"formatVersion":2,"key":"n"}"#,
+                "the record's checksum does not match its bytes: the file changed after it was written"
+            ),
+            (
+                #"{"checksum":"0e4b1a5c","entity":{"id":"n","number":1,"text":"t"},"formatVersion":2,"key":"m"}"#,
+                "the record's checksum does not match its bytes: the file changed after it was written"
+            ),
+            (#"{"entity":{"id":"n","number":1,"text":"t"},"key":"n"}"#, "the record has no formatVersion field"),
+            (#"{"entity":{"id":"n","number":1,"text":"t"},"formatVersion":1}"#, "the record has no key field"),
+            (#"{"formatVersion":1,"key":"n"}"#, "the record has no entity field"),
+            (#"{"entity":{},"formatVersion":"1","key":"n"}"#, "the record's formatVersion field has the wrong type"),
+            ("[1,2,3]", "the file is not a record envelope"),
+        ])
     func damagedFilesAreCorruptRecords(_ contents: String, _ detail: String) throws {
         let error = try #require(decodeError(json, Data(contents.utf8)))
         #expect(error.kind == .corruptRecord(detail))
@@ -81,7 +100,8 @@ struct FileRecordFormatTests {
     }
 
     @Test func randomBytesAreACorruptPropertyList() throws {
-        let error = try #require(decodeError(plist, Data([0x62, 0x70, 0x6c, 0x69, 0x73, 0x74, 0x30, 0x30, 0xff, 0x00])))
+        let error = try #require(
+            decodeError(plist, Data([0x62, 0x70, 0x6c, 0x69, 0x73, 0x74, 0x30, 0x30, 0xff, 0x00])))
         #expect(error.kind == .corruptRecord("truncated or not a property list"))
     }
 

@@ -1,9 +1,10 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitStoreFormat
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
 
 /// Recovery on open, from states a crash can leave behind, built by hand.
 @Suite("File recovery")
@@ -18,7 +19,8 @@ struct FileRecoveryTests {
             try context.save([FileNote(id: "kept", text: "k")])
             let noteDirectory = context.fileURL(for: FileNote.self, id: "kept").deletingLastPathComponent().path
             try write("half a record", to: noteDirectory + "/.tmp-1234")
-            try FileManager.default.createDirectory(atPath: directory.path + "/.trash-99/inner", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: directory.path + "/.trash-99/inner", withIntermediateDirectories: true)
             try write("{}", to: directory.path + "/.trash-99/a.json")
             _ = try FileStorageContext(directory: directory.url)
             #expect(fileTreeNames(directory.path) == [".changes", ".lock", "^file^note", "^file^note/kept.json"])
@@ -34,19 +36,29 @@ struct FileRecoveryTests {
             let oldA = try Data(contentsOf: a)
             let oldB = try Data(contentsOf: b)
             // A batch that rewrote a, half-wrote b, inserted c and deleted d, then died.
-            let journal = Journal(directoryName: "^file^note", entries: [
-                .init(fileName: "a.json", previousContents: oldA),
-                .init(fileName: "b.json", previousContents: oldB),
-                .init(fileName: "c.json", previousContents: nil),
-                .init(fileName: "d.json", previousContents: Data(#"{"entity":{"id":"d","number":0,"text":"old d"},"formatVersion":1,"key":"d"}"#.utf8)),
-            ])
+            let journal = Journal(
+                directoryName: "^file^note",
+                entries: [
+                    .init(fileName: "a.json", previousContents: oldA),
+                    .init(fileName: "b.json", previousContents: oldB),
+                    .init(fileName: "c.json", previousContents: nil),
+                    .init(
+                        fileName: "d.json",
+                        previousContents: Data(
+                            #"{"entity":{"id":"d","number":0,"text":"old d"},"formatVersion":1,"key":"d"}"#.utf8)),
+                ])
             try journal.serialized().write(to: URL(fileURLWithPath: directory.path + "/.journal"))
             try Data(#"{"entity":{"id":"a","number":0,"text":"new a"},"formatVersion":1,"key":"a"}"#.utf8).write(to: a)
             try Data(#"{"entity":{"id":"b","#.utf8).write(to: b)
-            try Data(#"{"entity":{"id":"c","number":0,"text":"new c"},"formatVersion":1,"key":"c"}"#.utf8).write(to: context.fileURL(for: FileNote.self, id: "c"))
+            try Data(#"{"entity":{"id":"c","number":0,"text":"new c"},"formatVersion":1,"key":"c"}"#.utf8).write(
+                to: context.fileURL(for: FileNote.self, id: "c"))
 
             let reopened = try FileStorageContext(directory: directory.url)
-            #expect(try reopened.notes() == [FileNote(id: "a", text: "old a"), FileNote(id: "b", text: "old b"), FileNote(id: "d", text: "old d")])
+            #expect(
+                try reopened.notes() == [
+                    FileNote(id: "a", text: "old a"), FileNote(id: "b", text: "old b"),
+                    FileNote(id: "d", text: "old d"),
+                ])
             #expect(try Data(contentsOf: URL(fileURLWithPath: directory.path + "/.journal")).isEmpty)
         }
     }
@@ -56,9 +68,12 @@ struct FileRecoveryTests {
             let context = try FileStorageContext(directory: directory.url)
             try context.save([FileNote(id: "a", text: "old a")])
             let oldA = try Data(contentsOf: context.fileURL(for: FileNote.self, id: "a"))
-            let journal = Journal(directoryName: "^file^note", entries: [
-                .init(fileName: "a.json", previousContents: oldA), .init(fileName: "new.json", previousContents: nil),
-            ])
+            let journal = Journal(
+                directoryName: "^file^note",
+                entries: [
+                    .init(fileName: "a.json", previousContents: oldA),
+                    .init(fileName: "new.json", previousContents: nil),
+                ])
             try context.save([FileNote(id: "a", text: "new a"), FileNote(id: "new", text: "n")])
             try context.rollBack(journal)
             try context.rollBack(journal)
@@ -71,8 +86,10 @@ struct FileRecoveryTests {
             let context = try FileStorageContext(directory: directory.url)
             try context.save([FileNote(id: "a", text: "current")])
             // Torn while being written: the records were not touched yet, so they are current.
-            let torn = Journal(directoryName: "^file^note", entries: [.init(fileName: "a.json", previousContents: Data("stale".utf8))])
-                .serialized().dropLast(3)
+            let torn = Journal(
+                directoryName: "^file^note", entries: [.init(fileName: "a.json", previousContents: Data("stale".utf8))]
+            )
+            .serialized().dropLast(3)
             try torn.write(to: URL(fileURLWithPath: directory.path + "/.journal"))
             let reopened = try FileStorageContext(directory: directory.url)
             #expect(try reopened.notes() == [FileNote(id: "a", text: "current")])

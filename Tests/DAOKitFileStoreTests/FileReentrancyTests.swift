@@ -1,14 +1,16 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitInternals
 import DAOKitStoreFormat
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// User code that calls the file store again in the middle of one of its calls (issue 14,
@@ -49,7 +51,8 @@ struct FileReentrancyTests {
             #expect(!seen.isEmpty, "the batch wrote nothing")
             #expect(seen.allSatisfy { $0 == "busy" }, "another process took the lock during the save: \(seen)")
             #expect(tryLockFromAnotherProcess(directory) == "acquired", "the save left the lock held")
-            #expect(try context.fetchAll(CallbackNote.self).map(\.text).sorted() == Array(repeating: "new", count: size))
+            #expect(
+                try context.fetchAll(CallbackNote.self).map(\.text).sorted() == Array(repeating: "new", count: size))
         }
     }
 
@@ -102,7 +105,8 @@ struct FileReentrancyTests {
                 seen.append(tryLockFromAnotherProcess(directory))
                 return seen
             }
-            #expect(outcome == .finished(["refused", "busy", "refused", "busy", "refused", "refused", "busy", "acquired"]))
+            #expect(
+                outcome == .finished(["refused", "busy", "refused", "busy", "refused", "refused", "busy", "acquired"]))
             // Usable as before.
             try context.save([FileNote(id: "a", text: "a")])
             #expect(try context.notes() == [FileNote(id: "a", text: "a")])
@@ -120,7 +124,9 @@ struct FileReentrancyTests {
             #expect(String(describing: error).contains("refused"))
             // What the context makes of it.
             let mapped = try #require(throws: StorageError.self) {
-                try context.mapErrors(entityName: nil, key: nil) { try context.withWriteLock { try context.withWriteLock {} } }
+                try context.mapErrors(entityName: nil, key: nil) {
+                    try context.withWriteLock { try context.withWriteLock {} }
+                }
             }
             #expect(mapped.kind == .reentrantCall)
             #expect(mapped.location == directory.path + "/.lock")
@@ -137,7 +143,8 @@ struct FileReentrancyTests {
             fileSystem.failUnlocks(true)
             let notes = (0..<(batch ? 3 : 1)).map { FileNote(id: "n\($0)", text: "t") }
             try context.save(notes)
-            #expect(tryLockFromAnotherProcess(directory) == "acquired", "the store kept its lock after a failed LOCK_UN")
+            #expect(
+                tryLockFromAnotherProcess(directory) == "acquired", "the store kept its lock after a failed LOCK_UN")
             #expect(try context.notes() == notes)  // a read, whose release fails too
             #expect(tryLockFromAnotherProcess(directory) == "acquired")
             fileSystem.failUnlocks(false)
@@ -177,7 +184,9 @@ final class ObservedFileSystem: FileSystem, @unchecked Sendable {
     func onWrite(_ hook: ((String) -> Void)?) { hooks.withLock { $0.onWrite = hook } }
     func failUnlocks(_ fail: Bool) { hooks.withLock { $0.failUnlocks = fail } }
 
-    func open(_ path: String, _ flags: Int32, _ mode: mode_t) throws(FileSystemError) -> Int32 { try base.open(path, flags, mode) }
+    func open(_ path: String, _ flags: Int32, _ mode: mode_t) throws(FileSystemError) -> Int32 {
+        try base.open(path, flags, mode)
+    }
     func close(_ fd: Int32, path: String) throws(FileSystemError) { try base.close(fd, path: path) }
     func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(FileSystemError) -> Int {
         try base.read(fd, into: buffer, path: path)
@@ -188,12 +197,20 @@ final class ObservedFileSystem: FileSystem, @unchecked Sendable {
     }
     func status(_ fd: Int32, path: String) throws(FileSystemError) -> FileStatus { try base.status(fd, path: path) }
     func status(atPath path: String) throws(FileSystemError) -> FileStatus? { try base.status(atPath: path) }
-    func truncate(_ fd: Int32, length: Int, path: String) throws(FileSystemError) { try base.truncate(fd, length: length, path: path) }
+    func truncate(_ fd: Int32, length: Int, path: String) throws(FileSystemError) {
+        try base.truncate(fd, length: length, path: path)
+    }
     func fsync(_ fd: Int32, path: String) throws(FileSystemError) { try base.fsync(fd, path: path) }
-    func syncFileSystem(_ fd: Int32, path: String) throws(FileSystemError) -> Bool { try base.syncFileSystem(fd, path: path) }
-    func rename(_ source: String, _ destination: String) throws(FileSystemError) { try base.rename(source, destination) }
+    func syncFileSystem(_ fd: Int32, path: String) throws(FileSystemError) -> Bool {
+        try base.syncFileSystem(fd, path: path)
+    }
+    func rename(_ source: String, _ destination: String) throws(FileSystemError) {
+        try base.rename(source, destination)
+    }
     func unlink(_ path: String) throws(FileSystemError) { try base.unlink(path) }
-    func open(_ name: String, in directory: Int32, _ flags: Int32, _ mode: mode_t, path: String) throws(FileSystemError) -> Int32 {
+    func open(_ name: String, in directory: Int32, _ flags: Int32, _ mode: mode_t, path: String) throws(FileSystemError)
+        -> Int32
+    {
         try base.open(name, in: directory, flags, mode, path: path)
     }
     func rename(_ source: String, to destination: String, in directory: Int32, path: String) throws(FileSystemError) {

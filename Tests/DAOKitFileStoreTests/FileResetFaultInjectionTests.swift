@@ -1,12 +1,14 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `FileStorageContext.reset()` is all or nothing: the Nth file-system call fails, for every N
@@ -21,8 +23,9 @@ struct FileResetFaultInjectionTests {
         var description: String { "\(notes.count) notes, \(tags.count) tags" }
     }
 
-    static let old = State(notes: (0..<4).map { FileNote(id: "n\($0)", text: "old \($0)", number: $0) },
-                           tags: (0..<2).map { FileTag(id: "t\($0)", label: "tag \($0)") })
+    static let old = State(
+        notes: (0..<4).map { FileNote(id: "n\($0)", text: "old \($0)", number: $0) },
+        tags: (0..<2).map { FileTag(id: "t\($0)", label: "tag \($0)") })
     static let empty = State(notes: [], tags: [])
 
     static func makeOldStore(_ directory: FileTestDirectory) throws {
@@ -32,14 +35,16 @@ struct FileResetFaultInjectionTests {
     }
 
     static func state(of context: FileStorageContext) throws -> State {
-        State(notes: try context.fetchAll(FileNote.self).sorted { $0.id < $1.id },
-              tags: try context.fetchAll(FileTag.self).sorted { $0.id < $1.id })
+        State(
+            notes: try context.fetchAll(FileNote.self).sorted { $0.id < $1.id },
+            tags: try context.fetchAll(FileTag.self).sorted { $0.id < $1.id })
     }
 
     static func expectNoLeftovers(_ directory: FileTestDirectory) {
         let names = fileTreeNames(directory.path)
         #expect(!names.contains { $0.contains(".trash-") || $0.contains(".tmp-") }, "\(names)")
-        let journal = (try? FileManager.default.attributesOfItem(atPath: directory.path + "/.journal")[.size] as? Int) ?? 0
+        let journal =
+            (try? FileManager.default.attributesOfItem(atPath: directory.path + "/.journal")[.size] as? Int) ?? 0
         #expect(journal == 0)
     }
 
@@ -68,7 +73,9 @@ struct FileResetFaultInjectionTests {
                     }
                     let seen = try Self.state(of: context)
                     #expect(seen == Self.old, "call \(call) failed (\(error)) and left \(seen)")
-                    #expect(try Self.state(of: FileStorageContext(directory: directory.url)) == seen, "call \(call), reopened")
+                    #expect(
+                        try Self.state(of: FileStorageContext(directory: directory.url)) == seen,
+                        "call \(call), reopened")
                     Self.expectNoLeftovers(directory)
                 }
             }
@@ -103,7 +110,9 @@ struct FileResetFaultInjectionTests {
                     if seen == Self.empty { sawEmptyAfterACrash = true }
                 }
                 #expect(try Self.state(of: readers[1]) == seen, "crash after call \(call), other reader")
-                #expect(try Self.state(of: FileStorageContext(directory: directory.url)) == seen, "crash after call \(call), reopened")
+                #expect(
+                    try Self.state(of: FileStorageContext(directory: directory.url)) == seen,
+                    "crash after call \(call), reopened")
                 Self.expectNoLeftovers(directory)
                 return finished
             }

@@ -1,7 +1,7 @@
 import DAOKit
 import DAOKitFileStore
-import DAOKitTesting
 import DAOKitTestSupport
+import DAOKitTesting
 import Foundation
 import Testing
 
@@ -44,9 +44,12 @@ struct FileSalvageTests {
             let found = try context.fetchReadable(FixtureNoteEntity.self)
             #expect(found.values.count == 3)
             #expect(found.failures.map(\.storageKey) == ["4"])
-            #expect(found.failures.first?.error.kind == .corruptRecord("a directory is where the record file should be"))
+            #expect(
+                found.failures.first?.error.kind == .corruptRecord("a directory is where the record file should be"))
             // The store never removes what it did not write: the directory is for a person to remove.
-            let error = try #require(throws: StorageError.self) { try context.delete(FixtureNoteEntity.self, storageKeys: ["4"]) }
+            let error = try #require(throws: StorageError.self) {
+                try context.delete(FixtureNoteEntity.self, storageKeys: ["4"])
+            }
             #expect(error.kind == .corruptRecord("a directory is where the record file should be"))
             #expect(FileManager.default.fileExists(atPath: url.path))
         }

@@ -1,7 +1,7 @@
 import DAOKit
 import DAOKitFileStore
-import DAOKitTesting
 import DAOKitTestSupport
+import DAOKitTesting
 import Foundation
 import Testing
 

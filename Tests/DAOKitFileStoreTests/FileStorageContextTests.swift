@@ -1,8 +1,9 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
 
 @Suite("FileStorageContext")
 struct FileStorageContextTests {
@@ -25,8 +26,12 @@ struct FileStorageContextTests {
             let expected = directory.path + "/^file^note/^hello%20^world.json"
             #expect(context.fileURL(for: FileNote.self, id: "Hello World").path == expected)
             let data = try Data(contentsOf: URL(fileURLWithPath: expected))
-            #expect(String(decoding: data, as: UTF8.self) == #"{"checksum":"44c2afb6","entity":{"id":"Hello World","number":0,"text":"t"},"formatVersion":2,"key":"Hello World"}"#)
-            #expect(fileTreeNames(directory.path) == [".changes", ".lock", "^file^note", "^file^note/^hello%20^world.json"])
+            #expect(
+                String(decoding: data, as: UTF8.self)
+                    == #"{"checksum":"44c2afb6","entity":{"id":"Hello World","number":0,"text":"t"},"formatVersion":2,"key":"Hello World"}"#
+            )
+            #expect(
+                fileTreeNames(directory.path) == [".changes", ".lock", "^file^note", "^file^note/^hello%20^world.json"])
         }
     }
 
@@ -59,7 +64,9 @@ struct FileStorageContextTests {
     @Test func aBatchWithARepeatedIDKeepsTheLastEntity() throws {
         try FileTestDirectory.with { directory in
             let context = try FileStorageContext(directory: directory.url)
-            try context.save([FileNote(id: "x", text: "first"), FileNote(id: "y", text: "y"), FileNote(id: "x", text: "last")])
+            try context.save([
+                FileNote(id: "x", text: "first"), FileNote(id: "y", text: "y"), FileNote(id: "x", text: "last"),
+            ])
             #expect(try context.notes() == [FileNote(id: "x", text: "last"), FileNote(id: "y", text: "y")])
         }
     }
@@ -69,8 +76,10 @@ struct FileStorageContextTests {
             // The store sits three levels down, so an escape of up to three levels would show.
             let store = directory.url.appendingPathComponent("a/b/store")
             let context = try FileStorageContext(directory: store)
-            let ids = ["..", ".", "/", "../escape", "../../../escape", "/etc/passwd", "a/../../b", "\0", "",
-                       String(repeating: "é", count: 500), ".journal", ".lock", ".tmp-1", "~", "*"]
+            let ids = [
+                "..", ".", "/", "../escape", "../../../escape", "/etc/passwd", "a/../../b", "\0", "",
+                String(repeating: "é", count: 500), ".journal", ".lock", ".tmp-1", "~", "*",
+            ]
             let notes = ids.map { FileNote(id: $0, text: "id \($0.debugDescription)") }
             try context.save(notes)
             try context.save([FileNote(id: "../../single", text: "single")])
@@ -79,7 +88,10 @@ struct FileStorageContextTests {
             let files = fileTreeNames(store.path).filter { $0.hasPrefix("^file^note/") }
             #expect(files.count == ids.count + 1)
             #expect(files.allSatisfy { !$0.dropFirst("^file^note/".count).contains("/") })
-            #expect(fileTreeNames(directory.path).allSatisfy { ["a", "a/b", "a/b/store"].contains($0) || $0.hasPrefix("a/b/store/") })
+            #expect(
+                fileTreeNames(directory.path).allSatisfy {
+                    ["a", "a/b", "a/b/store"].contains($0) || $0.hasPrefix("a/b/store/")
+                })
         }
     }
 
@@ -98,7 +110,9 @@ struct FileStorageContextTests {
             let context = try FileStorageContext(directory: directory.url, format: .propertyList)
             let notes = [FileNote(id: "a", text: "α", number: 1), FileNote(id: "B", text: "b", number: 2)]
             try context.save(notes)
-            #expect(try FileStorageContext(directory: directory.url, format: .propertyList).notes() == notes.sorted { $0.id < $1.id })
+            #expect(
+                try FileStorageContext(directory: directory.url, format: .propertyList).notes()
+                    == notes.sorted { $0.id < $1.id })
             let data = try Data(contentsOf: context.fileURL(for: FileNote.self, id: "a"))
             #expect(context.fileURL(for: FileNote.self, id: "a").pathExtension == "plist")
             #expect(data.starts(with: Array("bplist00".utf8)))
@@ -182,7 +196,10 @@ struct FileStorageContextTests {
                 for index in 0..<25 {
                     do {
                         if index % 5 == 0 {
-                            try context.save([FileNote(id: "w\(writer)-\(index)", text: "b"), FileNote(id: "w\(writer)-\(index)b", text: "b")])
+                            try context.save([
+                                FileNote(id: "w\(writer)-\(index)", text: "b"),
+                                FileNote(id: "w\(writer)-\(index)b", text: "b"),
+                            ])
                         } else {
                             try context.save([FileNote(id: "w\(writer)-\(index)", text: "s")])
                         }

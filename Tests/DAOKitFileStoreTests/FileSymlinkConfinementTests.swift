@@ -1,13 +1,15 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitStoreFormat
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A symbolic link anywhere inside the store — as a record, as an entity folder, as `.journal`,
@@ -75,7 +77,8 @@ struct FileSymlinkConfinementTests {
         }
     }
 
-    @Test("a symlinked entity folder is refused by every entry point, naming the folder", arguments: EntryPoint.allCases)
+    @Test(
+        "a symlinked entity folder is refused by every entry point, naming the folder", arguments: EntryPoint.allCases)
     func aSymlinkedEntityFolderIsRefusedNamingIt(_ entryPoint: EntryPoint) throws {
         try FileTestDirectory.with { directory in
             let setup = try Setup(directory)
@@ -89,12 +92,14 @@ struct FileSymlinkConfinementTests {
             #expect(error.description.contains("never follows"), "\(error)")
             #expect(try setup.outsideState() == before)
             // The link is still there: nothing removed or replaced it.
-            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: setup.entityFolder) == setup.outsideFolder)
+            #expect(
+                try FileManager.default.destinationOfSymbolicLink(atPath: setup.entityFolder) == setup.outsideFolder)
         }
     }
 
-    @Test("a symlinked record is refused by every entry point that opens it, naming it",
-          arguments: [EntryPoint.fetch, .fetchAll, .singleSave, .batchSave, .delete])
+    @Test(
+        "a symlinked record is refused by every entry point that opens it, naming it",
+        arguments: [EntryPoint.fetch, .fetchAll, .singleSave, .batchSave, .delete])
     func aSymlinkedRecordIsRefusedNamingIt(_ entryPoint: EntryPoint) throws {
         try FileTestDirectory.with { directory in
             let setup = try Setup(directory)
@@ -119,7 +124,8 @@ struct FileSymlinkConfinementTests {
             #expect(try setup.context.storedKeys(FileNote.self).sorted() == ["a", "b"])
             let readable = try setup.context.fetchReadable(FileNote.self)
             #expect(readable.values == [FileNote(id: "b", text: "b")])
-            #expect(readable.failures.map(\.error.location) == [setup.context.fileURL(for: FileNote.self, id: "a").path])
+            #expect(
+                readable.failures.map(\.error.location) == [setup.context.fileURL(for: FileNote.self, id: "a").path])
         }
     }
 
@@ -141,8 +147,12 @@ struct FileSymlinkConfinementTests {
             defer { setup.removeOutside() }
             let oldA = try Data(contentsOf: setup.context.fileURL(for: FileNote.self, id: "a"))
             let folderName = (setup.entityFolder as NSString).lastPathComponent
-            let journal = Journal(directoryName: folderName, entries: [.init(fileName: "a.json", previousContents: oldA),
-                                                                      .init(fileName: "b.json", previousContents: nil)])
+            let journal = Journal(
+                directoryName: folderName,
+                entries: [
+                    .init(fileName: "a.json", previousContents: oldA),
+                    .init(fileName: "b.json", previousContents: nil),
+                ])
             try journal.serialized().write(to: directory.url.appendingPathComponent(".journal"))
             try setup.link(setup.entityFolder, to: setup.outsideFolder)
             let before = try setup.outsideState()

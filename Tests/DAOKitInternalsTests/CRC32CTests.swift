@@ -22,7 +22,8 @@ struct CRC32CTests {
             for start in 0..<8 {
                 for length in stride(from: 0, to: all.count - start, by: 7) {
                     let slice = UnsafeRawBufferPointer(rebasing: all[start..<(start + length)])
-                    #expect(CRC32C.checksum(slice) == CRC32C.portableChecksum(slice), "start \(start), length \(length)")
+                    #expect(
+                        CRC32C.checksum(slice) == CRC32C.portableChecksum(slice), "start \(start), length \(length)")
                 }
             }
         }
@@ -32,7 +33,8 @@ struct CRC32CTests {
         let data = Data((0..<100).map { UInt8($0) })
         for split in [0, 1, 7, 8, 50, 99, 100] {
             let first = CRC32C.checksum(data.prefix(split))
-            #expect(CRC32C.checksum(data.dropFirst(split), continuing: first) == CRC32C.checksum(data), "split \(split)")
+            #expect(
+                CRC32C.checksum(data.dropFirst(split), continuing: first) == CRC32C.checksum(data), "split \(split)")
         }
     }
 

@@ -13,7 +13,12 @@ struct ThreadNameTests {
             for index in 0..<8 {
                 Thread.start(named: "DAOKit test \(index)") {
                     seen.withLock { $0[index] = Thread.currentSystemName }
-                    if remaining.withLock({ $0 -= 1; return $0 == 0 }) { done.resume() }
+                    if remaining.withLock({
+                        $0 -= 1
+                        return $0 == 0
+                    }) {
+                        done.resume()
+                    }
                 }
             }
         }

@@ -1,7 +1,8 @@
-@testable import DAOKit
-@testable import DAOKitSQL
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitSQL
 
 /// `JSONRecord.decode`, the last step of every read of a JSON-column context: escapes undone,
 /// failures classified and named, and the key spelled out only for a record that fails.
@@ -48,7 +49,9 @@ struct JSONRecordDecodingTests {
         #expect(error.key == "n1")
     }
 
-    @Test(arguments: ["nul\0inside", "mark\u{10FFFF}", "mark then digits \u{10FFFF}0\u{10FFFF}1", "\0\u{10FFFF}", "plain"])
+    @Test(arguments: [
+        "nul\0inside", "mark\u{10FFFF}", "mark then digits \u{10FFFF}0\u{10FFFF}1", "\0\u{10FFFF}", "plain",
+    ])
     func aStringWithNULOrTheEscapeMarkReadsBackAsEncoded(_ text: String) throws {
         let note = Note(id: text, body: text)
         let record = try JSONRecord.encode(note)

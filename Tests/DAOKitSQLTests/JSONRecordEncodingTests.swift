@@ -1,7 +1,8 @@
-@testable import DAOKit
-@testable import DAOKitSQL
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitSQL
 
 /// `JSONRecord.encode` writes what a `jsonb` column cannot lose: -0.0 as a marked string (its
 /// `numeric` has no negative zero), NaN as "NaN" for a `Date` as for a `Double`, and the kinds
@@ -22,14 +23,19 @@ struct JSONRecordEncodingTests {
     }
 
     @Test func negativeZeroIsStoredAsAMarkedStringAndReadBackNegative() throws {
-        let reading = Reading(id: 1, value: -0.0, at: Date(timeIntervalSinceReferenceDate: -0.0), series: [-0.0, 1, -0.0])
+        let reading = Reading(
+            id: 1, value: -0.0, at: Date(timeIntervalSinceReferenceDate: -0.0), series: [-0.0, 1, -0.0])
         let encoded = try JSONRecord.encode(reading)
-        #expect(encoded.json.components(separatedBy: JSONRecord.negativeZero).count == 5, "every -0.0 marked: \(encoded.json)")
-        #expect(!encoded.json.replacingOccurrences(of: JSONRecord.negativeZero, with: "").contains("-0"),
-                "no number a server could turn into +0: \(encoded.json)")
+        #expect(
+            encoded.json.components(separatedBy: JSONRecord.negativeZero).count == 5,
+            "every -0.0 marked: \(encoded.json)")
+        #expect(
+            !encoded.json.replacingOccurrences(of: JSONRecord.negativeZero, with: "").contains("-0"),
+            "no number a server could turn into +0: \(encoded.json)")
         #expect(encoded.fields.first { $0.name == "value" }?.kind == .real)
         #expect(encoded.fields.first { $0.name == "at" }?.kind == .date)
-        let decoded = try JSONRecord.decode(Reading.self, from: Data(normalizedAsNumeric(encoded.json).utf8), key: "1", location: "test")
+        let decoded = try JSONRecord.decode(
+            Reading.self, from: Data(normalizedAsNumeric(encoded.json).utf8), key: "1", location: "test")
         #expect(decoded.value.sign == .minus && decoded.value == 0)
         #expect(decoded.at.timeIntervalSinceReferenceDate.sign == .minus)
         #expect(decoded.series.map(\.sign) == [.minus, .plus, .minus])

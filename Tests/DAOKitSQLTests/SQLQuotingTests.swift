@@ -1,6 +1,6 @@
 import CSQLite
-import DAOKitSQL
 import DAOKit
+import DAOKitSQL
 import Testing
 
 /// Names spelled into SQL: every quote doubled, nothing else touched, and the database reads back

@@ -19,7 +19,9 @@ struct ChecksumSample: Storable, Equatable {
 @Suite("SQLite row checksums")
 struct SQLiteChecksumTests {
     static let samples = (0..<20).map {
-        ChecksumSample(id: String(format: "key%03d", $0), text: "text-\($0)-marker", count: $0 * 1000, ratio: Double($0) / 3, raw: Data([UInt8($0), 7]))
+        ChecksumSample(
+            id: String(format: "key%03d", $0), text: "text-\($0)-marker", count: $0 * 1000, ratio: Double($0) / 3,
+            raw: Data([UInt8($0), 7]))
     }
 
     /// A closed database in rollback-journal mode, so that every row is in the main file.
@@ -91,14 +93,18 @@ struct SQLiteChecksumTests {
         let database = try populated()
         defer { database.remove() }
         // Change the checksum column of one row: whichever column changed, the row is reported.
-        try sqliteShell(database.file, "UPDATE Sample SET daokit_checksum = daokit_checksum + 1 WHERE daokit_key = 'key003'")
+        try sqliteShell(
+            database.file, "UPDATE Sample SET daokit_checksum = daokit_checksum + 1 WHERE daokit_key = 'key003'")
         let context = try database.open()
         let error = try #require(throws: StorageError.self) { try context.fetch(ChecksumSample.self, id: "key003") }
         #expect(error.kind.code == .corruptRecord)
         // A value changed behind the context's back (the checksum kept) is reported the same way.
         try sqliteShell(database.file, "UPDATE Sample SET count = 5 WHERE daokit_key = 'key004'")
         #expect(throws: StorageError.self) { try context.fetch(ChecksumSample.self, id: "key004") }
-        #expect(try context.fetchReadable(ChecksumSample.self).failures.compactMap(\.storageKey).sorted() == ["key003", "key004"])
+        #expect(
+            try context.fetchReadable(ChecksumSample.self).failures.compactMap(\.storageKey).sorted() == [
+                "key003", "key004",
+            ])
     }
 
     @Test func rowsOfAnEarlierReleaseReadUncheckedAndARewriteAddsTheChecksum() throws {

@@ -1,7 +1,7 @@
 import DAOKit
 import DAOKitSQLite
-import DAOKitTesting
 import DAOKitTestSupport
+import DAOKitTesting
 import Foundation
 import Testing
 

@@ -20,8 +20,9 @@ struct SQLiteCrashTests {
             // Every fifth kill lands while the child opens the database; the others while it writes.
             if round % 5 != 4 {
                 #expect(child.waitForLine("ready"), "round \(round): the child stopped before it was ready")
-                #expect(child.waitForLines(startingWith: "committed ", count: Int.random(in: 0...2, using: &generator)),
-                        "round \(round): the child stopped")
+                #expect(
+                    child.waitForLines(startingWith: "committed ", count: Int.random(in: 0...2, using: &generator)),
+                    "round \(round): the child stopped")
             }
             usleep(UInt32.random(in: 0...3_000, using: &generator))
             child.killNow()

@@ -11,7 +11,10 @@ struct SQLiteDamagedFileTests {
     /// A database file holding `count` records, closed (so its log is checkpointed into it).
     private func populated(_ database: TemporaryDatabase, count: Int) throws {
         let context = try database.open()
-        try context.save((0..<count).map { FileCrashRecord(id: "r\($0)", generation: $0, payload: String(repeating: "x", count: 300)) })
+        try context.save(
+            (0..<count).map {
+                FileCrashRecord(id: "r\($0)", generation: $0, payload: String(repeating: "x", count: 300))
+            })
     }
 
     @Test func aFileThatIsNotADatabaseIsRefusedOnOpen() throws {
@@ -84,9 +87,12 @@ struct SQLiteDamagedFileTests {
     private func readOnlyChild(_ database: TemporaryDatabase, directoryMode: Int) throws -> [String] {
         try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: database.file.path)
         try FileManager.default.setAttributes([.posixPermissions: directoryMode], ofItemAtPath: database.directory.path)
-        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: database.directory.path) }
+        defer {
+            try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: database.directory.path)
+        }
         let user = geteuid() == 0 ? "65534" : String(geteuid())  // root ignores permission bits
-        let (status, lines, errors) = try FileChildProcess(arguments: ["sqlite-readonly", database.file.path, user]).finish()
+        let (status, lines, errors) = try FileChildProcess(arguments: ["sqlite-readonly", database.file.path, user])
+            .finish()
         #expect(status == 0, "\(errors)")
         return lines
     }
@@ -98,7 +104,8 @@ struct SQLiteDamagedFileTests {
         let lines = try readOnlyChild(database, directoryMode: 0o777)
         #expect(lines.first == "before r0=0,r1=1,r2=2", "\(lines)")
         let save = try #require(lines.first { $0.hasPrefix("save ") }, "\(lines)")
-        #expect(save.hasPrefix("save failed CrashRecord \"new\": I/O failure (SQLite error 8 (SQLITE_READONLY)"), "\(save)")
+        #expect(
+            save.hasPrefix("save failed CrashRecord \"new\": I/O failure (SQLite error 8 (SQLITE_READONLY)"), "\(save)")
         #expect(save.contains(database.file.path))
         #expect(lines.last == "after r0=0,r1=1,r2=2", "\(lines)")
     }

@@ -33,6 +33,8 @@ struct SQLiteDatabaseFolderTests {
         let error = try #require(throws: StorageError.self) { try SQLiteStorageContext(file: file) }
         #expect(error.kind.code == .io, "\(error)")
         #expect(error.location == file.path)
-        #expect(error.description.contains("cannot create the folder \(blocker.appendingPathComponent("store").path)"), "\(error)")
+        #expect(
+            error.description.contains("cannot create the folder \(blocker.appendingPathComponent("store").path)"),
+            "\(error)")
     }
 }

@@ -1,9 +1,10 @@
-@testable import DAOKit
-@testable import DAOKitSQLite
 import DAOKitSQL
 import DAOKitTesting
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitSQLite
 
 /// Generated queries on ``SQLiteStorageContext`` against ``StorageQuery/apply(to:)`` on the same
 /// entities (the Swift evaluation that defines every query's answer), with and without indexes.
@@ -20,14 +21,18 @@ struct SQLiteQueryDifferentialTests {
     private func check<Variant>(_ type: QueryProbe<Variant>.Type, seed: UInt64) throws {
         let context = try SQLiteStorageContext()
         var inSQL = (filters: 0, queries: 0)
-        let mismatches = try QueryDifferential.fetchAndCountMismatches(type, in: context, seed: seed, queries: Self.queriesPerSeed) { query in
+        let mismatches = try QueryDifferential.fetchAndCountMismatches(
+            type, in: context, seed: seed, queries: Self.queriesPerSeed
+        ) { query in
             let translation = try #require(try context.translation(of: query, for: type))
             if translation.conditionIsExact && query.filter != nil { inSQL.filters += 1 }
             if translation.isExact { inSQL.queries += 1 }
         }
         #expect(mismatches.isEmpty, "\(mismatches)")
         // The comparison means something only if SQL answers a good share of the queries alone.
-        #expect(inSQL.filters > Self.queriesPerSeed / 5 && inSQL.queries > Self.queriesPerSeed / 5, "answered in SQL: \(inSQL)")
+        #expect(
+            inSQL.filters > Self.queriesPerSeed / 5 && inSQL.queries > Self.queriesPerSeed / 5,
+            "answered in SQL: \(inSQL)")
     }
 
     @Test("delete(matching:) removes exactly what the Swift evaluation selects", arguments: [4, 5, 6, 7])
@@ -46,9 +51,11 @@ struct SQLiteQueryDifferentialTests {
         entities[1].name = "e\u{301}"  // NFD é
         entities[2].name = "K"
         try context.save(entities)
-        let kelvin = try context.fetch(QueryProbe<QueryProbeIndexed>.self, matching: StorageQuery(filter: .compare("name", .equal, .string("K"))))
+        let kelvin = try context.fetch(
+            QueryProbe<QueryProbeIndexed>.self, matching: StorageQuery(filter: .compare("name", .equal, .string("K"))))
         #expect(Set(kelvin.map(\.id)) == [0, 2])
-        let acute = try context.count(QueryProbe<QueryProbeIndexed>.self, matching: .compare("name", .equal, .string("é")))
+        let acute = try context.count(
+            QueryProbe<QueryProbeIndexed>.self, matching: .compare("name", .equal, .string("é")))
         #expect(acute == 1)
         // And they come back byte for byte as stored.
         let stored = try #require(try context.fetch(QueryProbe<QueryProbeIndexed>.self, id: 1))
@@ -57,8 +64,9 @@ struct SQLiteQueryDifferentialTests {
 
     @Test func anIndexedScreenQueryIsAnsweredBySQLAlone() throws {
         let kinds: [String: SQLiteFieldKinds] = ["group": [.string], "flag": [.bool], "date": [.date]]
-        let query = StorageQuery(filter: .and([.compare("group", .equal, .string("g1")), .compare("flag", .equal, .bool(false))]),
-                                 sort: [StorageSortKey("date", order: .reverse)], limit: 20)
+        let query = StorageQuery(
+            filter: .and([.compare("group", .equal, .string("g1")), .compare("flag", .equal, .bool(false))]),
+            sort: [StorageSortKey("date", order: .reverse)], limit: 20)
         let translation = SQLiteQueryTranslation(query, kinds: kinds)
         #expect(translation.isExact)
         #expect(translation.condition == "(\"group\" COLLATE DAOKIT IS ?) AND (\"flag\" COLLATE DAOKIT IS ?)")
@@ -70,7 +78,8 @@ struct SQLiteQueryDifferentialTests {
         var data = SeededGenerator(seed: 11)
         try context.save(QueryProbe<QueryProbeIndexed>.samples(50, using: &data))
         try context.save(QueryProbe<QueryProbeUnindexed>.samples(50, using: &data))
-        let query = StorageQuery(filter: .compare("group", .equal, .string("g1")), sort: [StorageSortKey("date", order: .reverse)], limit: 5)
+        let query = StorageQuery(
+            filter: .compare("group", .equal, .string("g1")), sort: [StorageSortKey("date", order: .reverse)], limit: 5)
         let indexed = try context.queryPlan(of: query, for: QueryProbe<QueryProbeIndexed>.self)
         #expect(indexed.contains { $0.contains("USING INDEX") && $0.contains("group") }, "\(indexed)")
         #expect(!indexed.contains { $0.contains("TEMP B-TREE") }, "the index gives the order: \(indexed)")
@@ -79,8 +88,9 @@ struct SQLiteQueryDifferentialTests {
     }
 
     @Test func aColumnHoldingTwoKindsIsComparedInSwift() throws {
-        let translation = SQLiteQueryTranslation(StorageQuery(filter: .compare("value", .less, .int(3))),
-                                                 kinds: ["value": [.integer, .real]])
+        let translation = SQLiteQueryTranslation(
+            StorageQuery(filter: .compare("value", .less, .int(3))),
+            kinds: ["value": [.integer, .real]])
         #expect(!translation.conditionIsExact)
         #expect(translation.condition == nil)
     }

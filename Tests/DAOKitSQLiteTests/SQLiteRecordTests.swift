@@ -76,7 +76,9 @@ struct SQLiteRecordTests {
         #expect(error.kind == .decodingFailed)
         #expect(error.key == "bad")
         #expect(error.location == database.file.path)
-        #expect(error.description.hasPrefix("CrashRecord \"bad\": the record could not be decoded at \(database.file.path)"))
+        #expect(
+            error.description.hasPrefix("CrashRecord \"bad\": the record could not be decoded at \(database.file.path)")
+        )
         let readable = try context.fetchReadable(FileCrashRecord.self)
         #expect(readable.values.map(\.id) == ["good"])
         #expect(readable.failures.map(\.storageKey) == ["bad"])
@@ -101,8 +103,12 @@ struct SQLiteRecordTests {
         let context = try SQLiteStorageContext()
         try context.save([FileCrashRecord(id: "a", generation: 1, payload: "p")])
         let error = try #require(throws: StorageError.self) {
-            try context.save([FileCrashRecord(id: "b", generation: 1, payload: "p"), FileCrashRecord(id: "a", generation: 2, payload: "p")],
-                             mode: .insert)
+            try context.save(
+                [
+                    FileCrashRecord(id: "b", generation: 1, payload: "p"),
+                    FileCrashRecord(id: "a", generation: 2, payload: "p"),
+                ],
+                mode: .insert)
         }
         #expect(error.kind == .duplicateID)
         #expect(error.key == "a")
@@ -111,12 +117,16 @@ struct SQLiteRecordTests {
 
     @Test func anEntityCodedByHandRoundTripsThroughTheJSONFallback() throws {
         let context = try SQLiteStorageContext()
-        let records = (0..<5).map { HandCodedRecord(id: $0, name: "n\($0)", tags: ["t\($0)"], when: Date(timeIntervalSinceReferenceDate: Double($0))) }
+        let records = (0..<5).map {
+            HandCodedRecord(
+                id: $0, name: "n\($0)", tags: ["t\($0)"], when: Date(timeIntervalSinceReferenceDate: Double($0)))
+        }
         try context.save(records)
         #expect(try context.fetch(HandCodedRecord.self, id: 3) == records[3])
         #expect(try context.fetchAll(HandCodedRecord.self).sorted { $0.id < $1.id } == records)
         // Its fields are opaque to SQL: queries are evaluated in Swift, with the same answers.
-        let query = StorageQuery(filter: .compare("id", .greater, .int(2)), sort: [StorageSortKey("id", order: .reverse)], limit: 1)
+        let query = StorageQuery(
+            filter: .compare("id", .greater, .int(2)), sort: [StorageSortKey("id", order: .reverse)], limit: 1)
         #expect(try context.fetch(HandCodedRecord.self, matching: query) == [records[4]])
     }
 
@@ -132,8 +142,15 @@ struct SQLiteRecordTests {
     }
 
     @Test func entityNamesDifferingOnlyInCaseAreRefusedNotMixed() throws {
-        struct Lower: Storable { static var entityName: String { "note" }; var id: String }
-        struct Upper: Storable { static var entityName: String { "Note" }; var id: String; var text: String }
+        struct Lower: Storable {
+            static var entityName: String { "note" }
+            var id: String
+        }
+        struct Upper: Storable {
+            static var entityName: String { "Note" }
+            var id: String
+            var text: String
+        }
         let context = try SQLiteStorageContext()
         try context.save([Upper(id: "a", text: "alpha")])
         let error = try #require(throws: StorageError.self) { try context.save([Lower(id: "b")]) }
@@ -144,9 +161,16 @@ struct SQLiteRecordTests {
     }
 
     @Test func aSortOnAnOptionalBoolPutsMissingValuesFirst() throws {
-        struct Flagged: Storable, Equatable { var id: Int; var flag: Bool?; var rank: Int }
+        struct Flagged: Storable, Equatable {
+            var id: Int
+            var flag: Bool?
+            var rank: Int
+        }
         let context = try SQLiteStorageContext()
-        let records = [Flagged(id: 1, flag: true, rank: 1), Flagged(id: 2, flag: nil, rank: 2), Flagged(id: 3, flag: false, rank: 0)]
+        let records = [
+            Flagged(id: 1, flag: true, rank: 1), Flagged(id: 2, flag: nil, rank: 2),
+            Flagged(id: 3, flag: false, rank: 0),
+        ]
         try context.save(records)
         let query = StorageQuery(sort: [StorageSortKey("flag"), StorageSortKey("rank")])
         #expect(try context.fetch(Flagged.self, matching: query).map(\.id) == (try query.apply(to: records)).map(\.id))
@@ -171,7 +195,10 @@ struct SQLiteRecordTests {
         let later = try database.open()
         try later.save([After(id: "b", name: "Bob", nickname: "bobby")])
         #expect(try later.fetch(After.self, id: "a") == After(id: "a", name: "Ann", nickname: nil))
-        #expect(try database.open().fetchAll(Before.self).sorted { $0.id < $1.id } == [Before(id: "a", name: "Ann"), Before(id: "b", name: "Bob")])
+        #expect(
+            try database.open().fetchAll(Before.self).sorted { $0.id < $1.id } == [
+                Before(id: "a", name: "Ann"), Before(id: "b", name: "Bob"),
+            ])
         #expect(try later.count(After.self, matching: .isNull("nickname")) == 1)
     }
 }

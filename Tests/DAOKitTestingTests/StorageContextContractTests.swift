@@ -1,12 +1,14 @@
 import DAOKit
-import DAOKitTesting
 import DAOKitTestSupport
+import DAOKitTesting
 import Foundation
 import Testing
 
 @Suite("StorageContext contract")
 struct StorageContextContractTests {
-    @Test("every context of the core module keeps every promise", arguments: ContextFactory.core, StorageContextContract.checks)
+    @Test(
+        "every context of the core module keeps every promise", arguments: ContextFactory.core,
+        StorageContextContract.checks)
     func contextKeepsTheContract(_ factory: ContextFactory, _ check: ContractCheck) throws {
         let fresh = try factory.make()
         defer { fresh.cleanUp() }
@@ -27,7 +29,8 @@ struct StorageContextContractTests {
         #expect(failed.contains("deleteAllRemovesOnlyThatType"))
         #expect(!failed.contains("savedEntitiesReadBack"))
         #expect(error.description.hasPrefix("\(error.failures.count) storage-context contract checks failed:"))
-        let deleteFailure = try #require(error.failures.first { $0.check == "deleteRemovesTheGivenIDsAndIgnoresUnknownOnes" })
+        let deleteFailure = try #require(
+            error.failures.first { $0.check == "deleteRemovesTheGivenIDsAndIgnoresUnknownOnes" })
         #expect(deleteFailure.message.contains("expected"))
         #expect(deleteFailure.location.hasPrefix("ContractChecks+Basics.swift:"))
     }

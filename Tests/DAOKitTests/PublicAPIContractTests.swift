@@ -35,8 +35,9 @@ struct PublicAPIContractTests {
             sourceType: "A", targetType: "B", kind: .keyNotFound, codingPath: [])
         #expect(error.description == "Cannot map A to B: key not found at <root>")
         // Codes can grow: a switch over them needs a `default:`, and this one must keep compiling.
-        let mismatch = MappingError(sourceType: "A", targetType: "B",
-                                    kind: .typeMismatch(expected: "Int", found: "String"), codingPath: [])
+        let mismatch = MappingError(
+            sourceType: "A", targetType: "B",
+            kind: .typeMismatch(expected: "Int", found: "String"), codingPath: [])
         switch mismatch.code {
         case .keyNotFound, .valueNotFound, .unmappedKey, .userError: Issue.record("wrong code")
         case .typeMismatch: #expect(mismatch.kind.expectedType == "Int" && mismatch.kind.found == "String")
@@ -88,9 +89,11 @@ struct PublicAPIContractTests {
         try dao.persist([message])
         #expect(try dao.read(id: 1) == message)
         #expect(try dao.read() == [message])
-        #expect(try dao.read(where: #Predicate<Message> { $0.isRead == false },
-                             sortedBy: [SortDescriptor(\Message.date, order: .reverse)],
-                             limit: 10, offset: 0) == [message])
+        #expect(
+            try dao.read(
+                where: #Predicate<Message> { $0.isRead == false },
+                sortedBy: [SortDescriptor(\Message.date, order: .reverse)],
+                limit: 10, offset: 0) == [message])
         #expect(try dao.read(where: nil) == [message])
         #expect(try dao.count() == 1)
         #expect(try dao.count(where: #Predicate<Message> { $0.isRead }) == 0)
@@ -121,7 +124,9 @@ struct PublicAPIContractTests {
         let query = StorageQuery(filter: filter, sort: [StorageSortKey("date", order: .reverse)], limit: 20, offset: 0)
         let context: any StorageContext = InMemoryStorageContext()
         try context.save([IndexedEntity(id: 1, dialogID: 3, date: .now, isRead: false)])
-        #expect(try context.fetch(IndexedEntity.self, matching: StorageQuery(filter: .compare("dialogID", .equal, .int(3)))).count == 1)
+        #expect(
+            try context.fetch(IndexedEntity.self, matching: StorageQuery(filter: .compare("dialogID", .equal, .int(3))))
+                .count == 1)
         #expect(try context.count(IndexedEntity.self, matching: .compare("isRead", .equal, .bool(false))) == 1)
         try context.delete(IndexedEntity.self, matching: .compare("isRead", .equal, .bool(false)))
         #expect(try context.count(IndexedEntity.self) == 0)

@@ -14,7 +14,8 @@ import StorageWorkloads
 /// and, for files, removed in `teardown`: a store shared between benchmarks could not be removed
 /// until the last of them, and the tool may exit without releasing it.
 let benchmarks: @Sendable () -> Void = {
-    let makers: [() -> StorageWorkloadSet] = DaoContextKind.allCases.map { kind in { DaoWorkloads.make(on: kind) } }
+    let makers: [() -> StorageWorkloadSet] =
+        DaoContextKind.allCases.map { kind in { DaoWorkloads.make(on: kind) } }
         + [{ FileWorkloads.make() }]
     for makeSet in makers {
         // Creating a set is cheap: its store is only filled when a benchmark's setup asks for it.

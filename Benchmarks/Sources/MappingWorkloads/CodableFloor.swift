@@ -28,7 +28,9 @@ public enum CodableFloor {
 
     /// `value` encoded and a `Target` decoded through the do-nothing coders, as `EntityMapper.map`
     /// does with real ones. Throws only what the two types' own Codable code throws.
-    public static func convert<Source: Encodable, Target: Decodable>(_ value: Source, to type: Target.Type) throws -> Target {
+    public static func convert<Source: Encodable, Target: Decodable>(_ value: Source, to type: Target.Type) throws
+        -> Target
+    {
         lengths.removeAll(keepingCapacity: true)
         try value.encode(to: encoder)
         lengths.startReading()
@@ -102,7 +104,9 @@ private struct FloorKeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtoco
         if T.self == Date.self || T.self == URL.self { return }
         try value.encode(to: encoder)
     }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    {
         KeyedEncodingContainer(FloorKeyedEncoding<NestedKey>(encoder: encoder))
     }
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
@@ -131,7 +135,9 @@ private struct FloorUnkeyedEncoding: UnkeyedEncodingContainer {
         if T.self == String.self || T.self == Date.self || T.self == URL.self { return }
         try value.encode(to: encoder)
     }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         encoder.lengths.increment(index)
         return KeyedEncodingContainer(FloorKeyedEncoding<NestedKey>(encoder: encoder))
     }
@@ -170,18 +176,38 @@ private struct FloorKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtoco
     var allKeys: [Key] { [] }
     func contains(_ key: Key) -> Bool { true }
     func decodeNil(forKey key: Key) throws -> Bool { false }
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { touch(key.stringValue); return false }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { touch(key.stringValue); return "" }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { touch(key.stringValue); return 0 }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { touch(key.stringValue); return 0 }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { touch(key.stringValue); return nil }
-    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { touch(key.stringValue); return nil }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        touch(key.stringValue)
+        return false
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        touch(key.stringValue)
+        return ""
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        touch(key.stringValue)
+        return 0
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        touch(key.stringValue)
+        return 0
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        touch(key.stringValue)
+        return nil
+    }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        touch(key.stringValue)
+        return nil
+    }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         touch(key.stringValue)
         if T.self == Date.self { return Date(timeIntervalSinceReferenceDate: 0) as! T }
         return try T(from: decoder)
     }
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
         KeyedDecodingContainer(FloorKeyedDecoding<NestedKey>(decoder: decoder))
     }
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
@@ -216,7 +242,9 @@ private struct FloorUnkeyedDecoding: UnkeyedDecodingContainer {
         if T.self == String.self { return unsafeBitCast("", to: T.self) }
         return try T(from: decoder)
     }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<
+        NestedKey
+    > {
         try next(NestedKey.self)
         return KeyedDecodingContainer(FloorKeyedDecoding<NestedKey>(decoder: decoder))
     }

@@ -27,7 +27,8 @@ struct DaoVerification<Context: StorageContext> {
         try expectEqual(name(.readAll, .dao), byID(try fixture.dao.read()), messages)
         try expectEqual(name(.readAll, .direct), byID(try fixture.readAllDirect()), messages)
 
-        for message in [messages.first, messages.dropFirst(messages.count / 2).first, messages.last].compactMap({ $0 }) {
+        for message in [messages.first, messages.dropFirst(messages.count / 2).first, messages.last].compactMap({ $0 })
+        {
             try expectEqual(name(.readById, .dao), try fixture.dao.read(id: message.id), message)
             try expectEqual(name(.readById, .direct), try fixture.readDirect(id: message.id), message)
         }
@@ -36,11 +37,14 @@ struct DaoVerification<Context: StorageContext> {
 
         let expected = BenchmarkedQuery.expectedResult(messages)
         guard !expected.isEmpty, expected.count < messages.count else {
-            throw StorageMismatch(workload: name(.query, .direct), reason: "the query selects \(expected.count) of \(messages.count) messages")
+            throw StorageMismatch(
+                workload: name(.query, .direct),
+                reason: "the query selects \(expected.count) of \(messages.count) messages")
         }
         try expectEqual(name(.query, .dao), try fixture.queryThroughDao(), expected)
         try expectEqual(name(.query, .direct), try fixture.queryDirect(), expected)
-        try expectEqual(name(.query, .directWithFoundationQuery), try fixture.queryDirectWithFoundationQuery(), expected)
+        try expectEqual(
+            name(.query, .directWithFoundationQuery), try fixture.queryDirectWithFoundationQuery(), expected)
 
         if kind == .memory {
             let selected = fixture.filterByHand()
@@ -50,12 +54,16 @@ struct DaoVerification<Context: StorageContext> {
             try expectEqual(QueryPart.sortWithSortDescriptor.name, fixture.sortWithSortDescriptor(), expected)
         }
 
-        try expectEqual(part(.fetchAll), byID(try fixture.context.fetchAll(MessageEntity.self).map(MessageTranslator.plain(from:))), messages)
+        try expectEqual(
+            part(.fetchAll), byID(try fixture.context.fetchAll(MessageEntity.self).map(MessageTranslator.plain(from:))),
+            messages)
         try expectEqual(part(.mapToDomain), byID(try fixture.mapFetchedToDomain()), messages)
         if let records = fixture.keyValueRecords {
             try expectEqual(part(.storeReads), records.readAll(), records.texts.map(Optional.some))
             try expectEqual(part(.jsonDecode), try records.decodeAll().map(MessageTranslator.plain(from:)), messages)
         }
-        try expectEqual(name(.persistBatch, .dao) + " (the store afterwards)", try fixture.context.count(MessageEntity.self), messages.count)
+        try expectEqual(
+            name(.persistBatch, .dao) + " (the store afterwards)", try fixture.context.count(MessageEntity.self),
+            messages.count)
     }
 }

@@ -40,7 +40,8 @@ public enum DaoWorkloads {
     ) -> StorageWorkloadSet {
         let fixture = Deferred<DaoFixture<Context>> {
             let (context, store) = makeContext()
-            return try DaoFixture(messages: SampleData.messages(count: messageCount), context: context, keyValueStore: store)
+            return try DaoFixture(
+                messages: SampleData.messages(count: messageCount), context: context, keyValueStore: store)
         }
 
         func workload(
@@ -57,13 +58,17 @@ public enum DaoWorkloads {
             }
         }
         // Each single-record workload walks through all records on its own.
-        func singles(_ body: @escaping (DaoFixture<Context>, Message) throws -> Void) -> (DaoFixture<Context>, Int) throws -> Void {
+        func singles(_ body: @escaping (DaoFixture<Context>, Message) throws -> Void) -> (DaoFixture<Context>, Int)
+            throws -> Void
+        {
             var next = RoundRobin(count: messageCount)
             return { fixture, iterations in
                 for _ in 0..<iterations { try body(fixture, fixture.messages[next.next()]) }
             }
         }
-        func repeated<Output>(_ body: @escaping (DaoFixture<Context>) throws -> Output) -> (DaoFixture<Context>, Int) throws -> Void {
+        func repeated<Output>(_ body: @escaping (DaoFixture<Context>) throws -> Output) -> (DaoFixture<Context>, Int)
+            throws -> Void
+        {
             { fixture, iterations in
                 for _ in 0..<iterations { consumeOpaquely(try body(fixture)) }
             }
@@ -86,7 +91,9 @@ public enum DaoWorkloads {
         ]
         if kind == .memory {
             // Filtering and sorting do not touch the context: timed once, with the memory set.
-            func queryPart(_ part: QueryPart, _ body: @escaping (DaoFixture<Context>) throws -> [Message]) -> StorageWorkload {
+            func queryPart(_ part: QueryPart, _ body: @escaping (DaoFixture<Context>) throws -> [Message])
+                -> StorageWorkload
+            {
                 let run = repeated(body)
                 return StorageWorkload(operation: QueryPart.operation, variant: part.rawValue) { iterations in
                     try run(fixture.get(), iterations)

@@ -4,7 +4,8 @@
 /// for arrays: ten thousand messages are too many to print, their count and first one say enough.
 func expectEqual<Value: Equatable>(_ workload: String, _ actual: Value, _ expected: Value) throws {
     guard actual == expected else {
-        throw StorageMismatch(workload: workload, reason: "expected \(summary(of: expected)), got \(summary(of: actual))")
+        throw StorageMismatch(
+            workload: workload, reason: "expected \(summary(of: expected)), got \(summary(of: actual))")
     }
 }
 

@@ -29,11 +29,13 @@ struct FileVerification {
             try expectEqual(persistRaw + " (file name)", raw.path(for: message.id), contextPath)
             try fixture.dao.persist(message)
             let written = try RawFileIO.contents(of: contextPath)
-            try expectEqual(persistRaw + " (bytes of \(message.id))", String(decoding: try raw.encode(message), as: UTF8.self),
-                            String(decoding: written, as: UTF8.self))
+            try expectEqual(
+                persistRaw + " (bytes of \(message.id))", String(decoding: try raw.encode(message), as: UTF8.self),
+                String(decoding: written, as: UTF8.self))
             try expectEqual(FileWorkloads.name(.readById, .dao), try fixture.dao.read(id: message.id), message)
             try expectEqual(FileWorkloads.name(.readById, .raw), try raw.read(id: message.id), message)
-            let fetched = try fixture.context.fetch(MessageEntity.self, id: message.id).map(MessageTranslator.plain(from:))
+            let fetched = try fixture.context.fetch(MessageEntity.self, id: message.id).map(
+                MessageTranslator.plain(from:))
             try expectEqual(FileWorkloads.name(.readById, .contextOnly), fetched, message)
         }
 

@@ -48,7 +48,9 @@ public enum FileWorkloads {
             workload(.batch, .raw, batches { try $0.raw.write($1) }),
             workload(.readById, .dao, singles { consumeOpaquely(try $0.dao.read(id: $1.id)) }),
             workload(.readById, .raw, singles { consumeOpaquely(try $0.raw.read(id: $1.id)) }),
-            workload(.readById, .contextOnly, singles { consumeOpaquely(try $0.context.fetch(MessageEntity.self, id: $1.id)) }),
+            workload(
+                .readById, .contextOnly,
+                singles { consumeOpaquely(try $0.context.fetch(MessageEntity.self, id: $1.id)) }),
             workload(.readAll, .dao, repeated { try $0.dao.read() }),
             workload(.readAll, .raw, repeated { try $0.raw.readAll() }),
             workload(.readAll, .contextOnly, repeated { try $0.context.fetchAll(MessageEntity.self) }),

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The file system calls of the raw baseline, made directly: what a careful app writes by hand to
@@ -54,12 +55,12 @@ enum RawFileIO {
     /// how `FileStorageContext` flushes a batch; elsewhere `sync`.
     static func flushFileSystem(containing directory: String) throws {
         #if os(Linux)
-        if let syncfs = linuxSyncfs {
-            let fd = try openFile(directory, O_RDONLY | O_DIRECTORY)
-            defer { close(fd) }
-            try check(syncfs(fd), "syncfs", directory)
-            return
-        }
+            if let syncfs = linuxSyncfs {
+                let fd = try openFile(directory, O_RDONLY | O_DIRECTORY)
+                defer { close(fd) }
+                try check(syncfs(fd), "syncfs", directory)
+                return
+            }
         #endif
         sync()
     }
@@ -87,11 +88,15 @@ enum RawFileIO {
 
     /// The names in `directory`, without `.` and `..`.
     static func fileNames(in directory: String) throws -> [String] {
-        guard let stream = opendir(directory) else { throw RawIOError(operation: "opendir", path: directory, code: errno) }
+        guard let stream = opendir(directory) else {
+            throw RawIOError(operation: "opendir", path: directory, code: errno)
+        }
         defer { closedir(stream) }
         var names: [String] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+            }
             if name != "." && name != ".." { names.append(name) }
         }
         return names
@@ -128,9 +133,9 @@ enum RawFileIO {
     }
 
     #if os(Linux)
-    /// `syncfs(2)`, which the Glibc module does not export; looked up once in the C library.
-    private static let linuxSyncfs: (@convention(c) (Int32) -> Int32)? = {
-        dlsym(nil, "syncfs").map { unsafeBitCast($0, to: (@convention(c) (Int32) -> Int32).self) }
-    }()
+        /// `syncfs(2)`, which the Glibc module does not export; looked up once in the C library.
+        private static let linuxSyncfs: (@convention(c) (Int32) -> Int32)? = {
+            dlsym(nil, "syncfs").map { unsafeBitCast($0, to: (@convention(c) (Int32) -> Int32).self) }
+        }()
     #endif
 }

@@ -42,8 +42,9 @@ struct RawRecordFiles {
     /// Writes one record as the context does: temporary file, `fsync`, `rename`, `fsync` of the folder.
     func write(_ message: Message) throws {
         let temporaryPath = directory + "/.tmp-raw-" + String(UInt64.random(in: .min ... .max), radix: 16)
-        try RawFileIO.replaceDurably(path(for: message.id), with: encode(message), temporaryPath: temporaryPath,
-                                     directory: directory)
+        try RawFileIO.replaceDurably(
+            path(for: message.id), with: encode(message), temporaryPath: temporaryPath,
+            directory: directory)
     }
 
     /// Writes several records in place and flushes them with one call: the I/O of the context's

@@ -59,8 +59,11 @@ if arguments == ["--list"] {
     for name in all.keys.sorted() { print(name) }
     exit(0)
 }
-guard arguments.count == 3, let make = all["\(arguments[0]) \(arguments[1])"], let iterations = Int(arguments[2]), iterations >= 0 else {
-    FileHandle.standardError.write(Data("usage: instructions <Model>.<direction> <strategy> <iterations> | --list\n".utf8))
+guard arguments.count == 3, let make = all["\(arguments[0]) \(arguments[1])"], let iterations = Int(arguments[2]),
+    iterations >= 0
+else {
+    FileHandle.standardError.write(
+        Data("usage: instructions <Model>.<direction> <strategy> <iterations> | --list\n".utf8))
     exit(2)
 }
 do {

@@ -1,9 +1,10 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#endif
 import MallocInterposerSwift
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#endif
 
 /// Counts heap allocations per operation with malloc-interposer, the library behind
 /// package-benchmark's `mallocCountTotal` metric, so both tools count the same way.

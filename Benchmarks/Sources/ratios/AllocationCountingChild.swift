@@ -29,12 +29,13 @@ enum AllocationCountingChild {
     /// variant name.
     static func run(sectionIDs: [String]) throws -> [String: Double] {
         let child = Process()
-        child.executableURL = Bundle.main.executableURL
+        child.executableURL =
+            Bundle.main.executableURL
             ?? URL(fileURLWithPath: CommandLine.arguments[0])
         child.arguments = [flag] + sectionIDs
         #if os(Linux)
-        child.environment = InterposerFreeRelaunch.environmentWithInterposerActive(
-            ProcessInfo.processInfo.environment)
+            child.environment = InterposerFreeRelaunch.environmentWithInterposerActive(
+                ProcessInfo.processInfo.environment)
         #endif
         let output = Pipe()
         child.standardOutput = output

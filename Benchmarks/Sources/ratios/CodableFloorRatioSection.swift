@@ -30,20 +30,25 @@ struct CodableFloorRatioSection: RatioSection {
         for model in BenchmarkedModel.allCases {
             for direction in MappingDirection.allCases {
                 for strategy in Strategy.allCases {
-                    variants.append(MeasuredVariant(
-                        name: name(model, direction, strategy), run: run(model, direction, strategy)))
+                    variants.append(
+                        MeasuredVariant(
+                            name: name(model, direction, strategy), run: run(model, direction, strategy)))
                 }
             }
         }
         return variants
     }
 
-    private func run(_ model: BenchmarkedModel, _ direction: MappingDirection, _ strategy: Strategy) -> (Int) throws -> Void {
+    private func run(_ model: BenchmarkedModel, _ direction: MappingDirection, _ strategy: Strategy) -> (Int) throws ->
+        Void
+    {
         guard strategy == .floor else {
             let workload = workloads.first {
                 $0.model == model && $0.direction == direction && $0.strategy.rawValue == strategy.rawValue
             }
-            return workload?.run ?? { _ in throw MissingWorkload(model: model, direction: direction, strategy: strategy.rawValue) }
+            return workload?.run ?? { _ in
+                throw MissingWorkload(model: model, direction: direction, strategy: strategy.rawValue)
+            }
         }
         switch model {
         case .message: return Self.floor(MessageTranslator.self, sample: SampleData.message, direction)
@@ -82,7 +87,8 @@ struct CodableFloorRatioSection: RatioSection {
         }
     }
 
-    func report(_ measurements: VariantMeasurements, timedWith plan: TimingPlan, into report: inout RatioReport) throws {
+    func report(_ measurements: VariantMeasurements, timedWith plan: TimingPlan, into report: inout RatioReport) throws
+    {
         var table = TextTable(
             title: "Codable floor: a coder pair that does no work but makes every Codable call (\(plan.clock.rawValue),"
                 + " median of \(plan.rounds) interleaved rounds). No Codable-based converter can beat the floor.",
@@ -96,12 +102,17 @@ struct CodableFloorRatioSection: RatioSection {
                 let floorOverManual = try median(.floor) / median(.manual)
                 let mapperOverFloor = try median(.mapper) / median(.floor)
                 let jsonOverFloor = try median(.json) / median(.floor)
-                table.rows.append(try [operation]
-                    + Strategy.allCases.map { NumberFormatting.nanoseconds(try median($0)) }
-                    + [NumberFormatting.ratio(floorOverManual), NumberFormatting.ratio(mapperOverFloor),
-                       NumberFormatting.ratio(jsonOverFloor)])
-                report.addSummaryLine("FLOOR \(operation) floor/manual=\(NumberFormatting.ratio(floorOverManual))"
-                    + " mapper/floor=\(NumberFormatting.ratio(mapperOverFloor)) json/floor=\(NumberFormatting.ratio(jsonOverFloor))")
+                table.rows.append(
+                    try [operation]
+                        + Strategy.allCases.map { NumberFormatting.nanoseconds(try median($0)) }
+                        + [
+                            NumberFormatting.ratio(floorOverManual), NumberFormatting.ratio(mapperOverFloor),
+                            NumberFormatting.ratio(jsonOverFloor),
+                        ])
+                report.addSummaryLine(
+                    "FLOOR \(operation) floor/manual=\(NumberFormatting.ratio(floorOverManual))"
+                        + " mapper/floor=\(NumberFormatting.ratio(mapperOverFloor)) json/floor=\(NumberFormatting.ratio(jsonOverFloor))"
+                )
             }
         }
         report.add(table)

@@ -2,8 +2,9 @@ import BenchmarkModels
 import DAOKit
 import DAOKitFileStore
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs one side of the query section's cold file-query target alone, for a profiler:
@@ -23,7 +24,8 @@ enum ColdQueryProfile {
 
     /// Runs the side `spec` names; returns the exit status.
     static func run(_ spec: String) -> Int32 {
-        ProfileSpec.run(spec, variable: variable, sides: ["cold", "readall", "scan", "memory"], defaultIterations: 3) { spec in
+        ProfileSpec.run(spec, variable: variable, sides: ["cold", "readall", "scan", "memory"], defaultIterations: 3) {
+            spec in
             let cache = QueryStoreCache()
             let messages = SampleData.dialogMessages(count: spec.size)
             let location = try cache.store(named: "files-v\(QueryStores.dataVersion)-\(spec.size)") { scratch in
@@ -47,29 +49,35 @@ enum ColdQueryProfile {
     /// the context kept, and after a `fetchAll` of the same records, with the entities kept.
     private static func printMemory(at location: URL, size: Int) -> Int32 {
         #if os(Linux)
-        func held() -> Int {
-            let fields = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8))?.split(separator: " ") ?? []
-            return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
-        }
-        do {
-            let before = held()
-            let context = try FileStorageContext(directory: location)
-            let dao = BaseDao<DialogMessage, DialogMessageEntity<DialogIndexed>>(context: context)
-            _ = try dao.read(where: ScreenQuery.predicate(dialog: 0), sortedBy: ScreenQuery.sortOrder, limit: ScreenQuery.pageSize)
-            let cached = held() - before
-            let entitiesBefore = held()
-            let entities = try FileStorageContext(directory: location).fetchAll(DialogMessageEntity<DialogIndexed>.self)
-            let decoded = held() - entitiesBefore
-            print("cache after the first query: \(cached / size) bytes per record; fetchAll's entities: \(decoded / size) bytes per record")
-            withExtendedLifetime((dao, entities)) {}
-            return 0
-        } catch {
-            FileHandle.standardError.write(Data("\(variable): \(error)\n".utf8))
-            return 1
-        }
+            func held() -> Int {
+                let fields =
+                    (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8))?.split(separator: " ") ?? []
+                return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+            }
+            do {
+                let before = held()
+                let context = try FileStorageContext(directory: location)
+                let dao = BaseDao<DialogMessage, DialogMessageEntity<DialogIndexed>>(context: context)
+                _ = try dao.read(
+                    where: ScreenQuery.predicate(dialog: 0), sortedBy: ScreenQuery.sortOrder,
+                    limit: ScreenQuery.pageSize)
+                let cached = held() - before
+                let entitiesBefore = held()
+                let entities = try FileStorageContext(directory: location).fetchAll(
+                    DialogMessageEntity<DialogIndexed>.self)
+                let decoded = held() - entitiesBefore
+                print(
+                    "cache after the first query: \(cached / size) bytes per record; fetchAll's entities: \(decoded / size) bytes per record"
+                )
+                withExtendedLifetime((dao, entities)) {}
+                return 0
+            } catch {
+                FileHandle.standardError.write(Data("\(variable): \(error)\n".utf8))
+                return 1
+            }
         #else
-        FileHandle.standardError.write(Data("\(variable)=memory needs Linux's /proc/self/statm\n".utf8))
-        return 64
+            FileHandle.standardError.write(Data("\(variable)=memory needs Linux's /proc/self/statm\n".utf8))
+            return 64
         #endif
     }
 }

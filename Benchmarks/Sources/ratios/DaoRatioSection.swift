@@ -29,14 +29,17 @@ struct DaoRatioSection: RatioSection {
         }
     }
 
-    func report(_ measurements: VariantMeasurements, timedWith plan: TimingPlan, into report: inout RatioReport) throws {
+    func report(_ measurements: VariantMeasurements, timedWith plan: TimingPlan, into report: inout RatioReport) throws
+    {
         let count = SampleData.storedMessageCount
         var times = TextTable(
             title: "DAO over \(count) stored messages: time per operation (\(plan.clock.rawValue), median of"
                 + " \(plan.rounds) interleaved rounds; ± is the interquartile spread). persistOne and readById are"
                 + " one message; persistBatch, readAll and query are all \(count). Allocations per operation.",
-            header: ["operation", "dao", "direct", "dao/direct", "direct+Predicate", "dao/(direct+Predicate)",
-                     "allocs dao", "allocs direct"])
+            header: [
+                "operation", "dao", "direct", "dao/direct", "direct+Predicate", "dao/(direct+Predicate)",
+                "allocs dao", "allocs direct",
+            ])
         var summary: [String] = []
 
         for context in DaoContextKind.allCases {
@@ -56,19 +59,23 @@ struct DaoRatioSection: RatioSection {
                 if operation == .query {
                     let withPredicate = try measurements.medianNanoseconds(name(.directWithFoundationQuery))
                     summaryRatio = dao / withPredicate
-                    foundationQuery = [measured(name(.directWithFoundationQuery), in: measurements),
-                                       NumberFormatting.ratio(summaryRatio)]
+                    foundationQuery = [
+                        measured(name(.directWithFoundationQuery), in: measurements),
+                        NumberFormatting.ratio(summaryRatio),
+                    ]
                 }
-                times.rows.append([
-                    operation.name(on: context),
-                    measured(name(.dao), in: measurements),
-                    measured(name(.direct), in: measurements),
-                    NumberFormatting.ratio(ratio),
-                ] + foundationQuery + [
-                    NumberFormatting.manyAllocations(try measurements.allocationsPerOperation(name(.dao))),
-                    NumberFormatting.manyAllocations(try measurements.allocationsPerOperation(name(.direct))),
-                ])
-                summary.append("RATIO \(operation.name(on: context)) dao/direct=\(NumberFormatting.ratio(summaryRatio))")
+                times.rows.append(
+                    [
+                        operation.name(on: context),
+                        measured(name(.dao), in: measurements),
+                        measured(name(.direct), in: measurements),
+                        NumberFormatting.ratio(ratio),
+                    ] + foundationQuery + [
+                        NumberFormatting.manyAllocations(try measurements.allocationsPerOperation(name(.dao))),
+                        NumberFormatting.manyAllocations(try measurements.allocationsPerOperation(name(.direct))),
+                    ])
+                summary.append(
+                    "RATIO \(operation.name(on: context)) dao/direct=\(NumberFormatting.ratio(summaryRatio))")
             }
         }
 
@@ -96,8 +103,10 @@ struct DaoRatioSection: RatioSection {
             title: "The query's filter (\(count) messages) and sort (the \(selected) selected) on values in memory,"
                 + " with Foundation's Predicate and SortDescriptor and by hand (\(plan.clock.rawValue), medians)",
             header: ["step", "Foundation", "by hand", "Foundation/by hand", "allocs Foundation", "allocs by hand"])
-        for (foundation, byHand, step) in [(QueryPart.filterWithPredicate, QueryPart.filterByHand, "filter"),
-                                           (.sortWithSortDescriptor, .sortByHand, "sort")] {
+        for (foundation, byHand, step) in [
+            (QueryPart.filterWithPredicate, QueryPart.filterByHand, "filter"),
+            (.sortWithSortDescriptor, .sortByHand, "sort"),
+        ] {
             let slow = try measurements.medianNanoseconds(foundation.name)
             let fast = try measurements.medianNanoseconds(byHand.name)
             query.rows.append([

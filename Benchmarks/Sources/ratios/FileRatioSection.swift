@@ -28,7 +28,8 @@ struct FileRatioSection: RatioSection {
         try workloadSet.verify()
     }
 
-    func report(_ measurements: VariantMeasurements, timedWith plan: TimingPlan, into report: inout RatioReport) throws {
+    func report(_ measurements: VariantMeasurements, timedWith plan: TimingPlan, into report: inout RatioReport) throws
+    {
         let count = SampleData.storedMessageCount
         let batchSize = FileWorkloads.batchSize
         func median(_ operation: FileOperation, _ variant: FileVariant) throws -> Double {
@@ -39,22 +40,27 @@ struct FileRatioSection: RatioSection {
             return "\(NumberFormatting.duration(summary.median)) ±\(NumberFormatting.percent(summary.relativeSpread))"
         }
         func allocations(_ operation: FileOperation, _ variant: FileVariant) throws -> String {
-            NumberFormatting.manyAllocations(try measurements.allocationsPerOperation(FileWorkloads.name(operation, variant)))
+            NumberFormatting.manyAllocations(
+                try measurements.allocationsPerOperation(FileWorkloads.name(operation, variant)))
         }
 
         var times = TextTable(
-            title: "File storage, \(count) messages in one directory: time per operation (\(plan.clock.rawValue), median"
+            title:
+                "File storage, \(count) messages in one directory: time per operation (\(plan.clock.rawValue), median"
                 + " of \(plan.rounds) interleaved rounds; ± is the interquartile spread). raw is the same I/O by hand;"
                 + " context is FileStorageContext's fetch/fetchAll alone, without BaseDao's mapping. persistOne and"
                 + " readById are one message, \(FileOperation.batch.name) is \(batchSize), readAll all \(count).",
-            header: ["operation", "dao", "context", "raw", "dao/raw", "context/raw", "dao per record",
-                     "allocs dao", "allocs context", "allocs raw"])
+            header: [
+                "operation", "dao", "context", "raw", "dao/raw", "context/raw", "dao per record",
+                "allocs dao", "allocs context", "allocs raw",
+            ])
         for operation in FileOperation.allCases {
-            let perRecord = switch operation {
-            case .persistOne, .readById: 1
-            case .batch: batchSize
-            case .readAll: count
-            }
+            let perRecord =
+                switch operation {
+                case .persistOne, .readById: 1
+                case .batch: batchSize
+                case .readAll: count
+                }
             let dao = try median(operation, .dao)
             let raw = try median(operation, .raw)
             let isRead = operation == .readById || operation == .readAll

@@ -36,16 +36,18 @@ struct IndexRatioSection: RatioSection {
         var variants: [MeasuredVariant] = []
         for operation in IndexTaskFixture.Operation.allCases {
             for asEnum in [true, false] {
-                variants.append(MeasuredVariant(name: tasks.name(operation, asEnum: asEnum)) { iterations in
-                    for _ in 0..<iterations { consumeOpaquely(try tasks.run(operation, asEnum: asEnum)) }
-                })
+                variants.append(
+                    MeasuredVariant(name: tasks.name(operation, asEnum: asEnum)) { iterations in
+                        for _ in 0..<iterations { consumeOpaquely(try tasks.run(operation, asEnum: asEnum)) }
+                    })
             }
         }
         for fixture in unread {
             for engine in fixture.engines {
-                variants.append(MeasuredVariant(name: fixture.name(engine.name)) { iterations in
-                    for _ in 0..<iterations { consumeOpaquely(try engine.count()) }
-                })
+                variants.append(
+                    MeasuredVariant(name: fixture.name(engine.name)) { iterations in
+                        for _ in 0..<iterations { consumeOpaquely(try engine.count()) }
+                    })
             }
         }
         return variants
@@ -56,29 +58,45 @@ struct IndexRatioSection: RatioSection {
         for fixture in unread { try fixture.verify() }
     }
 
-    func report(_ measurements: VariantMeasurements, timedWith plan: TimingPlan, into report: inout RatioReport) throws {
+    func report(_ measurements: VariantMeasurements, timedWith plan: TimingPlan, into report: inout RatioReport) throws
+    {
         var table = TextTable(
-            title: "Indexes (issue 24): enum fields pushed down, and negations along an index (\(plan.clock.rawValue), median of"
+            title:
+                "Indexes (issue 24): enum fields pushed down, and negations along an index (\(plan.clock.rawValue), median of"
                 + " \(plan.rounds) interleaved rounds). Tasks: \(Self.taskCount) on SQLite, status an enum or a String, indexes"
                 + " (projectID, status) and (status, due). Unread: count(where: !isRead) over the whole store, index on isRead.",
             header: ["operation", "variant", "time", "ratio"])
         var summary: [String] = []
         for operation in IndexTaskFixture.Operation.allCases {
-            let enumName = tasks.name(operation, asEnum: true), stringName = tasks.name(operation, asEnum: false)
+            let enumName = tasks.name(operation, asEnum: true)
+            let stringName = tasks.name(operation, asEnum: false)
             let ratio = try measurements.medianNanoseconds(enumName) / measurements.medianNanoseconds(stringName)
-            table.rows.append([operation.rawValue, "enum", measured(enumName, in: measurements), NumberFormatting.ratio(ratio)])
+            table.rows.append([
+                operation.rawValue, "enum", measured(enumName, in: measurements), NumberFormatting.ratio(ratio),
+            ])
             table.rows.append([operation.rawValue, "string", measured(stringName, in: measurements), ""])
-            summary.append("RATIO indexes.sqlite.\(operation.rawValue).\(Self.taskCount) enum/string=\(NumberFormatting.ratio(ratio)) target<=2.00")
+            summary.append(
+                "RATIO indexes.sqlite.\(operation.rawValue).\(Self.taskCount) enum/string=\(NumberFormatting.ratio(ratio)) target<=2.00"
+            )
         }
         for fixture in unread {
             for engine in fixture.engines where engine.baseline != nil {
-                let name = fixture.name(engine.name), baseline = fixture.name(engine.baseline!)
+                let name = fixture.name(engine.name)
+                let baseline = fixture.name(engine.baseline!)
                 let ratio = try measurements.medianNanoseconds(name) / measurements.medianNanoseconds(baseline)
-                table.rows.append(["unreadCount.\(fixture.count)", engine.name, measured(name, in: measurements), NumberFormatting.ratio(ratio)])
-                summary.append("RATIO indexes.\(engine.name).unreadCount.\(fixture.count) dao/grdb=\(NumberFormatting.ratio(ratio)) target<=1.00")
+                table.rows.append([
+                    "unreadCount.\(fixture.count)", engine.name, measured(name, in: measurements),
+                    NumberFormatting.ratio(ratio),
+                ])
+                summary.append(
+                    "RATIO indexes.\(engine.name).unreadCount.\(fixture.count) dao/grdb=\(NumberFormatting.ratio(ratio)) target<=1.00"
+                )
             }
             for engine in fixture.engines where engine.baseline == nil {
-                table.rows.append(["unreadCount.\(fixture.count)", engine.name, measured(fixture.name(engine.name), in: measurements), ""])
+                table.rows.append([
+                    "unreadCount.\(fixture.count)", engine.name, measured(fixture.name(engine.name), in: measurements),
+                    "",
+                ])
             }
         }
         report.add(table)
@@ -149,17 +167,23 @@ final class IndexTaskFixture {
     private var cursor = 0
 
     init(count: Int) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("daokit-index-ratios-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "daokit-index-ratios-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let context = try SQLiteStorageContext(file: directory.appendingPathComponent("tasks.sqlite"))
         enumDao = BaseDao(context: context)
         stringDao = BaseDao(context: context)
         tasks = (0..<count).map { i in
-            IndexTask(id: i, projectID: i % 50, status: IndexTaskStatus.allCases[(i * 7) % 4],
-                      due: Date(timeIntervalSinceReferenceDate: Double((i * 7_919) % 100_000) * 60), title: "task \(i)")
+            IndexTask(
+                id: i, projectID: i % 50, status: IndexTaskStatus.allCases[(i * 7) % 4],
+                due: Date(timeIntervalSinceReferenceDate: Double((i * 7_919) % 100_000) * 60), title: "task \(i)")
         }
         try enumDao.persist(tasks)
-        try stringDao.persist(tasks.map { IndexStringTask(id: $0.id, projectID: $0.projectID, status: $0.status.rawValue, due: $0.due, title: $0.title) })
+        try stringDao.persist(
+            tasks.map {
+                IndexStringTask(
+                    id: $0.id, projectID: $0.projectID, status: $0.status.rawValue, due: $0.due, title: $0.title)
+            })
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }
@@ -170,16 +194,21 @@ final class IndexTaskFixture {
 
     func run(_ operation: Operation, asEnum: Bool) throws -> Int {
         cursor = (cursor + 1) % IndexTaskStatus.allCases.count
-        let status = IndexTaskStatus.allCases[cursor], raw = status.rawValue
+        let status = IndexTaskStatus.allCases[cursor]
+        let raw = status.rawValue
         switch (operation, asEnum) {
         case (.countByStatus, true): return try enumDao.count(where: #Predicate { $0.status == status })
         case (.countByStatus, false): return try stringDao.count(where: #Predicate { $0.status == raw })
         case (.openPage, true):
             let open = IndexTaskStatus.open
-            return try enumDao.read(where: #Predicate { $0.status == open }, sortedBy: [SortDescriptor(\.due)], limit: Self.pageSize).count
+            return try enumDao.read(
+                where: #Predicate { $0.status == open }, sortedBy: [SortDescriptor(\.due)], limit: Self.pageSize
+            ).count
         case (.openPage, false):
             let open = IndexTaskStatus.open.rawValue
-            return try stringDao.read(where: #Predicate { $0.status == open }, sortedBy: [SortDescriptor(\.due)], limit: Self.pageSize).count
+            return try stringDao.read(
+                where: #Predicate { $0.status == open }, sortedBy: [SortDescriptor(\.due)], limit: Self.pageSize
+            ).count
         }
     }
 
@@ -188,17 +217,25 @@ final class IndexTaskFixture {
             let raw = status.rawValue
             let expected = tasks.filter { $0.status == status }.count
             guard try enumDao.count(where: #Predicate { $0.status == status }) == expected,
-                  try stringDao.count(where: #Predicate { $0.status == raw }) == expected else {
+                try stringDao.count(where: #Predicate { $0.status == raw }) == expected
+            else {
                 throw SQLiteRatioMismatch("indexes: count by status differs")
             }
         }
         let open = IndexTaskStatus.open
-        let page = try enumDao.read(where: #Predicate { $0.status == open }, sortedBy: [SortDescriptor(\.due)], limit: Self.pageSize)
-        let expected = Array(tasks.filter { $0.status == .open }.sorted(using: [SortDescriptor(\IndexTask.due), SortDescriptor(\IndexTask.id)])
+        let page = try enumDao.read(
+            where: #Predicate { $0.status == open }, sortedBy: [SortDescriptor(\.due)], limit: Self.pageSize)
+        let expected = Array(
+            tasks.filter { $0.status == .open }.sorted(using: [
+                SortDescriptor(\IndexTask.due), SortDescriptor(\IndexTask.id),
+            ])
             .prefix(Self.pageSize))
-        guard page.map(\.due) == expected.map(\.due) else { throw SQLiteRatioMismatch("indexes: the open page differs") }
+        guard page.map(\.due) == expected.map(\.due) else {
+            throw SQLiteRatioMismatch("indexes: the open page differs")
+        }
         // The point of the section: both queries are handed to SQLite whole and served by an index.
-        let explanation = try enumDao.explain(where: #Predicate { $0.status == open }, sortedBy: [SortDescriptor(\.due)], limit: Self.pageSize)
+        let explanation = try enumDao.explain(
+            where: #Predicate { $0.status == open }, sortedBy: [SortDescriptor(\.due)], limit: Self.pageSize)
         guard !explanation.evaluatesPredicateInSwift, !explanation.pagesInSwift, explanation.access?.index != nil else {
             throw SQLiteRatioMismatch("indexes: the enum page is not pushed down: \(explanation)")
         }
@@ -240,7 +277,8 @@ final class UnreadFixture {
 
     init(count: Int, withFiles: Bool) throws {
         self.count = count
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("daokit-unread-ratios-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "daokit-unread-ratios-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let messages = SampleData.messages(count: count)
         expected = messages.filter { !$0.isRead }.count
@@ -275,8 +313,11 @@ final class UnreadFixture {
         let grdbMemory = try grdb(try DatabaseQueue())
         var configuration = Configuration()
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
-        let grdbDisk = try grdb(try DatabaseQueue(path: directory.appendingPathComponent("grdb.sqlite").path, configuration: configuration))
-        let grdbCount = { (queue: DatabaseQueue) in { try queue.read { db in try GRDBMessage.filter(Column("isRead") == false).fetchCount(db) } } }
+        let grdbDisk = try grdb(
+            try DatabaseQueue(path: directory.appendingPathComponent("grdb.sqlite").path, configuration: configuration))
+        let grdbCount = { (queue: DatabaseQueue) in
+            { try queue.read { db in try GRDBMessage.filter(Column("isRead") == false).fetchCount(db) } }
+        }
         let memory = try dao(InMemoryStorageContext())
         let sqlite = try dao(try SQLiteStorageContext(file: directory.appendingPathComponent("daokit.sqlite")))
         engines = [
@@ -299,7 +340,8 @@ final class UnreadFixture {
         for engine in engines {
             let counted = try engine.count()
             guard counted == expected else {
-                throw SQLiteRatioMismatch("indexes: \(engine.name) counts \(counted) unread of \(count), not \(expected)")
+                throw SQLiteRatioMismatch(
+                    "indexes: \(engine.name) counts \(counted) unread of \(count), not \(expected)")
             }
         }
     }

@@ -72,11 +72,12 @@ struct KeyValueRatioSection: RatioSection {
     /// the suite in memory goes when it exits.
     private static func removeSuite(_ suiteName: String, _ defaults: UserDefaults) {
         #if canImport(Darwin)
-        defaults.removePersistentDomain(forName: suiteName)
+            defaults.removePersistentDomain(forName: suiteName)
         #else
-        let configHome = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
-        try? FileManager.default.removeItem(at: configHome.appendingPathComponent("\(suiteName).plist"))
+            let configHome =
+                ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
+                ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
+            try? FileManager.default.removeItem(at: configHome.appendingPathComponent("\(suiteName).plist"))
         #endif
     }
 
@@ -86,7 +87,8 @@ struct KeyValueRatioSection: RatioSection {
             try Self.persistIntoEmptyStore(batch, store) { dao in
                 let count = try dao.count()
                 guard count == batch.count else {
-                    throw SectionFailure(description: "\(store): \(count) messages stored after persisting \(batch.count)")
+                    throw SectionFailure(
+                        description: "\(store): \(count) messages stored after persisting \(batch.count)")
                 }
                 let last = batch[batch.count - 1]
                 guard try dao.read(id: last.id) == last else {
@@ -96,7 +98,8 @@ struct KeyValueRatioSection: RatioSection {
         }
     }
 
-    func report(_ measurements: VariantMeasurements, timedWith plan: TimingPlan, into report: inout RatioReport) throws {
+    func report(_ measurements: VariantMeasurements, timedWith plan: TimingPlan, into report: inout RatioReport) throws
+    {
         var table = TextTable(
             title: "Key-value storage: BaseDao.persist of one batch of n messages into an empty KeyValueStorageContext"
                 + " (\(plan.clock.rawValue), median of \(plan.rounds) interleaved rounds; ± is the interquartile spread).",
@@ -107,7 +110,8 @@ struct KeyValueRatioSection: RatioSection {
             for size in sizes {
                 let name = Self.name(store, size)
                 let perRecord = try measurements.medianNanoseconds(name) / Double(size)
-                let spread = measurements.nanoseconds[name].map { " ±" + NumberFormatting.percent($0.relativeSpread) } ?? ""
+                let spread =
+                    measurements.nanoseconds[name].map { " ±" + NumberFormatting.percent($0.relativeSpread) } ?? ""
                 let ratio = NumberFormatting.ratio(perRecord / baseline)
                 table.rows.append([
                     store.rawValue, String(size),

@@ -22,10 +22,12 @@ struct MappingRatioSection: RatioSection {
         }
     }
 
-    func report(_ measurements: VariantMeasurements, timedWith plan: TimingPlan, into report: inout RatioReport) throws {
+    func report(_ measurements: VariantMeasurements, timedWith plan: TimingPlan, into report: inout RatioReport) throws
+    {
         let strategies = ConversionStrategy.allCases
         var times = TextTable(
-            title: "Mapping: nanoseconds per operation (\(plan.clock.rawValue), median of \(plan.rounds) interleaved rounds;"
+            title:
+                "Mapping: nanoseconds per operation (\(plan.clock.rawValue), median of \(plan.rounds) interleaved rounds;"
                 + " ± is the interquartile spread)",
             header: ["operation"] + strategies.map(\.rawValue))
         var ratios = TextTable(
@@ -44,22 +46,25 @@ struct MappingRatioSection: RatioSection {
                     try measurements.allocationsPerOperation(name(strategy))
                 }
 
-                times.rows.append(try [operation] + strategies.map { strategy in
-                    let summary = measurements.nanoseconds[name(strategy)]
-                    let median = try median(strategy)
-                    let spread = summary.map { NumberFormatting.percent($0.relativeSpread) } ?? "?"
-                    return "\(NumberFormatting.nanoseconds(median)) ±\(spread)"
-                })
+                times.rows.append(
+                    try [operation]
+                        + strategies.map { strategy in
+                            let summary = measurements.nanoseconds[name(strategy)]
+                            let median = try median(strategy)
+                            let spread = summary.map { NumberFormatting.percent($0.relativeSpread) } ?? "?"
+                            return "\(NumberFormatting.nanoseconds(median)) ±\(spread)"
+                        })
 
                 let mapperOverManual = try median(.mapper) / median(.manual)
                 let jsonOverMapper = try median(.json) / median(.mapper)
                 let plistOverMapper = try median(.plist) / median(.mapper)
-                ratios.rows.append(try [
-                    operation,
-                    NumberFormatting.ratio(mapperOverManual),
-                    NumberFormatting.ratio(jsonOverMapper),
-                    NumberFormatting.ratio(plistOverMapper),
-                ] + strategies.map { NumberFormatting.allocations(try allocations($0)) })
+                ratios.rows.append(
+                    try [
+                        operation,
+                        NumberFormatting.ratio(mapperOverManual),
+                        NumberFormatting.ratio(jsonOverMapper),
+                        NumberFormatting.ratio(plistOverMapper),
+                    ] + strategies.map { NumberFormatting.allocations(try allocations($0)) })
 
                 let extraAllocations = try allocations(.mapper) - allocations(.manual)
                 report.addSummaryLine(

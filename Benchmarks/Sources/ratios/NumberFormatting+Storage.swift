@@ -6,12 +6,13 @@ extension NumberFormatting {
     /// `26.3 ms`, `1.20 s`. Storage operations range from a microsecond (one record in memory) to a
     /// second (ten thousand files), which no single unit shows readably.
     static func duration(_ nanoseconds: Double) -> String {
-        let (value, unit): (Double, String) = switch nanoseconds {
-        case ..<1_000: (nanoseconds, "ns")
-        case ..<1_000_000: (nanoseconds / 1e3, "µs")
-        case ..<1_000_000_000: (nanoseconds / 1e6, "ms")
-        default: (nanoseconds / 1e9, "s")
-        }
+        let (value, unit): (Double, String) =
+            switch nanoseconds {
+            case ..<1_000: (nanoseconds, "ns")
+            case ..<1_000_000: (nanoseconds / 1e3, "µs")
+            case ..<1_000_000_000: (nanoseconds / 1e6, "ms")
+            default: (nanoseconds / 1e9, "s")
+            }
         return "\(ratio(value)) \(unit)"
     }
 

@@ -28,8 +28,9 @@ enum ObserveLatency {
     static func measureAll() throws -> [Run] {
         let memory = try inProcess(name: "memory.inProcess", context: InMemoryStorageContext(), writes: 500)
         let directory = try BenchmarkDirectory(prefix: "daokit-latency")
-        let file = try inProcess(name: "file.inProcess", context: try FileStorageContext(directory: URL(fileURLWithPath: directory.path)),
-                                 writes: 200)
+        let file = try inProcess(
+            name: "file.inProcess", context: try FileStorageContext(directory: URL(fileURLWithPath: directory.path)),
+            writes: 200)
         let crossProcess = try crossProcess(writes: 60)
         return [memory, file, crossProcess]
     }
@@ -92,7 +93,9 @@ enum ObserveLatency {
         let commits = try ObserveWriterChild.run(directory: directory.path, writes: writes)
         var samples: [Double] = []
         for (generation, committed) in commits {
-            guard arrivals.wait(for: generation, timeout: 5), let arrived = arrivals.time(of: generation) else { continue }
+            guard arrivals.wait(for: generation, timeout: 5), let arrived = arrivals.time(of: generation) else {
+                continue
+            }
             samples.append(Double(arrived) - Double(committed))
         }
         return Run(name: "file.crossProcess", writes: writes, samples: samples)

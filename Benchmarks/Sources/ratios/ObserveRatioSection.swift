@@ -35,7 +35,8 @@ struct ObserveRatioSection: RatioSection {
         var fixtures: [String: ObservedWriteFixture] = [:]
         for kind in ContextKind.allCases {
             for count in Self.observerCounts {
-                fixtures[Self.name(kind, count)] = ObservedWriteFixture(kind: kind, observers: count, stored: Self.storedCount)
+                fixtures[Self.name(kind, count)] = ObservedWriteFixture(
+                    kind: kind, observers: count, stored: Self.storedCount)
             }
         }
         self.fixtures = fixtures
@@ -58,22 +59,28 @@ struct ObserveRatioSection: RatioSection {
         for fixture in fixtures.values { try fixture.verify() }
     }
 
-    func report(_ measurements: VariantMeasurements, timedWith plan: TimingPlan, into report: inout RatioReport) throws {
+    func report(_ measurements: VariantMeasurements, timedWith plan: TimingPlan, into report: inout RatioReport) throws
+    {
         var writes = TextTable(
-            title: "A write (persist of one message, \(Self.storedCount) stored) with 0, 1 and 100 observers of queries it does not"
+            title:
+                "A write (persist of one message, \(Self.storedCount) stored) with 0, 1 and 100 observers of queries it does not"
                 + " match: the writer's \(plan.clock.rawValue), median of \(plan.rounds) interleaved rounds (± interquartile"
                 + " spread); wall-clock medians of the same writes beside it (the observers' work on DAOKit's threads shares"
                 + " the machine's CPUs with the writer)",
             header: ["context", "0 observers", "1", "100", "100/0 (CPU)", "100/0 (wall)"])
         var summary: [String] = []
-        let wall = try ObservedWriteWallClock.measure(fixtures, kinds: ContextKind.allCases, counts: Self.observerCounts)
+        let wall = try ObservedWriteWallClock.measure(
+            fixtures, kinds: ContextKind.allCases, counts: Self.observerCounts)
         for kind in ContextKind.allCases {
             let none = try measurements.medianNanoseconds(Self.name(kind, 0))
             let hundred = try measurements.medianNanoseconds(Self.name(kind, 100))
             let wallRatio = wall[Self.name(kind, 100)]! / wall[Self.name(kind, 0)]!
-            writes.rows.append([kind.rawValue] + Self.observerCounts.map { measured(Self.name(kind, $0), in: measurements) }
-                + [NumberFormatting.ratio(hundred / none), NumberFormatting.ratio(wallRatio)])
-            summary.append("RATIO observe.\(kind.rawValue).write dao(100 observers)/dao(0)=\(NumberFormatting.ratio(hundred / none))")
+            writes.rows.append(
+                [kind.rawValue] + Self.observerCounts.map { measured(Self.name(kind, $0), in: measurements) }
+                    + [NumberFormatting.ratio(hundred / none), NumberFormatting.ratio(wallRatio)])
+            summary.append(
+                "RATIO observe.\(kind.rawValue).write dao(100 observers)/dao(0)=\(NumberFormatting.ratio(hundred / none))"
+            )
         }
         report.add(writes)
 
@@ -88,11 +95,13 @@ struct ObserveRatioSection: RatioSection {
                 + " returning → the parent's task holding the value; writes 150 ms apart, the store polled every 100 ms",
             header: ["case", "writes", "delivered", "median", "p99", "max", "median from call", "p99 from call"])
         for run in try ObserveLatency.measureAll() {
-            latency.rows.append([run.name, "\(run.writes)", "\(run.samples.count)",
-                                 signed(run.median), signed(run.p99),
-                                 signed(run.samples.max() ?? 0),
-                                 run.fromCall.isEmpty ? "-" : NumberFormatting.duration(run.medianFromCall),
-                                 run.fromCall.isEmpty ? "-" : NumberFormatting.duration(run.p99FromCall)])
+            latency.rows.append([
+                run.name, "\(run.writes)", "\(run.samples.count)",
+                signed(run.median), signed(run.p99),
+                signed(run.samples.max() ?? 0),
+                run.fromCall.isEmpty ? "-" : NumberFormatting.duration(run.medianFromCall),
+                run.fromCall.isEmpty ? "-" : NumberFormatting.duration(run.p99FromCall),
+            ])
             summary.append("LATENCY observe.\(run.name) median=\(signed(run.median)) p99=\(signed(run.p99))")
         }
         report.add(latency)

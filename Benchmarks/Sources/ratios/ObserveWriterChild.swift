@@ -16,7 +16,8 @@ enum ObserveWriterChild {
             return 64
         }
         do {
-            let dao = BaseDao<Message, MessageEntity>(context: try FileStorageContext(directory: URL(fileURLWithPath: arguments[0])))
+            let dao = BaseDao<Message, MessageEntity>(
+                context: try FileStorageContext(directory: URL(fileURLWithPath: arguments[0])))
             var probe = SampleData.makeMessage(index: 1)
             for generation in 1...writes {
                 usleep(150_000)
@@ -42,10 +43,14 @@ enum ObserveWriterChild {
         try child.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         child.waitUntilExit()
-        guard child.terminationStatus == 0 else { throw ObserveBenchmarkFailure("the writer exited with \(child.terminationStatus)") }
+        guard child.terminationStatus == 0 else {
+            throw ObserveBenchmarkFailure("the writer exited with \(child.terminationStatus)")
+        }
         return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ")
-            guard fields.count == 3, fields[0] == "committed", let generation = Int(fields[1]), let time = UInt64(fields[2]) else { return nil }
+            guard fields.count == 3, fields[0] == "committed", let generation = Int(fields[1]),
+                let time = UInt64(fields[2])
+            else { return nil }
             return (generation, time)
         }
     }

@@ -32,7 +32,8 @@ final class ObservedWriteFixture {
         try! dao.persist(stored)
         for index in 0..<observers {
             let sender = -1 - index
-            let stream = dao.observe(where: #Predicate { $0.senderId == sender }, sortedBy: [SortDescriptor(\.date)], limit: 20)
+            let stream = dao.observe(
+                where: #Predicate { $0.senderId == sender }, sortedBy: [SortDescriptor(\.date)], limit: 20)
             consumers.append(Task { do { for try await page in stream { consumeOpaquely(page) } } catch {} })
         }
     }
@@ -62,8 +63,12 @@ final class ObservedWriteFixture {
     func verify() throws {
         try write(1)
         let message = stored[(next - 1) % stored.count]
-        guard try dao.read(id: message.id)?.text == "edit \(next - 1)" else { throw ObserveBenchmarkFailure("a write did not land") }
-        guard try dao.count(where: #Predicate { $0.senderId < 0 }) == 0 else { throw ObserveBenchmarkFailure("an observed query matches") }
+        guard try dao.read(id: message.id)?.text == "edit \(next - 1)" else {
+            throw ObserveBenchmarkFailure("a write did not land")
+        }
+        guard try dao.count(where: #Predicate { $0.senderId < 0 }) == 0 else {
+            throw ObserveBenchmarkFailure("an observed query matches")
+        }
     }
 }
 

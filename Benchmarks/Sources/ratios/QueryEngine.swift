@@ -12,12 +12,16 @@ struct QueryEngine {
     let count: (_ dialog: Int) throws -> Int
 
     /// `BaseDao` over `context`, with `DialogMessageEntity<Indexing>`.
-    static func dao<Indexing: DialogMessageIndexing>(_ name: String, _ context: any StorageContext, indexing: Indexing.Type) -> QueryEngine {
+    static func dao<Indexing: DialogMessageIndexing>(
+        _ name: String, _ context: any StorageContext, indexing: Indexing.Type
+    ) -> QueryEngine {
         let dao = BaseDao<DialogMessage, DialogMessageEntity<Indexing>>(context: context)
         return QueryEngine(
             name: name,
             screen: { dialog in
-                try dao.read(where: ScreenQuery.predicate(dialog: dialog), sortedBy: ScreenQuery.sortOrder, limit: ScreenQuery.pageSize)
+                try dao.read(
+                    where: ScreenQuery.predicate(dialog: dialog), sortedBy: ScreenQuery.sortOrder,
+                    limit: ScreenQuery.pageSize)
             },
             count: { dialog in try dao.count(where: ScreenQuery.predicate(dialog: dialog)) })
     }
@@ -27,7 +31,9 @@ struct QueryEngine {
         QueryEngine(
             name: name,
             screen: { dialog in
-                try database.read { db in try DialogMessage.fetchAll(db, sql: ScreenQuery.screenSQL, arguments: [dialog]) }
+                try database.read { db in
+                    try DialogMessage.fetchAll(db, sql: ScreenQuery.screenSQL, arguments: [dialog])
+                }
             },
             count: { dialog in
                 try database.read { db in try Int.fetchOne(db, sql: ScreenQuery.countSQL, arguments: [dialog]) ?? 0 }
@@ -39,8 +45,12 @@ struct QueryEngine {
 /// the sample's half seconds and ordered by value).
 extension DialogMessage: FetchableRecord, PersistableRecord {
     public static var databaseTableName: String { ScreenQuery.tableName }
-    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
-    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .timeIntervalSince1970 }
+    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+        .timeIntervalSince1970
+    }
+    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
+        .timeIntervalSince1970
+    }
 
     /// Creates the table and its index on dialog and date, as an app would for the screen query.
     static func createTable(in db: Database) throws {

@@ -99,9 +99,11 @@ struct QueryRatioSection: RatioSection {
             let targets = store.targets.flatMap { target in
                 ([(target.name, target.measured)] + target.baselines.map { ($0.name, $0.run) }).map { name, operation in
                     let dialogs = DialogCycle()
-                    return MeasuredVariant(name: Self.name(name, store.size), run: { iterations in
-                        for _ in 0..<iterations { consumeOpaquely(try operation(dialogs.advance())) }
-                    }, clock: Self.targetClock)
+                    return MeasuredVariant(
+                        name: Self.name(name, store.size),
+                        run: { iterations in
+                            for _ in 0..<iterations { consumeOpaquely(try operation(dialogs.advance())) }
+                        }, clock: Self.targetClock)
                 }
             }
             return comparisons + targets
@@ -116,17 +118,22 @@ struct QueryRatioSection: RatioSection {
                 let screen = ScreenQuery.expectedScreen(store.messages, dialog: dialog)
                 let count = ScreenQuery.expectedCount(store.messages, dialog: dialog)
                 guard screen.count == ScreenQuery.pageSize else {
-                    throw QueryStoreError(description: "dialog \(dialog) has only \(screen.count) unread messages at \(store.size)")
+                    throw QueryStoreError(
+                        description: "dialog \(dialog) has only \(screen.count) unread messages at \(store.size)")
                 }
                 for engine in store.engines {
                     let found = try engine.screen(dialog)
                     guard found == screen else {
-                        throw QueryStoreError(description: "\(engine.name) at \(store.size): the screen of dialog \(dialog) is "
-                            + "\(found.map(\.id)), expected \(screen.map(\.id))")
+                        throw QueryStoreError(
+                            description: "\(engine.name) at \(store.size): the screen of dialog \(dialog) is "
+                                + "\(found.map(\.id)), expected \(screen.map(\.id))")
                     }
                     let counted = try engine.count(dialog)
                     guard counted == count else {
-                        throw QueryStoreError(description: "\(engine.name) at \(store.size): dialog \(dialog) counts \(counted), expected \(count)")
+                        throw QueryStoreError(
+                            description:
+                                "\(engine.name) at \(store.size): dialog \(dialog) counts \(counted), expected \(count)"
+                        )
                     }
                 }
             }
@@ -144,7 +151,8 @@ struct QueryRatioSection: RatioSection {
         }
     }
 
-    func report(_ measurements: VariantMeasurements, timedWith plan: TimingPlan, into report: inout RatioReport) throws {
+    func report(_ measurements: VariantMeasurements, timedWith plan: TimingPlan, into report: inout RatioReport) throws
+    {
         var table = TextTable(
             title: "Queries on n messages in \(SampleData.dialogCount) dialogs: the screen query (one dialog's unread"
                 + " messages, newest first, \(ScreenQuery.pageSize) of them) and count(where:) of the same filter, through"
@@ -164,16 +172,19 @@ struct QueryRatioSection: RatioSection {
                     }
                     table.rows.append([
                         engine.name, operation.rawValue, String(store.size),
-                        NumberFormatting.duration(summaryOfTimes.median) + " ±" + NumberFormatting.percent(summaryOfTimes.relativeSpread),
+                        NumberFormatting.duration(summaryOfTimes.median) + " ±"
+                            + NumberFormatting.percent(summaryOfTimes.relativeSpread),
                         NumberFormatting.ratio(summaryOfTimes.median / grdbMemory),
                         NumberFormatting.ratio(summaryOfTimes.median / grdbDisk),
                         NumberFormatting.manyAllocations(try measurements.allocationsPerOperation(name)),
                     ])
                     guard !engine.name.hasPrefix("grdb") else { continue }
-                    let baseline = try measurements.medianNanoseconds(Self.name(Self.baseline(of: engine.name), operation, store.size))
-                    summary.append("RATIO query.\(engine.name).\(operation.rawValue).\(Self.sizeLabel(store.size))"
-                        + " dao/grdb=\(NumberFormatting.ratio(summaryOfTimes.median / baseline))"
-                        + (Self.target(of: engine.name).map { " target<=\(NumberFormatting.ratio($0))" } ?? ""))
+                    let baseline = try measurements.medianNanoseconds(
+                        Self.name(Self.baseline(of: engine.name), operation, store.size))
+                    summary.append(
+                        "RATIO query.\(engine.name).\(operation.rawValue).\(Self.sizeLabel(store.size))"
+                            + " dao/grdb=\(NumberFormatting.ratio(summaryOfTimes.median / baseline))"
+                            + (Self.target(of: engine.name).map { " target<=\(NumberFormatting.ratio($0))" } ?? ""))
                 }
             }
         }
@@ -183,7 +194,9 @@ struct QueryRatioSection: RatioSection {
     }
 
     /// The targets measured against DAOKit itself, and their `RATIO` lines.
-    private func targetTable(_ measurements: VariantMeasurements, timedWith plan: TimingPlan, summary: inout [String]) throws -> TextTable {
+    private func targetTable(_ measurements: VariantMeasurements, timedWith plan: TimingPlan, summary: inout [String])
+        throws -> TextTable
+    {
         var table = TextTable(
             title: "Targets against DAOKit itself: the file context's first query (which builds its cache and indexes)"
                 + " against read() and the query applied to the domain values (what the query cost before this release),"
@@ -196,7 +209,9 @@ struct QueryRatioSection: RatioSection {
         for store in try stores.get() {
             for target in store.targets {
                 let name = Self.name(target.name, store.size)
-                guard let measured = measurements.nanoseconds[name] else { throw MissingMeasurement(variant: name, kind: "timing") }
+                guard let measured = measurements.nanoseconds[name] else {
+                    throw MissingMeasurement(variant: name, kind: "timing")
+                }
                 for baseline in target.baselines {
                     let baselineName = Self.name(baseline.name, store.size)
                     guard let baselineTime = measurements.nanoseconds[baselineName] else {
@@ -206,8 +221,10 @@ struct QueryRatioSection: RatioSection {
                     let limit = baseline.limit.map(NumberFormatting.ratio)
                     table.rows.append([
                         "\(target.name) (\(baseline.label))", String(store.size),
-                        NumberFormatting.duration(measured.median) + " ±" + NumberFormatting.percent(measured.relativeSpread),
-                        NumberFormatting.duration(baselineTime.median) + " ±" + NumberFormatting.percent(baselineTime.relativeSpread),
+                        NumberFormatting.duration(measured.median) + " ±"
+                            + NumberFormatting.percent(measured.relativeSpread),
+                        NumberFormatting.duration(baselineTime.median) + " ±"
+                            + NumberFormatting.percent(baselineTime.relativeSpread),
                         ratio, limit.map { "≤ " + $0 } ?? "-",
                         NumberFormatting.manyAllocations(try measurements.allocationsPerOperation(name)),
                         NumberFormatting.manyAllocations(try measurements.allocationsPerOperation(baselineName)),

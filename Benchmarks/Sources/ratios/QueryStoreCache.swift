@@ -13,8 +13,10 @@ struct QueryStoreCache {
     let directory: URL
 
     init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        directory = environment["DAOKIT_QUERY_STORES"].map { URL(fileURLWithPath: $0, isDirectory: true) }
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("daokit-ratios-query-stores", isDirectory: true)
+        directory =
+            environment["DAOKIT_QUERY_STORES"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                "daokit-ratios-query-stores", isDirectory: true)
     }
 
     /// The store `name`: its location, after `build` made it at a scratch location when it was
@@ -28,7 +30,8 @@ struct QueryStoreCache {
         try build(scratch)
         // Fails only when another process renamed its copy into place first: that one is used.
         if rename(scratch.path, location.path) != 0 && !FileManager.default.fileExists(atPath: location.path) {
-            throw QueryStoreError(description: "cannot move \(scratch.path) to \(location.path): \(String(cString: strerror(errno)))")
+            throw QueryStoreError(
+                description: "cannot move \(scratch.path) to \(location.path): \(String(cString: strerror(errno)))")
         }
         return location
     }

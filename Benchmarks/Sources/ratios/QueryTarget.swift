@@ -41,13 +41,16 @@ struct QueryTarget {
     static func coldFileQuery(at location: URL, messages: [DialogMessage]) -> QueryTarget {
         let measured: (Int) throws -> [Int] = { dialog in
             let dao = BaseDao<DialogMessage, Indexed>(context: try FileStorageContext(directory: location))
-            return try dao.read(where: ScreenQuery.predicate(dialog: dialog), sortedBy: ScreenQuery.sortOrder,
-                                limit: ScreenQuery.pageSize).map(\.id)
+            return try dao.read(
+                where: ScreenQuery.predicate(dialog: dialog), sortedBy: ScreenQuery.sortOrder,
+                limit: ScreenQuery.pageSize
+            ).map(\.id)
         }
         let readAll: (Int) throws -> [Int] = { dialog in
             let dao = BaseDao<DialogMessage, Indexed>(context: try FileStorageContext(directory: location))
-            let query = DomainQuery(predicate: ScreenQuery.predicate(dialog: dialog), sortedBy: ScreenQuery.sortOrder,
-                                    limit: ScreenQuery.pageSize)
+            let query = DomainQuery(
+                predicate: ScreenQuery.predicate(dialog: dialog), sortedBy: ScreenQuery.sortOrder,
+                limit: ScreenQuery.pageSize)
             return try query.apply(to: try dao.read()).map(\.id)
         }
         let scan: (Int) throws -> [Int] = { dialog in
@@ -79,12 +82,15 @@ struct QueryTarget {
     static func scannedKeyValueQuery(on context: KeyValueStorageContext, messages: [DialogMessage]) -> QueryTarget {
         let dao = BaseDao<DialogMessage, Plain>(context: context)
         let measured: (Int) throws -> [Int] = { dialog in
-            try dao.read(where: ScreenQuery.predicate(dialog: dialog), sortedBy: ScreenQuery.sortOrder,
-                         limit: ScreenQuery.pageSize).map(\.id)
+            try dao.read(
+                where: ScreenQuery.predicate(dialog: dialog), sortedBy: ScreenQuery.sortOrder,
+                limit: ScreenQuery.pageSize
+            ).map(\.id)
         }
         let readAll: (Int) throws -> [Int] = { dialog in
-            let query = DomainQuery(predicate: ScreenQuery.predicate(dialog: dialog), sortedBy: ScreenQuery.sortOrder,
-                                    limit: ScreenQuery.pageSize)
+            let query = DomainQuery(
+                predicate: ScreenQuery.predicate(dialog: dialog), sortedBy: ScreenQuery.sortOrder,
+                limit: ScreenQuery.pageSize)
             return try query.apply(to: try dao.read()).map(\.id)
         }
         return QueryTarget(
@@ -94,7 +100,9 @@ struct QueryTarget {
                 for dialog in [0, SampleData.dialogCount - 1] {
                     let expected = ScreenQuery.expectedScreen(messages, dialog: dialog).map(\.id)
                     try expect("the key-value screen query of dialog \(dialog)", try measured(dialog), equals: expected)
-                    try expect("read() and the screen query of dialog \(dialog) on key-value", try readAll(dialog), equals: expected)
+                    try expect(
+                        "read() and the screen query of dialog \(dialog) on key-value", try readAll(dialog),
+                        equals: expected)
                 }
             })
     }
@@ -102,7 +110,9 @@ struct QueryTarget {
     /// A query `BaseDao` cannot hand to the context (``ScreenQuery/computedPredicate``, on a
     /// computed property) on `context`, against what every query did before: `read()` and the
     /// predicate evaluated on the domain values.
-    static func untranslatedQuery(_ engine: String, on context: any StorageContext, messages: [DialogMessage]) -> QueryTarget {
+    static func untranslatedQuery(_ engine: String, on context: any StorageContext, messages: [DialogMessage])
+        -> QueryTarget
+    {
         let dao = BaseDao<DialogMessage, Plain>(context: context)
         let measured: (Int) throws -> [Int] = { _ in try dao.read(where: ScreenQuery.computedPredicate).map(\.id) }
         let baseline: (Int) throws -> [Int] = { _ in
@@ -137,7 +147,8 @@ struct QueryTarget {
                 let (written, plainWritten) = (try measured(0), try baseline(0))
                 try expect("the persisted message", plainWritten, equals: written)
                 guard let stored = try indexed.read(id: written[0]), stored.isRead != messages[0].isRead else {
-                    throw QueryStoreError(description: "the persisted message \(written[0]) was not stored with its read state flipped")
+                    throw QueryStoreError(
+                        description: "the persisted message \(written[0]) was not stored with its read state flipped")
                 }
             })
     }
@@ -159,7 +170,10 @@ struct QueryTarget {
 
     private static func expect(_ what: String, _ found: [Int], equals expected: [Int]) throws {
         guard found == expected else {
-            throw QueryStoreError(description: "\(what): \(found.prefix(20)) (\(found.count)), expected \(expected.prefix(20)) (\(expected.count))")
+            throw QueryStoreError(
+                description:
+                    "\(what): \(found.prefix(20)) (\(found.count)), expected \(expected.prefix(20)) (\(expected.count))"
+            )
         }
     }
 }

@@ -44,18 +44,19 @@ struct RatioCommand {
     private func ensureTimingWithoutInterposer() -> Bool {
         guard AllocationCounter.isCountingThisProcess else { return false }
         #if os(Linux)
-        // The counting child needs the interposer. A relaunched process that still sees it must
-        // not relaunch again, or it would loop; it times with the interposer instead.
-        if !arguments.contains(AllocationCountingChild.flag) && !InterposerFreeRelaunch.isRelaunched {
-            InterposerFreeRelaunch.relaunch()
-        }
+            // The counting child needs the interposer. A relaunched process that still sees it must
+            // not relaunch again, or it would loop; it times with the interposer instead.
+            if !arguments.contains(AllocationCountingChild.flag) && !InterposerFreeRelaunch.isRelaunched {
+                InterposerFreeRelaunch.relaunch()
+            }
         #endif
         return true
     }
 
     private func countAllocations(_ sections: [any RatioSection.Type]) -> ExitStatus {
         guard AllocationCounter.isCountingThisProcess else {
-            printError("error: the malloc interposer does not see this process's allocations, so they cannot be counted")
+            printError(
+                "error: the malloc interposer does not see this process's allocations, so they cannot be counted")
             return .measurementFailed
         }
         do {
@@ -67,7 +68,8 @@ struct RatioCommand {
         }
     }
 
-    private func measure(_ sections: [any RatioSection], options: RatioOptions, timedWithInterposer: Bool) -> ExitStatus {
+    private func measure(_ sections: [any RatioSection], options: RatioOptions, timedWithInterposer: Bool) -> ExitStatus
+    {
         let clock = ContinuousClock()
         let start = clock.now
         var report = RatioReport()
@@ -101,7 +103,8 @@ struct RatioCommand {
                 let plan = options.timingPlan(for: section)
                 let variants = section.variants
                 let estimate = Int(plan.estimatedDuration(variantCount: variants.count).nanoseconds / 1e9)
-                printProgress("\(section.id): timing \(variants.count) variants × \(plan.rounds) rounds (about \(estimate) s)")
+                printProgress(
+                    "\(section.id): timing \(variants.count) variants × \(plan.rounds) rounds (about \(estimate) s)")
                 let timings = try InterleavedTimer(plan: plan).measure(variants) { roundsDone in
                     if roundsDone % 5 == 0 || roundsDone == plan.rounds {
                         printProgress("\(section.id): \(roundsDone)/\(plan.rounds) rounds")
@@ -122,13 +125,14 @@ struct RatioCommand {
     }
 
     private func notes(timedWithInterposer: Bool) -> String {
-        let timing = timedWithInterposer
+        let timing =
+            timedWithInterposer
             ? "Timings include the malloc interposer's cost on every allocation (it could not be bypassed here)."
             : "Timed without the malloc interposer; allocations counted by it in a separate process."
         #if DEBUG
-        let build = "DEBUG BUILD: these numbers mean nothing, run with `-c release`"
+            let build = "DEBUG BUILD: these numbers mean nothing, run with `-c release`"
         #else
-        let build = "release build"
+            let build = "release build"
         #endif
         return "DAOKit ratios, \(build), \(ProcessInfo.processInfo.activeProcessorCount) cores. \(timing)"
     }

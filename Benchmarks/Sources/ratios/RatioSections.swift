@@ -1,8 +1,10 @@
 /// The sections `ratios` knows, in report order.
 enum RatioSections {
     static func all() -> [any RatioSection.Type] {
-        [MappingRatioSection.self, CodableFloorRatioSection.self, DaoRatioSection.self, FileRatioSection.self,
-         KeyValueRatioSection.self, QueryRatioSection.self, SQLiteRatioSection.self, ObserveRatioSection.self,
-         IndexRatioSection.self]
+        [
+            MappingRatioSection.self, CodableFloorRatioSection.self, DaoRatioSection.self, FileRatioSection.self,
+            KeyValueRatioSection.self, QueryRatioSection.self, SQLiteRatioSection.self, ObserveRatioSection.self,
+            IndexRatioSection.self,
+        ]
     }
 }

@@ -33,12 +33,14 @@ struct SQLiteRatioSection: RatioSection {
     var variants: [MeasuredVariant] {
         fixtures.flatMap { fixture in
             SQLiteOperation.allCases.flatMap { operation in
-                [MeasuredVariant(name: Self.name(operation, fixture.count, grdb: false)) { iterations in
-                     for _ in 0..<iterations { consumeOpaquely(try fixture.runDAO(operation)) }
-                 },
-                 MeasuredVariant(name: Self.name(operation, fixture.count, grdb: true)) { iterations in
-                     for _ in 0..<iterations { consumeOpaquely(try fixture.runGRDB(operation)) }
-                 }]
+                [
+                    MeasuredVariant(name: Self.name(operation, fixture.count, grdb: false)) { iterations in
+                        for _ in 0..<iterations { consumeOpaquely(try fixture.runDAO(operation)) }
+                    },
+                    MeasuredVariant(name: Self.name(operation, fixture.count, grdb: true)) { iterations in
+                        for _ in 0..<iterations { consumeOpaquely(try fixture.runGRDB(operation)) }
+                    },
+                ]
             }
         }
     }
@@ -50,9 +52,11 @@ struct SQLiteRatioSection: RatioSection {
         }
     }
 
-    func report(_ measurements: VariantMeasurements, timedWith plan: TimingPlan, into report: inout RatioReport) throws {
+    func report(_ measurements: VariantMeasurements, timedWith plan: TimingPlan, into report: inout RatioReport) throws
+    {
         var times = TextTable(
-            title: "SQLite: BaseDao over SQLiteStorageContext against GRDB 7 Codable records on a DatabaseQueue, both WAL with"
+            title:
+                "SQLite: BaseDao over SQLiteStorageContext against GRDB 7 Codable records on a DatabaseQueue, both WAL with"
                 + " synchronous = FULL, index (senderId, isRead, date) on both (\(plan.clock.rawValue), median of \(plan.rounds)"
                 + " interleaved rounds; ± is the interquartile spread). batchInsert empties the table and inserts all n in"
                 + " one transaction; persistOne upserts one message (a synced commit); screen is user 7's 20 newest unread;"
@@ -65,12 +69,14 @@ struct SQLiteRatioSection: RatioSection {
                 let grdb = Self.name(operation, fixture.count, grdb: true)
                 let ratio = try measurements.medianNanoseconds(dao) / measurements.medianNanoseconds(grdb)
                 times.rows.append([
-                    operation.rawValue, String(fixture.count), measured(dao, in: measurements), measured(grdb, in: measurements),
+                    operation.rawValue, String(fixture.count), measured(dao, in: measurements),
+                    measured(grdb, in: measurements),
                     NumberFormatting.ratio(ratio),
                     NumberFormatting.manyAllocations(try measurements.allocationsPerOperation(dao)),
                     NumberFormatting.manyAllocations(try measurements.allocationsPerOperation(grdb)),
                 ])
-                summary.append("RATIO sqlite.\(operation.rawValue).\(fixture.count) dao/grdb=\(NumberFormatting.ratio(ratio))")
+                summary.append(
+                    "RATIO sqlite.\(operation.rawValue).\(fixture.count) dao/grdb=\(NumberFormatting.ratio(ratio))")
             }
         }
         report.add(times)

@@ -37,13 +37,16 @@ struct GRDBMessage: Codable, FetchableRecord, PersistableRecord {
 
     init(_ message: Message) {
         (id, date, text, senderId, receiverId, type, isIncoming, isRead, attachment, note) =
-            (message.id, message.date, message.text, message.senderId, message.receiverId, message.type,
-             message.isIncoming, message.isRead, message.attachment, message.note)
+            (
+                message.id, message.date, message.text, message.senderId, message.receiverId, message.type,
+                message.isIncoming, message.isRead, message.attachment, message.note
+            )
     }
 
     var message: Message {
-        Message(id: id, date: date, text: text, senderId: senderId, receiverId: receiverId, type: type,
-                isIncoming: isIncoming, isRead: isRead, attachment: attachment, note: note)
+        Message(
+            id: id, date: date, text: text, senderId: senderId, receiverId: receiverId, type: type,
+            isIncoming: isIncoming, isRead: isRead, attachment: attachment, note: note)
     }
 }
 
@@ -81,7 +84,8 @@ final class SQLiteFixture {
         self.count = count
         messages = SampleData.messages(count: count)
         records = messages.map(GRDBMessage.init)
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("daokit-sqlite-ratios-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "daokit-sqlite-ratios-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         dao = BaseDao(context: try SQLiteStorageContext(file: directory.appendingPathComponent("daokit.sqlite")))
         var configuration = Configuration()
@@ -89,7 +93,8 @@ final class SQLiteFixture {
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
-        queue = try DatabaseQueue(path: directory.appendingPathComponent("grdb.sqlite").path, configuration: configuration)
+        queue = try DatabaseQueue(
+            path: directory.appendingPathComponent("grdb.sqlite").path, configuration: configuration)
         try queue.write { db in
             try db.create(table: "message") { table in
                 table.primaryKey("id", .integer)
@@ -134,8 +139,10 @@ final class SQLiteFixture {
         case .readAll:
             return try dao.read().count
         case .screen:
-            return try dao.read(where: SQLiteScreenQuery.predicate, sortedBy: SQLiteScreenQuery.sortOrder,
-                                limit: SQLiteScreenQuery.limit).count
+            return try dao.read(
+                where: SQLiteScreenQuery.predicate, sortedBy: SQLiteScreenQuery.sortOrder,
+                limit: SQLiteScreenQuery.limit
+            ).count
         case .count:
             return try dao.count(where: SQLiteScreenQuery.predicate)
         }
@@ -176,13 +183,15 @@ final class SQLiteFixture {
         let daoMode = try DatabaseQueue(path: directory.appendingPathComponent("daokit.sqlite").path)
             .read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         guard mode == "wal", synchronous == 2, daoMode == "wal" else {
-            throw SQLiteRatioMismatch("durability differs: GRDB \(mode ?? "?")/\(synchronous ?? -1), DAOKit \(daoMode ?? "?")")
+            throw SQLiteRatioMismatch(
+                "durability differs: GRDB \(mode ?? "?")/\(synchronous ?? -1), DAOKit \(daoMode ?? "?")")
         }
         let all = try dao.read().sorted { $0.id < $1.id }
         let grdbAll = try queue.read { db in try GRDBMessage.fetchAll(db) }.map(\.message).sorted { $0.id < $1.id }
         guard all == messages, grdbAll == messages else { throw SQLiteRatioMismatch("readAll differs (\(count))") }
         let expected = messages.filter { $0.senderId == 7 && !$0.isRead }.sorted { $0.date > $1.date }
-        let screen = try dao.read(where: SQLiteScreenQuery.predicate, sortedBy: SQLiteScreenQuery.sortOrder, limit: SQLiteScreenQuery.limit)
+        let screen = try dao.read(
+            where: SQLiteScreenQuery.predicate, sortedBy: SQLiteScreenQuery.sortOrder, limit: SQLiteScreenQuery.limit)
         let grdbScreen = try queue.read { db in
             try SQLiteScreenQuery.grdbFilter.order(Column("date").desc).limit(SQLiteScreenQuery.limit).fetchAll(db)
         }.map(\.message)
@@ -190,10 +199,12 @@ final class SQLiteFixture {
             throw SQLiteRatioMismatch("screen query differs (\(count))")
         }
         guard try dao.count(where: SQLiteScreenQuery.predicate) == expected.count,
-              try runGRDB(.count) == expected.count else { throw SQLiteRatioMismatch("count differs (\(count))") }
+            try runGRDB(.count) == expected.count
+        else { throw SQLiteRatioMismatch("count differs (\(count))") }
         let probe = messages[count / 2]
         guard try dao.read(id: probe.id) == probe,
-              try queue.read({ db in try GRDBMessage.fetchOne(db, key: probe.id) })?.message == probe else {
+            try queue.read({ db in try GRDBMessage.fetchOne(db, key: probe.id) })?.message == probe
+        else {
             throw SQLiteRatioMismatch("readById differs (\(count))")
         }
     }

@@ -19,8 +19,9 @@ enum ScreenQuery {
     /// The screen query as `BaseDao` hands it to a context: what the scan every query was before
     /// indexes and the file context's cache evaluates on every entity.
     static func storageQuery(dialog: Int) -> StorageQuery {
-        StorageQuery(filter: .and([.compare("dialogID", .equal, .int(Int64(dialog))), .compare("isRead", .equal, .bool(false))]),
-                     sort: [StorageSortKey("date", order: .reverse)], limit: pageSize)
+        StorageQuery(
+            filter: .and([.compare("dialogID", .equal, .int(Int64(dialog))), .compare("isRead", .equal, .bool(false))]),
+            sort: [StorageSortKey("date", order: .reverse)], limit: pageSize)
     }
 
     /// Every unread message, through a computed property: a predicate no context is handed.
@@ -29,7 +30,8 @@ enum ScreenQuery {
     }
 
     static let tableName = "dialogMessage"
-    static let screenSQL = "SELECT * FROM \(tableName) WHERE dialogID = ? AND isRead = 0 ORDER BY date DESC LIMIT \(pageSize)"
+    static let screenSQL =
+        "SELECT * FROM \(tableName) WHERE dialogID = ? AND isRead = 0 ORDER BY date DESC LIMIT \(pageSize)"
     static let countSQL = "SELECT COUNT(*) FROM \(tableName) WHERE dialogID = ? AND isRead = 0"
 
     /// The screen's messages for `dialog`, by hand.

@@ -21,9 +21,14 @@ enum WarmQueryProfile {
             let dao = BaseDao<DialogMessage, DialogMessageEntity<DialogIndexed>>(context: InMemoryStorageContext())
             try dao.persist(messages)
             let dialogs = DialogCycle()
-            let query: () throws -> Int = spec.side == "screen"
-                ? { try dao.read(where: ScreenQuery.predicate(dialog: dialogs.advance()), sortedBy: ScreenQuery.sortOrder,
-                                 limit: ScreenQuery.pageSize).count }
+            let query: () throws -> Int =
+                spec.side == "screen"
+                ? {
+                    try dao.read(
+                        where: ScreenQuery.predicate(dialog: dialogs.advance()), sortedBy: ScreenQuery.sortOrder,
+                        limit: ScreenQuery.pageSize
+                    ).count
+                }
                 : { try dao.count(where: ScreenQuery.predicate(dialog: dialogs.advance())) }
             var sink = try query()
             for _ in 0..<spec.iterations { sink &+= try query() }

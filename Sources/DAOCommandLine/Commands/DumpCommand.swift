@@ -10,8 +10,9 @@ struct DumpCommand {
         let (members, failures) = try StoreReadLock.withSharedLock(directory: directory, command: "dump") {
             let scan = try StoreScan.scan(directory, command: "dump")
             if scan.entity(named: entityName) == nil, let link = scan.refusedEntry(named: entityName) {
-                throw CommandFailure("dao dump: \(link): a symbolic link, FIFO or device stands where the folder of "
-                    + "'\(entityName)' should be; the store never follows it, so it has no readable records")
+                throw CommandFailure(
+                    "dao dump: \(link): a symbolic link, FIFO or device stands where the folder of "
+                        + "'\(entityName)' should be; the store never follows it, so it has no readable records")
             }
             guard let entity = scan.entity(named: entityName) else {
                 let known = scan.entities.map(\.displayName)
@@ -26,17 +27,22 @@ struct DumpCommand {
                 let candidates = Set(RecordReader.formats.map { $0.fileName(forKey: key) })
                 records = entity.records.filter { candidates.contains($0.name) }
                 guard !records.isEmpty else {
-                    throw UsageError("dao dump: no \(entity.displayName) record with key \(key.debugDescription) in \(scan.root)")
+                    throw UsageError(
+                        "dao dump: no \(entity.displayName) record with key \(key.debugDescription) in \(scan.root)")
                 }
             } else {
                 records = entity.records
             }
             var (members, failures) = Self.read(records)
-            if case let .unfinished(directoryName, fileNames, _) = scan.journal, directoryName == entity.directoryName {
+            if case .unfinished(let directoryName, let fileNames, _) = scan.journal,
+                directoryName == entity.directoryName
+            {
                 // The files may hold part of a batch that the next open of the store undoes, so
                 // what is shown may not be what the store reads: a problem worth status 1.
-                failures.append("dao dump: \(scan.root)/.journal holds an unfinished batch; the next open of the store restores "
-                    + "\(TextLayout.count(fileNames.count, "\(entity.displayName) record")) to their earlier contents")
+                failures.append(
+                    "dao dump: \(scan.root)/.journal holds an unfinished batch; the next open of the store restores "
+                        + "\(TextLayout.count(fileNames.count, "\(entity.displayName) record")) to their earlier contents"
+                )
             }
             return (members, failures)
         }
@@ -51,8 +57,8 @@ struct DumpCommand {
         var failures: [String] = []
         for record in records {
             switch record.readChecked() {
-            case let .success(stored): members.append(JSONMember(name: stored.key, value: stored.entity))
-            case let .failure(problem): failures.append("dao dump: skipped \(record.path): \(problem)")
+            case .success(let stored): members.append(JSONMember(name: stored.key, value: stored.entity))
+            case .failure(let problem): failures.append("dao dump: skipped \(record.path): \(problem)")
             }
         }
         members.sort { TextLayout.keyPrecedes($0.name, $1.name) }

@@ -1,5 +1,5 @@
-import DAOKitStoreFormat
 import DAOKit
+import DAOKitStoreFormat
 
 /// `dao inspect DIR`: what a store holds, at a glance. Informational: it exits 0 whatever it
 /// finds, and points to `dao verify` when something looks wrong.
@@ -25,7 +25,7 @@ struct InspectCommand {
                 let (bytes, result) = record.readEnvelope()
                 size += bytes ?? 0
                 switch result {
-                case let .success(stored): versions[stored.formatVersion, default: 0] += 1
+                case .success(let stored): versions[stored.formatVersion, default: 0] += 1
                 case .failure: unreadable += 1
                 }
             }
@@ -69,7 +69,9 @@ struct InspectCommand {
         if sorted.count == 1 && unreadable == 0 {
             return "\(names), format version \(sorted[0])"
         }
-        var detail = sorted.isEmpty ? "" : ", format versions " + sorted.map { "\($0) × \(versions[$0] ?? 0)" }.joined(separator: ", ")
+        var detail =
+            sorted.isEmpty
+            ? "" : ", format versions " + sorted.map { "\($0) × \(versions[$0] ?? 0)" }.joined(separator: ", ")
         if unreadable > 0 { detail += "; " + TextLayout.count(unreadable, "unreadable record") }
         return names + detail
     }
@@ -78,12 +80,14 @@ struct InspectCommand {
         switch journal {
         case .absent: return "none (no batch has run yet)"
         case .idle: return "empty (every batch finished)"
-        case let .unfinished(directory, fileNames, _):
+        case .unfinished(let directory, let fileNames, _):
             let entity = FileNameCodec.decode(directory) ?? directory
-            return "UNFINISHED batch of \(TextLayout.count(fileNames.count, "change")) to \(entity) (the next open rolls it back)"
-        case .unfinishedReset: return "a reset that did not finish (the next open completes it: every record is removed)"
-        case let .torn(size): return "torn, \(TextLayout.count(size, "byte")) (the next open discards it)"
-        case let .unreadable(message): return "cannot be read: \(message)"
+            return
+                "UNFINISHED batch of \(TextLayout.count(fileNames.count, "change")) to \(entity) (the next open rolls it back)"
+        case .unfinishedReset:
+            return "a reset that did not finish (the next open completes it: every record is removed)"
+        case .torn(let size): return "torn, \(TextLayout.count(size, "byte")) (the next open discards it)"
+        case .unreadable(let message): return "cannot be read: \(message)"
         }
     }
 
@@ -91,7 +95,9 @@ struct InspectCommand {
         var lines: [String] = []
         for name in scan.trash { lines.append("\(name)/  (an unfinished deleteAll's directory)") }
         for entity in scan.entities {
-            for name in entity.temporaryFiles { lines.append("\(entity.directoryName)/\(name)  (an unfinished write's temporary file)") }
+            for name in entity.temporaryFiles {
+                lines.append("\(entity.directoryName)/\(name)  (an unfinished write's temporary file)")
+            }
             for name in entity.foreignFiles { lines.append("\(entity.directoryName)/\(name)  (not a record file)") }
         }
         for name in scan.foreign { lines.append("\(name)  (not part of the store)") }

@@ -1,5 +1,5 @@
-import DAOKitStoreFormat
 import DAOKit
+import DAOKitStoreFormat
 
 /// `dao verify DIR`: an integrity check that reports one line per problem and changes nothing.
 ///
@@ -18,7 +18,8 @@ struct VerifyCommand {
         for problem in problems { console.line(problem) }
         // Only the envelope: dao cannot know the Swift types, so it never decodes an entity, and
         // says so, lest "sound" be read as "every record reads".
-        let checked = "\(TextLayout.count(scan.recordCount, "record")) of \(TextLayout.count(scan.entities.count, "entity type")) checked, "
+        let checked =
+            "\(TextLayout.count(scan.recordCount, "record")) of \(TextLayout.count(scan.entities.count, "entity type")) checked, "
             + "envelopes only: entities are not decoded"
         if problems.isEmpty {
             console.line("OK: \(scan.root) is sound (\(checked))")
@@ -37,17 +38,20 @@ struct VerifyCommand {
         switch scan.journal {
         case .absent, .idle:
             break
-        case let .unfinished(entityDirectory, fileNames, _):
+        case .unfinished(let entityDirectory, let fileNames, _):
             let entity = FileNameCodec.decode(entityDirectory) ?? entityDirectory
-            problems.append("\(journalPath): a batch of \(TextLayout.count(fileNames.count, "change")) to \(entity) did not finish; "
-                + "the next open of the store rolls it back")
+            problems.append(
+                "\(journalPath): a batch of \(TextLayout.count(fileNames.count, "change")) to \(entity) did not finish; "
+                    + "the next open of the store rolls it back")
         case .unfinishedReset:
-            problems.append("\(journalPath): a reset of every entity type did not finish; the next open of the store completes it, "
-                + "removing every record")
-        case let .torn(size):
-            problems.append("\(journalPath): a torn journal (\(TextLayout.count(size, "byte")), its checksum does not match); "
-                + "the next open of the store discards it")
-        case let .unreadable(message):
+            problems.append(
+                "\(journalPath): a reset of every entity type did not finish; the next open of the store completes it, "
+                    + "removing every record")
+        case .torn(let size):
+            problems.append(
+                "\(journalPath): a torn journal (\(TextLayout.count(size, "byte")), its checksum does not match); "
+                    + "the next open of the store discards it")
+        case .unreadable(let message):
             problems.append("\(journalPath): cannot be read: \(message)")
         }
         if let problem = scan.lockProblem {
@@ -57,32 +61,44 @@ struct VerifyCommand {
             problems.append("\(root)/\(FileStoreLayout.changeLogFileName): \(problem)")
         }
         for name in scan.refused {
-            problems.append("\(root)/\(name): a symbolic link, FIFO or device, which the store never follows or opens; "
-                + "if it stands for an entity folder, that entity cannot be read or written until it is replaced by a real folder")
+            problems.append(
+                "\(root)/\(name): a symbolic link, FIFO or device, which the store never follows or opens; "
+                    + "if it stands for an entity folder, that entity cannot be read or written until it is replaced by a real folder"
+            )
         }
         for name in scan.trash {
-            problems.append("\(root)/\(name): the entity directory of a deleteAll that did not finish; the next open of the store deletes it")
+            problems.append(
+                "\(root)/\(name): the entity directory of a deleteAll that did not finish; the next open of the store deletes it"
+            )
         }
         for name in scan.foreign {
-            problems.append("\(root)/\(name): not part of the store (its directory holds only entity directories and the store's dot-files)")
+            problems.append(
+                "\(root)/\(name): not part of the store (its directory holds only entity directories and the store's dot-files)"
+            )
         }
         let formats = scan.formatCounts
         if formats.count > 1 {
             let counts = formats.map { "\($0.count) .\($0.format.fileExtension)" }.joined(separator: ", ")
-            problems.append("\(root): records in more than one format (\(counts)); a FileStorageContext opens a store of one format only, so it opens this one with neither")
+            problems.append(
+                "\(root): records in more than one format (\(counts)); a FileStorageContext opens a store of one format only, so it opens this one with neither"
+            )
         }
         for entity in scan.entities {
             if let error = entity.listingError {
                 problems.append("\(entity.path): cannot be read: \(error)")
             }
             for name in entity.temporaryFiles {
-                problems.append("\(entity.path)/\(name): the temporary file of a write that did not finish; the next open of the store removes it")
+                problems.append(
+                    "\(entity.path)/\(name): the temporary file of a write that did not finish; the next open of the store removes it"
+                )
             }
             for name in entity.foreignFiles {
-                problems.append("\(entity.path)/\(name): not a record file (records end in .json or .plist), so the store never reads it")
+                problems.append(
+                    "\(entity.path)/\(name): not a record file (records end in .json or .plist), so the store never reads it"
+                )
             }
             for record in entity.records {
-                if case let .failure(problem) = record.readChecked() {
+                if case .failure(let problem) = record.readChecked() {
                     problems.append("\(record.path): \(problem)")
                 }
             }

@@ -19,9 +19,10 @@ struct DemoCommand {
     /// ``printComparison()``); the tests set it to check both.
     var build = BuildConfiguration.current
 
-    private static let entityDirectories = Set([
-        Messenger.UserEntity.entityName, Messenger.DialogEntity.entityName, Messenger.MessageEntity.entityName,
-    ].map { FileNameCodec.encode($0) })
+    private static let entityDirectories = Set(
+        [
+            Messenger.UserEntity.entityName, Messenger.DialogEntity.entityName, Messenger.MessageEntity.entityName,
+        ].map { FileNameCodec.encode($0) })
 
     func run(directory: String?) throws -> Int32 {
         let (url, note) = try storeDirectory(directory)
@@ -47,7 +48,8 @@ struct DemoCommand {
     private func storeDirectory(_ directory: String?) throws(UsageError) -> (URL, note: String) {
         guard let directory else {
             let url = FileManager.default.temporaryDirectory
-                .appendingPathComponent("dao-demo-" + String(UInt32.random(in: .min ... .max), radix: 16), isDirectory: true)
+                .appendingPathComponent(
+                    "dao-demo-" + String(UInt32.random(in: .min ... .max), radix: 16), isDirectory: true)
             return (url, "  (a new temporary directory; delete it when you are done)")
         }
         let url = URL(fileURLWithPath: directory, isDirectory: true)
@@ -55,9 +57,9 @@ struct DemoCommand {
         do throws(FileSystemError) {
             let files = try POSIXFileSystem().confined(to: directory)
             names = try files.contentsOfDirectory(directory)
-        } catch where error.code == ENOENT {
+        } catch  where error.code == ENOENT {
             return (url, "  (new)")
-        } catch where error.code == ENOTDIR {
+        } catch  where error.code == ENOTDIR {
             // A parent that is not a directory: nothing is there, and creating the store reports it.
             guard (try? POSIXFileSystem().status(atPath: directory)) != nil else { return (url, "  (new)") }
             throw UsageError("dao demo: not a directory: \(directory)")
@@ -70,7 +72,9 @@ struct DemoCommand {
                 && !name.hasPrefix(FileStoreLayout.trashDirectoryPrefix) && !Self.entityDirectories.contains(name)
         }
         guard foreign.isEmpty else {
-            throw UsageError("dao demo: \(directory) holds other files ('\(foreign.sorted()[0])'); give a new or empty directory, or one an earlier demo wrote")
+            throw UsageError(
+                "dao demo: \(directory) holds other files ('\(foreign.sorted()[0])'); give a new or empty directory, or one an earlier demo wrote"
+            )
         }
         return (url, names.isEmpty ? "" : "  (an earlier demo's data is replaced)")
     }
@@ -78,9 +82,12 @@ struct DemoCommand {
     private func runSteps(in store: FileStorageContext) throws {
         let steps = try MessengerDemoSteps(emptying: store)
         let (users, dialogs, messages) = (steps.users, steps.dialogs, steps.messages)
-        try steps.persistSampleData(on: console, heading: "1. Saving through BaseDao into a FileStorageContext (one file per record)", eachBatch: "three batches, each all or nothing")
+        try steps.persistSampleData(
+            on: console, heading: "1. Saving through BaseDao into a FileStorageContext (one file per record)",
+            eachBatch: "three batches, each all or nothing")
         let file = store.fileURL(for: Messenger.MessageEntity.self, id: 3)
-        console.line("   message 3 is the file \(file.deletingLastPathComponent().lastPathComponent)/\(file.lastPathComponent):")
+        console.line(
+            "   message 3 is the file \(file.deletingLastPathComponent().lastPathComponent)/\(file.lastPathComponent):")
         console.line("   " + String(decoding: try Data(contentsOf: file), as: UTF8.self))
 
         console.line()
@@ -91,12 +98,16 @@ struct DemoCommand {
 
         console.line()
         console.line("3. Updates and erases")
-        let observer = DemoCountObserver(messages.observeCount(where: #Predicate { $0.dialogID == "family" && !$0.isRead }))
+        let observer = DemoCountObserver(
+            messages.observeCount(where: #Predicate { $0.dialogID == "family" && !$0.isRead }))
         let unreadBefore = observer.next()
         let marked = try messages.markAllRead(in: "family")
-        console.line("   marked \(marked) messages of Family read in one batch; unread there now: \(try messages.unread(in: "family").count)")
+        console.line(
+            "   marked \(marked) messages of Family read in one batch; unread there now: \(try messages.unread(in: "family").count)"
+        )
         if let unreadBefore, let unreadAfter = observer.next() {
-            console.line("   an observer of that count (observeCount) received the change: \(unreadBefore) → \(unreadAfter)")
+            console.line(
+                "   an observer of that count (observeCount) received the change: \(unreadBefore) → \(unreadAfter)")
         }
         if var bookClub = try dialogs.read(id: "book-club") {
             bookClub.isPinned = true
@@ -118,8 +129,9 @@ struct DemoCommand {
             console.line("   create(message 3) again → StorageError: \(error)")
         }
         do {
-            let scheduled = Messenger.ScheduledMessage(id: 99, dialogID: "work", authorID: "ann", text: "Done!",
-                                                       date: MessengerSampleData.morning, isRead: true, sendAt: MessengerSampleData.morning)
+            let scheduled = Messenger.ScheduledMessage(
+                id: 99, dialogID: "work", authorID: "ann", text: "Done!",
+                date: MessengerSampleData.morning, isRead: true, sendAt: MessengerSampleData.morning)
             try BaseDao<Messenger.ScheduledMessage, Messenger.MessageEntity>(context: store).persist(scheduled)
         } catch let error as MappingError {
             console.line("   persist(a value with a field the entity lacks) → MappingError: \(error)")
@@ -141,9 +153,13 @@ struct DemoCommand {
         console.line("   pinned dialogs: " + pinned.map(\.title).joined(separator: ", "))
     }
 
-    private func printCounts(users: Messenger.UsersDao, dialogs: Messenger.DialogsDao, messages: Messenger.MessagesDao) throws {
+    private func printCounts(users: Messenger.UsersDao, dialogs: Messenger.DialogsDao, messages: Messenger.MessagesDao)
+        throws
+    {
         let unread = try messages.count(where: #Predicate { !$0.isRead })
-        console.line("   counts: \(try users.count()) users, \(try dialogs.count()) dialogs, \(try messages.count()) messages (\(unread) unread)")
+        console.line(
+            "   counts: \(try users.count()) users, \(try dialogs.count()) dialogs, \(try messages.count()) messages (\(unread) unread)"
+        )
     }
 
     /// Times EntityMapper against a hand-written translator and a JSON round trip — in a release
@@ -154,25 +170,35 @@ struct DemoCommand {
     private func printComparison() throws {
         guard build == .release else {
             console.line("4. What a conversion costs: not timed in this debug build")
-            console.line("   DAOKit is unoptimized in a debug build and Foundation's JSON coders are not, so its timings")
-            console.line("   would understate EntityMapper several times over. For DAOKit's numbers, build for release:")
+            console.line(
+                "   DAOKit is unoptimized in a debug build and Foundation's JSON coders are not, so its timings")
+            console.line(
+                "   would understate EntityMapper several times over. For DAOKit's numbers, build for release:")
             console.line("   swift run -c release dao demo")
             return
         }
-        let comparison = MappingComparison(messages: MessengerSampleData.manyMessages(comparisonSize), budget: comparisonBudget)
+        let comparison = MappingComparison(
+            messages: MessengerSampleData.manyMessages(comparisonSize), budget: comparisonBudget)
         let (timings, rounds) = try comparison.run()
-        console.line("4. What a conversion costs: \(comparisonSize) messages Domain → Entity → Domain, best of \(rounds) rounds")
+        console.line(
+            "4. What a conversion costs: \(comparisonSize) messages Domain → Entity → Domain, best of \(rounds) rounds")
         let baseline = max(timings[0].nanosecondsPerMessage, 1)
         let rows = timings.map { timing in
-            [timing.name, Self.duration(timing.nanosecondsPerMessage) + " per message",
-             Self.ratio(timing.nanosecondsPerMessage / baseline)]
+            [
+                timing.name, Self.duration(timing.nanosecondsPerMessage) + " per message",
+                Self.ratio(timing.nanosecondsPerMessage / baseline),
+            ]
         }
         for line in TextLayout.table(rows, rightAligned: [1, 2]) { console.line("   " + line) }
         let jsonOverMapper = timings[2].nanosecondsPerMessage / max(timings[1].nanosecondsPerMessage, 1)
         if jsonOverMapper >= 1 {
-            console.line("   EntityMapper needs no translator code, and is \(Self.ratio(jsonOverMapper)) faster than the JSON round trip.")
+            console.line(
+                "   EntityMapper needs no translator code, and is \(Self.ratio(jsonOverMapper)) faster than the JSON round trip."
+            )
         } else {
-            console.line("   Here the JSON round trip won: EntityMapper needs no translator code, but was \(Self.ratio(1 / jsonOverMapper)) slower.")
+            console.line(
+                "   Here the JSON round trip won: EntityMapper needs no translator code, but was \(Self.ratio(1 / jsonOverMapper)) slower."
+            )
         }
     }
 
@@ -198,9 +224,9 @@ enum BuildConfiguration: Sendable, Equatable {
     /// The configuration this code was compiled in.
     static var current: BuildConfiguration {
         #if DEBUG
-        return .debug
+            return .debug
         #else
-        return .release
+            return .release
         #endif
     }
 }

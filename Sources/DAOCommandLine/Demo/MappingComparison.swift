@@ -29,11 +29,17 @@ struct MappingComparison {
         let decoder = JSONDecoder()
         let variants: [(name: String, convert: (Messenger.Message) throws -> Messenger.Message)] = [
             ("hand-written translator", { MessageTranslator.message(from: MessageTranslator.entity(from: $0)) }),
-            ("EntityMapper", { try mapper.map(try mapper.map($0, to: Messenger.MessageEntity.self), to: Messenger.Message.self) }),
-            ("JSON round trip", { message in
-                let entity = try decoder.decode(Messenger.MessageEntity.self, from: try encoder.encode(message))
-                return try decoder.decode(Messenger.Message.self, from: try encoder.encode(entity))
-            }),
+            (
+                "EntityMapper",
+                { try mapper.map(try mapper.map($0, to: Messenger.MessageEntity.self), to: Messenger.Message.self) }
+            ),
+            (
+                "JSON round trip",
+                { message in
+                    let entity = try decoder.decode(Messenger.MessageEntity.self, from: try encoder.encode(message))
+                    return try decoder.decode(Messenger.Message.self, from: try encoder.encode(entity))
+                }
+            ),
         ]
         for variant in variants where try messages.map(variant.convert) != messages {
             throw CommandFailure("dao demo: the \(variant.name) did not give back the messages it was given")

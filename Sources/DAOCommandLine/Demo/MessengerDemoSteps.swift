@@ -27,8 +27,9 @@ struct MessengerDemoSteps {
         try users.persist(MessengerSampleData.users)
         try dialogs.persist(MessengerSampleData.dialogs)
         try messages.persist(MessengerSampleData.messages)
-        console.line("   persisted \(MessengerSampleData.users.count) users, \(MessengerSampleData.dialogs.count) dialogs and "
-            + "\(MessengerSampleData.messages.count) messages: \(eachBatch)")
+        console.line(
+            "   persisted \(MessengerSampleData.users.count) users, \(MessengerSampleData.dialogs.count) dialogs and "
+                + "\(MessengerSampleData.messages.count) messages: \(eachBatch)")
     }
 
     /// Prints the unread messages of Family and Work, oldest first, with their authors' names.
@@ -40,7 +41,9 @@ struct MessengerDemoSteps {
             console.line("   unread in \(title), oldest first (read(where:sortedBy:)):")
             for message in try messages.unread(in: dialog) {
                 let author = names[message.authorID] ?? message.authorID
-                console.line("     \(MessengerSampleData.clockTime(message.date))  \(author.padding(toLength: 6, withPad: " ", startingAt: 0))\(message.text)")
+                console.line(
+                    "     \(MessengerSampleData.clockTime(message.date))  \(author.padding(toLength: 6, withPad: " ", startingAt: 0))\(message.text)"
+                )
             }
         }
     }

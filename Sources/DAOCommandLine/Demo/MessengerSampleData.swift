@@ -28,8 +28,9 @@ enum MessengerSampleData {
         message(6, "work", "cleo", minute: 10, "The release build is green.", isRead: true),
         message(7, "work", "cleo", minute: 70, "It touches the file store, so no rush."),
         message(8, "work", "cleo", minute: 65, "Can you review the migration PR today?"),
-        message(9, "book-club", "cleo", minute: 20, "Next book: The Left Hand of Darkness.", isRead: true,
-                attachment: URL(string: "https://example.org/covers/left-hand.jpg")),
+        message(
+            9, "book-club", "cleo", minute: 20, "Next book: The Left Hand of Darkness.", isRead: true,
+            attachment: URL(string: "https://example.org/covers/left-hand.jpg")),
         message(10, "book-club", "bob", minute: 95, "Finally a short one!"),
         message(11, "old-project", "cleo", minute: -1440, "Shall we archive the repository?", isRead: true),
         message(12, "old-project", "ann", minute: -1430, "Yes, let's.", isRead: true),
@@ -39,8 +40,9 @@ enum MessengerSampleData {
         _ id: Int, _ dialogID: String, _ authorID: String, minute: Int, _ text: String,
         isRead: Bool = false, attachment: URL? = nil
     ) -> Messenger.Message {
-        Messenger.Message(id: id, dialogID: dialogID, authorID: authorID, text: text,
-                          date: morning.addingTimeInterval(Double(minute) * 60), isRead: isRead, attachment: attachment)
+        Messenger.Message(
+            id: id, dialogID: dialogID, authorID: authorID, text: text,
+            date: morning.addingTimeInterval(Double(minute) * 60), isRead: isRead, attachment: attachment)
     }
 
     /// `count` messages for the timing comparison: the sample messages repeated with new ids.
@@ -58,7 +60,8 @@ enum MessengerSampleData {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
         let parts = calendar.dateComponents([.hour, .minute], from: date)
-        let hour = parts.hour ?? 0, minute = parts.minute ?? 0
+        let hour = parts.hour ?? 0
+        let minute = parts.minute ?? 0
         return (hour < 10 ? "0" : "") + "\(hour):" + (minute < 10 ? "0" : "") + "\(minute)"
     }
 }

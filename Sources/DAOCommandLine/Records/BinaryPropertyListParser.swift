@@ -45,15 +45,17 @@ struct BinaryPropertyListParser {
         let tableOffset = readUnsigned(bytes, at: trailer + 24, size: 8)
         // Each comparison bounds the values the next one computes with, so nothing can overflow.
         guard (1...8).contains(offsetSize), (1...8).contains(referenceSize),
-              objectCount > 0, topObject < objectCount, objectCount <= UInt64(trailer),
-              tableOffset >= 8, tableOffset <= UInt64(trailer),
-              tableOffset + objectCount * UInt64(offsetSize) <= UInt64(trailer)
+            objectCount > 0, topObject < objectCount, objectCount <= UInt64(trailer),
+            tableOffset >= 8, tableOffset <= UInt64(trailer),
+            tableOffset + objectCount * UInt64(offsetSize) <= UInt64(trailer)
         else { throw PropertyListSyntaxError(reason: "the trailer does not describe the file") }
         var offsets: [Int] = []
         offsets.reserveCapacity(Int(objectCount))
         for index in 0..<Int(objectCount) {
             let offset = readUnsigned(bytes, at: Int(tableOffset) + index * offsetSize, size: offsetSize)
-            guard offset >= 8, offset < tableOffset else { throw PropertyListSyntaxError(reason: "object \(index) lies outside the file") }
+            guard offset >= 8, offset < tableOffset else {
+                throw PropertyListSyntaxError(reason: "object \(index) lies outside the file")
+            }
             offsets.append(Int(offset))
         }
         let parser = BinaryPropertyListParser(bytes: bytes, offsets: offsets, referenceSize: referenceSize)
@@ -68,10 +70,17 @@ struct BinaryPropertyListParser {
     }
 
     private func object(_ reference: Int, depth: Int) throws(PropertyListSyntaxError) -> JSONValue {
-        guard depth <= Self.maximumDepth else { throw PropertyListSyntaxError(reason: "objects nested deeper than \(Self.maximumDepth) levels") }
-        guard budget.remaining > 0 else { throw PropertyListSyntaxError(reason: "objects shared so often that the file describes more values than it could hold") }
+        guard depth <= Self.maximumDepth else {
+            throw PropertyListSyntaxError(reason: "objects nested deeper than \(Self.maximumDepth) levels")
+        }
+        guard budget.remaining > 0 else {
+            throw PropertyListSyntaxError(
+                reason: "objects shared so often that the file describes more values than it could hold")
+        }
         budget.remaining -= 1
-        guard reference < offsets.count else { throw PropertyListSyntaxError(reason: "a reference to object \(reference), which does not exist") }
+        guard reference < offsets.count else {
+            throw PropertyListSyntaxError(reason: "a reference to object \(reference), which does not exist")
+        }
         let start = offsets[reference]
         let marker = bytes[start]
         let low = Int(marker & 0x0F)
@@ -88,37 +97,57 @@ struct BinaryPropertyListParser {
         case 0x2:
             guard low == 2 || low == 3 else { throw PropertyListSyntaxError(reason: "a real of unsupported width") }
             let raw = try payload(at: start + 1, count: 1 << low)
-            let value = low == 2 ? Double(Float(bitPattern: UInt32(Self.readUnsigned(raw, at: 0, size: 4)))) : Double(bitPattern: Self.readUnsigned(raw, at: 0, size: 8))
+            let value =
+                low == 2
+                ? Double(Float(bitPattern: UInt32(Self.readUnsigned(raw, at: 0, size: 4))))
+                : Double(bitPattern: Self.readUnsigned(raw, at: 0, size: 8))
             return Self.number(value)
         case 0x3:
-            guard marker == 0x33 else { throw PropertyListSyntaxError(reason: "unknown marker 0x\(String(marker, radix: 16))") }
-            return Self.number(Double(bitPattern: Self.readUnsigned(try payload(at: start + 1, count: 8), at: 0, size: 8)))
+            guard marker == 0x33 else {
+                throw PropertyListSyntaxError(reason: "unknown marker 0x\(String(marker, radix: 16))")
+            }
+            return Self.number(
+                Double(bitPattern: Self.readUnsigned(try payload(at: start + 1, count: 8), at: 0, size: 8)))
         case 0x4:
             let (count, body) = try length(low, at: start)
             return .string(Data(try payload(at: body, count: count)).base64EncodedString())
         case 0x5:
             let (count, body) = try length(low, at: start)
             let raw = try payload(at: body, count: count)
-            guard raw.allSatisfy({ $0 < 0x80 }) else { throw PropertyListSyntaxError(reason: "an ASCII string with non-ASCII bytes") }
+            guard raw.allSatisfy({ $0 < 0x80 }) else {
+                throw PropertyListSyntaxError(reason: "an ASCII string with non-ASCII bytes")
+            }
             return .string(String(decoding: raw, as: UTF8.self))
         case 0x6:
             let (count, body) = try length(low, at: start)
             let raw = try payload(at: body, count: count * 2)
             let units = (0..<count).map { UInt16(raw[2 * $0]) << 8 | UInt16(raw[2 * $0 + 1]) }
-            guard let text = validatedString(units, as: UTF16.self) else { throw PropertyListSyntaxError(reason: "a string that is not valid UTF-16") }
+            guard let text = validatedString(units, as: UTF16.self) else {
+                throw PropertyListSyntaxError(reason: "a string that is not valid UTF-16")
+            }
             return .string(text)
         case 0x8:
-            return .object([JSONMember(name: "CF$UID", value: .number(String(Self.readUnsigned(try payload(at: start + 1, count: low + 1), at: 0, size: low + 1))))])
+            return .object([
+                JSONMember(
+                    name: "CF$UID",
+                    value: .number(
+                        String(Self.readUnsigned(try payload(at: start + 1, count: low + 1), at: 0, size: low + 1))))
+            ])
         case 0xA, 0xC:
             let (count, body) = try length(low, at: start)
-            return .array(try references(at: body, count: count).map { (reference) throws(PropertyListSyntaxError) in try object(reference, depth: depth + 1) })
+            return .array(
+                try references(at: body, count: count).map { (reference) throws(PropertyListSyntaxError) in
+                    try object(reference, depth: depth + 1)
+                })
         case 0xD:
             let (count, body) = try length(low, at: start)
             let keys = try references(at: body, count: count)
             let values = try references(at: body + count * referenceSize, count: count)
             var members: [JSONMember] = []
             for (key, value) in zip(keys, values) {
-                guard case let .string(name) = try object(key, depth: depth + 1) else { throw PropertyListSyntaxError(reason: "a dictionary key that is not a string") }
+                guard case .string(let name) = try object(key, depth: depth + 1) else {
+                    throw PropertyListSyntaxError(reason: "a dictionary key that is not a string")
+                }
                 members.append(JSONMember(name: name, value: try object(value, depth: depth + 1)))
             }
             // Sorted like the JSON format's records, so both formats dump alike.
@@ -134,9 +163,13 @@ struct BinaryPropertyListParser {
         guard low == 0x0F else { return (low, start + 1) }
         let marker = try payload(at: start + 1, count: 1)[0]
         let exponent = Int(marker & 0x0F)
-        guard marker >> 4 == 0x1, exponent <= 3 else { throw PropertyListSyntaxError(reason: "a length that is not an integer") }
+        guard marker >> 4 == 0x1, exponent <= 3 else {
+            throw PropertyListSyntaxError(reason: "a length that is not an integer")
+        }
         let value = Self.readUnsigned(try payload(at: start + 2, count: 1 << exponent), at: 0, size: 1 << exponent)
-        guard value <= UInt64(bytes.count) else { throw PropertyListSyntaxError(reason: "a length beyond the end of the file") }
+        guard value <= UInt64(bytes.count) else {
+            throw PropertyListSyntaxError(reason: "a length beyond the end of the file")
+        }
         return (Int(value), start + 2 + (1 << exponent))
     }
 
@@ -154,7 +187,9 @@ struct BinaryPropertyListParser {
         switch width {
         case 8: return String(Int64(bitPattern: Self.readUnsigned(raw, at: 0, size: 8)))
         case 16:
-            guard Self.readUnsigned(raw, at: 0, size: 8) == 0 else { throw PropertyListSyntaxError(reason: "an integer wider than 64 bits") }
+            guard Self.readUnsigned(raw, at: 0, size: 8) == 0 else {
+                throw PropertyListSyntaxError(reason: "an integer wider than 64 bits")
+            }
             return String(Self.readUnsigned(raw, at: 8, size: 8))
         default: return String(Self.readUnsigned(raw, at: 0, size: width))
         }
@@ -176,7 +211,8 @@ struct BinaryPropertyListParser {
         return .number(value.description)
     }
 
-    private static func readUnsigned<Bytes: Collection>(_ bytes: Bytes, at offset: Int, size: Int) -> UInt64 where Bytes.Element == UInt8, Bytes.Index == Int {
+    private static func readUnsigned<Bytes: Collection>(_ bytes: Bytes, at offset: Int, size: Int) -> UInt64
+    where Bytes.Element == UInt8, Bytes.Index == Int {
         var value: UInt64 = 0
         let base = bytes.startIndex + offset
         for index in base..<(base + size) { value = value << 8 | UInt64(bytes[index]) }

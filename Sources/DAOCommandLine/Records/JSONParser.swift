@@ -1,4 +1,5 @@
 import DAOKitInternals
+
 /// Why a file is not JSON, with the byte offset where reading stopped.
 struct JSONSyntaxError: Error, Equatable, CustomStringConvertible {
     /// The offset, from 0, of the byte that could not be read (the file's length when it ended).
@@ -28,7 +29,8 @@ struct JSONParser {
     private var offset = 0
 
     /// Parses `bytes` as one JSON value, with only whitespace around it.
-    static func parse<Bytes: Sequence>(_ bytes: Bytes) throws(JSONSyntaxError) -> JSONValue where Bytes.Element == UInt8 {
+    static func parse<Bytes: Sequence>(_ bytes: Bytes) throws(JSONSyntaxError) -> JSONValue
+    where Bytes.Element == UInt8 {
         var parser = JSONParser(bytes: Array(bytes))
         parser.skipWhitespace()
         let value = try parser.value(depth: 1)
@@ -47,9 +49,15 @@ struct JSONParser {
         case UInt8(ascii: "{"): return try object(depth: depth)
         case UInt8(ascii: "["): return try array(depth: depth)
         case UInt8(ascii: "\""): return .string(try string())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
         default: throw unexpected("where a value should start")
         }
@@ -60,7 +68,10 @@ struct JSONParser {
         offset += 1
         var members: [JSONMember] = []
         skipWhitespace()
-        if peek() == UInt8(ascii: "}") { offset += 1; return .object(members) }
+        if peek() == UInt8(ascii: "}") {
+            offset += 1
+            return .object(members)
+        }
         while true {
             skipWhitespace()
             guard let byte = peek() else { throw truncated() }
@@ -74,7 +85,10 @@ struct JSONParser {
             guard let next = peek() else { throw truncated() }
             offset += 1
             if next == UInt8(ascii: "}") { return .object(members) }
-            guard next == UInt8(ascii: ",") else { offset -= 1; throw unexpected("where ',' or '}' should be") }
+            guard next == UInt8(ascii: ",") else {
+                offset -= 1
+                throw unexpected("where ',' or '}' should be")
+            }
         }
     }
 
@@ -83,7 +97,10 @@ struct JSONParser {
         offset += 1
         var elements: [JSONValue] = []
         skipWhitespace()
-        if peek() == UInt8(ascii: "]") { offset += 1; return .array(elements) }
+        if peek() == UInt8(ascii: "]") {
+            offset += 1
+            return .array(elements)
+        }
         while true {
             skipWhitespace()
             elements.append(try value(depth: depth + 1))
@@ -91,7 +108,10 @@ struct JSONParser {
             guard let next = peek() else { throw truncated() }
             offset += 1
             if next == UInt8(ascii: "]") { return .array(elements) }
-            guard next == UInt8(ascii: ",") else { offset -= 1; throw unexpected("where ',' or ']' should be") }
+            guard next == UInt8(ascii: ",") else {
+                offset -= 1
+                throw unexpected("where ',' or ']' should be")
+            }
         }
     }
 
@@ -106,7 +126,8 @@ struct JSONParser {
             switch byte {
             case UInt8(ascii: "\""):
                 guard let text = validatedString(scalars, as: UTF8.self) else {
-                    throw JSONSyntaxError(offset: start, reason: "a string that is not valid UTF-8", isTruncation: false)
+                    throw JSONSyntaxError(
+                        offset: start, reason: "a string that is not valid UTF-8", isTruncation: false)
                 }
                 return text
             case UInt8(ascii: "\\"):
@@ -123,12 +144,17 @@ struct JSONParser {
     private mutating func escape(into scalars: inout [UInt8]) throws(JSONSyntaxError) {
         guard let byte = peek() else { throw truncated() }
         offset += 1
-        let simple: [UInt8: UInt8] = [0x22: 0x22, 0x5C: 0x5C, 0x2F: 0x2F, 0x62: 0x08, 0x66: 0x0C, 0x6E: 0x0A, 0x72: 0x0D, 0x74: 0x09]
+        let simple: [UInt8: UInt8] = [
+            0x22: 0x22, 0x5C: 0x5C, 0x2F: 0x2F, 0x62: 0x08, 0x66: 0x0C, 0x6E: 0x0A, 0x72: 0x0D, 0x74: 0x09,
+        ]
         if let replacement = simple[byte] {
             scalars.append(replacement)
             return
         }
-        guard byte == UInt8(ascii: "u") else { offset -= 1; throw unexpected("after a backslash") }
+        guard byte == UInt8(ascii: "u") else {
+            offset -= 1
+            throw unexpected("after a backslash")
+        }
         var code = UInt32(try hexQuad())
         if (0xD800..<0xDC00).contains(code) {
             // A high surrogate must be followed by an escaped low one; together they are one scalar.
@@ -184,7 +210,9 @@ struct JSONParser {
 
     private mutating func digits() throws(JSONSyntaxError) {
         guard let first = peek() else { throw truncated() }
-        guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { throw unexpected("where a digit should be") }
+        guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
+            throw unexpected("where a digit should be")
+        }
         while let byte = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { offset += 1 }
     }
 
@@ -199,7 +227,9 @@ struct JSONParser {
 
     private mutating func expect(_ byte: UInt8, _ context: String) throws(JSONSyntaxError) {
         guard let actual = peek() else { throw truncated() }
-        guard actual == byte else { throw unexpected("where '\(Character(Unicode.Scalar(byte)))' should be \(context)") }
+        guard actual == byte else {
+            throw unexpected("where '\(Character(Unicode.Scalar(byte)))' should be \(context)")
+        }
         offset += 1
     }
 
@@ -216,13 +246,16 @@ struct JSONParser {
     }
 
     private func tooDeep() -> JSONSyntaxError {
-        JSONSyntaxError(offset: offset, reason: "values nested deeper than \(Self.maximumDepth) levels", isTruncation: false)
+        JSONSyntaxError(
+            offset: offset, reason: "values nested deeper than \(Self.maximumDepth) levels", isTruncation: false)
     }
 
     private func unexpected(_ context: String) -> JSONSyntaxError {
         let found: String
         if let byte = peek() {
-            found = (0x21..<0x7F).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x" + String(byte, radix: 16)
+            found =
+                (0x21..<0x7F).contains(byte)
+                ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x" + String(byte, radix: 16)
         } else {
             found = "the end of the data"
         }

@@ -14,7 +14,7 @@ indirect enum JSONValue: Equatable {
 
     /// The value of the first member named `name`, when this is an object that has one.
     subscript(member name: String) -> JSONValue? {
-        guard case let .object(members) = self else { return nil }
+        guard case .object(let members) = self else { return nil }
         return members.first { $0.name == name }?.value
     }
 

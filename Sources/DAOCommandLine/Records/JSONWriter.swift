@@ -12,11 +12,14 @@ enum JSONWriter {
     private static func write(_ value: JSONValue, level: Int, indentation: String, to output: inout String) {
         switch value {
         case .null: output += "null"
-        case let .bool(flag): output += flag ? "true" : "false"
-        case let .number(text): output += text
-        case let .string(text): writeString(text, to: &output)
-        case let .array(elements):
-            guard !elements.isEmpty else { output += "[]"; return }
+        case .bool(let flag): output += flag ? "true" : "false"
+        case .number(let text): output += text
+        case .string(let text): writeString(text, to: &output)
+        case .array(let elements):
+            guard !elements.isEmpty else {
+                output += "[]"
+                return
+            }
             output += "[\n"
             for (index, element) in elements.enumerated() {
                 output += String(repeating: indentation, count: level + 1)
@@ -24,8 +27,11 @@ enum JSONWriter {
                 output += index == elements.count - 1 ? "\n" : ",\n"
             }
             output += String(repeating: indentation, count: level) + "]"
-        case let .object(members):
-            guard !members.isEmpty else { output += "{}"; return }
+        case .object(let members):
+            guard !members.isEmpty else {
+                output += "{}"
+                return
+            }
             output += "{\n"
             for (index, member) in members.enumerated() {
                 output += String(repeating: indentation, count: level + 1)

@@ -45,12 +45,12 @@ enum RecordReader {
         if format == .json {
             switch RecordEnvelope.seal(of: data) {
             case .none: break
-            case let .broken(bodyStart):
+            case .broken(let bodyStart):
                 // What else is wrong says more; the checksum is blamed when the rest would read.
                 guard let bodyStart else { return .failure(RecordProblem(RecordEnvelope.checksumMismatch)) }
                 data = RecordEnvelope.unsealed(data, bodyStart: bodyStart)
                 broken = true
-            case let .intact(bodyStart):
+            case .intact(let bodyStart):
                 data = RecordEnvelope.unsealed(data, bodyStart: bodyStart)
                 isSealed = true
             }
@@ -65,18 +65,21 @@ enum RecordReader {
             return .failure(RecordProblem(String(describing: error)))
         }
         guard case .object = document else {
-            return .failure(RecordProblem("not a record envelope: the top level is \(document.kindDescription), not an object"))
+            return .failure(
+                RecordProblem("not a record envelope: the top level is \(document.kindDescription), not an object"))
         }
         guard let versionValue = document[member: "formatVersion"] else {
             return .failure(RecordProblem("the record has no \"formatVersion\" field"))
         }
-        guard case let .number(versionText) = versionValue, let version = Int(versionText) else {
-            return .failure(RecordProblem("the record's \"formatVersion\" field is \(versionValue.kindDescription), not an integer"))
+        guard case .number(let versionText) = versionValue, let version = Int(versionText) else {
+            return .failure(
+                RecordProblem("the record's \"formatVersion\" field is \(versionValue.kindDescription), not an integer")
+            )
         }
         guard let keyValue = document[member: "key"] else {
             return .failure(RecordProblem("the record has no \"key\" field"))
         }
-        guard case let .string(key) = keyValue else {
+        guard case .string(let key) = keyValue else {
             return .failure(RecordProblem("the record's \"key\" field is \(keyValue.kindDescription), not a string"))
         }
         guard let entity = document[member: "entity"] else {

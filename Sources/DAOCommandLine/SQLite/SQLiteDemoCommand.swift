@@ -17,15 +17,19 @@ struct SQLiteDemoCommand {
             path = file
             if FileManager.default.fileExists(atPath: file) {
                 guard SQLiteStoreFile.isDatabase(file) else {
-                    throw UsageError("dao demo: \(file) exists and is not an SQLite database; give a new file, or one an earlier demo wrote")
+                    throw UsageError(
+                        "dao demo: \(file) exists and is not an SQLite database; give a new file, or one an earlier demo wrote"
+                    )
                 }
                 note = "  (an earlier demo's data is replaced)"
             } else {
                 note = "  (new)"
             }
         } else {
-            path = FileManager.default.temporaryDirectory
-                .appendingPathComponent("dao-demo-" + String(UInt32.random(in: .min ... .max), radix: 16) + ".sqlite").path
+            path =
+                FileManager.default.temporaryDirectory
+                .appendingPathComponent("dao-demo-" + String(UInt32.random(in: .min ... .max), radix: 16) + ".sqlite")
+                .path
             note = "  (a new temporary file; delete it and its -wal and -shm when you are done)"
         }
         let store: SQLiteStorageContext
@@ -48,13 +52,18 @@ struct SQLiteDemoCommand {
     private func runSteps(in store: SQLiteStorageContext, path: String) throws {
         let steps = try MessengerDemoSteps(emptying: store)
         let (users, dialogs, messages) = (steps.users, steps.dialogs, steps.messages)
-        try steps.persistSampleData(on: console, heading: "1. Saving through BaseDao into an SQLiteStorageContext (a table per entity, a column per field)", eachBatch: "three transactions, each all or nothing, each synced")
+        try steps.persistSampleData(
+            on: console,
+            heading: "1. Saving through BaseDao into an SQLiteStorageContext (a table per entity, a column per field)",
+            eachBatch: "three transactions, each all or nothing, each synced")
         let database = try SQLiteStoreFile(path: path, command: "demo")
         let columns = try database.fieldColumns(of: Messenger.MessageEntity.entityName)
         if let row = try database.rows("SELECT * FROM \"Message\" WHERE daokit_key = '3'").first {
             let kinds = try database.kinds(of: Messenger.MessageEntity.entityName)
             let fields = columns.enumerated().compactMap { position, column in
-                SQLiteDumpCommand.json(row[position + 1], kinds: kinds[column] ?? []).map { "\(column)=\(JSONWriter.pretty($0))" }
+                SQLiteDumpCommand.json(row[position + 1], kinds: kinds[column] ?? []).map {
+                    "\(column)=\(JSONWriter.pretty($0))"
+                }
             }
             console.line("   message 3 is a row of the table Message: " + fields.joined(separator: ", "))
         }
@@ -68,13 +77,17 @@ struct SQLiteDemoCommand {
         console.line()
         console.line("3. Updates and erases")
         let marked = try messages.markAllRead(in: "family")
-        console.line("   marked \(marked) messages of Family read in one transaction; unread there now: \(try messages.unread(in: "family").count)")
+        console.line(
+            "   marked \(marked) messages of Family read in one transaction; unread there now: \(try messages.unread(in: "family").count)"
+        )
         let oldCount = try messages.count(where: #Predicate { $0.dialogID == "old-project" })
         try messages.erase(where: #Predicate { $0.dialogID == "old-project" })
         try dialogs.erase(id: "old-project")
         console.line("   erase: Old project and its \(oldCount) messages (one DELETE)")
         let unread = try messages.count(where: #Predicate { !$0.isRead })
-        console.line("   counts: \(try users.count()) users, \(try dialogs.count()) dialogs, \(try messages.count()) messages (\(unread) unread)")
+        console.line(
+            "   counts: \(try users.count()) users, \(try dialogs.count()) dialogs, \(try messages.count()) messages (\(unread) unread)"
+        )
         do {
             try messages.create(MessengerSampleData.messages[2])
         } catch let error as StorageError {

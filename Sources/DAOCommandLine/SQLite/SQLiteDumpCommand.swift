@@ -16,15 +16,18 @@ struct SQLiteDumpCommand {
             }
             let columns = try database.fieldColumns(of: entity)
             let kinds = try database.kinds(of: entity)
-            let selection = "SELECT daokit_key, " + (columns.isEmpty ? "NULL" : columns.map(SQLiteStoreFile.quoted).joined(separator: ", "))
+            let selection =
+                "SELECT daokit_key, "
+                + (columns.isEmpty ? "NULL" : columns.map(SQLiteStoreFile.quoted).joined(separator: ", "))
                 + " FROM \(SQLiteStoreFile.quoted(entity))"
-            let rows = try key.map { try database.rows(selection + " WHERE daokit_key = ?", [$0]) } ?? database.rows(selection)
+            let rows =
+                try key.map { try database.rows(selection + " WHERE daokit_key = ?", [$0]) } ?? database.rows(selection)
             if let key, rows.isEmpty {
                 throw UsageError("dao dump: no \(entity) record with key \(key.debugDescription) in \(database.path)")
             }
             var members: [JSONMember] = []
             for row in rows {
-                guard case let .text(storageKey) = row[0] else { continue }
+                guard case .text(let storageKey) = row[0] else { continue }
                 var fields: [JSONMember] = []
                 for (position, column) in columns.enumerated() {
                     if let value = Self.json(row[position + 1], kinds: kinds[column] ?? []) {
@@ -45,17 +48,18 @@ struct SQLiteDumpCommand {
     static func json(_ value: SQLiteStoreFile.Value, kinds: Set<String>) -> JSONValue? {
         switch value {
         case .null: return nil
-        case let .integer(number):
+        case .integer(let number):
             return kinds.subtracting(["null"]) == ["bool"] ? .bool(number != 0) : .number(String(number))
-        case let .real(number):
+        case .real(let number):
             return number.isFinite ? .number("\(number)") : .string("\(number)")
-        case let .text(text):
-            if !kinds.isDisjoint(with: ["json", "opaque", "url"]), let parsed = try? JSONParser.parse(Array(text.utf8)) {
+        case .text(let text):
+            if !kinds.isDisjoint(with: ["json", "opaque", "url"]), let parsed = try? JSONParser.parse(Array(text.utf8))
+            {
                 if kinds.contains("url"), case .string = parsed { return .string(text) }
                 return parsed
             }
             return .string(text)
-        case let .blob(bytes):
+        case .blob(let bytes):
             return .string(Data(bytes).base64EncodedString())
         }
     }

@@ -16,11 +16,11 @@ struct SQLiteInspectCommand {
 
     static func report(_ database: SQLiteStoreFile) throws -> [String] {
         func integer(_ sql: String) throws -> Int64 {
-            if case let .integer(value)? = try database.rows(sql).first?.first { return value }
+            if case .integer(let value)? = try database.rows(sql).first?.first { return value }
             return 0
         }
         func text(_ sql: String) throws -> String {
-            if case let .text(value)? = try database.rows(sql).first?.first { return value }
+            if case .text(let value)? = try database.rows(sql).first?.first { return value }
             return "?"
         }
         let pageSize = try integer("PRAGMA page_size")
@@ -29,9 +29,15 @@ struct SQLiteInspectCommand {
         let walSize = (try? FileManagerSize.of(database.path + "-wal")) ?? nil
         var lines = TextLayout.table([
             ["Store", database.path],
-            ["Format", "DAOKit SQLite layout \(try integer("PRAGMA user_version")), journal mode \(try text("PRAGMA journal_mode"))"],
-            ["Size", "\(TextLayout.byteCount(Int(pageSize * pages))) (\(pages) pages of \(pageSize) bytes, \(free) free)"
-                + (walSize.map { ", write-ahead log \(TextLayout.byteCount($0))" } ?? "")],
+            [
+                "Format",
+                "DAOKit SQLite layout \(try integer("PRAGMA user_version")), journal mode \(try text("PRAGMA journal_mode"))",
+            ],
+            [
+                "Size",
+                "\(TextLayout.byteCount(Int(pageSize * pages))) (\(pages) pages of \(pageSize) bytes, \(free) free)"
+                    + (walSize.map { ", write-ahead log \(TextLayout.byteCount($0))" } ?? ""),
+            ],
         ])
         lines.append("")
         let tables = try database.entityTables()
@@ -40,35 +46,44 @@ struct SQLiteInspectCommand {
             return lines
         }
         // Table sizes need the dbstat table, which some SQLite builds leave out.
-        let sizes: [String: Int]? = try? Dictionary(database.rows("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").compactMap { row in
-            if case let .text(name) = row[0], case let .integer(size) = row[1] { return (name, Int(size)) }
-            return nil
-        }, uniquingKeysWith: +)
+        let sizes: [String: Int]? = try? Dictionary(
+            database.rows("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").compactMap { row in
+                if case .text(let name) = row[0], case .integer(let size) = row[1] { return (name, Int(size)) }
+                return nil
+            }, uniquingKeysWith: +)
         var rows: [[String]] = [["Entity", "Rows", "Fields", "Size", "Indexes"]]
         var total = 0
         for table in tables {
             let count = try integer("SELECT count(*) FROM \(SQLiteStoreFile.quoted(table))")
             total += Int(count)
-            let indexes = try database.rows("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name", [table])
-                .compactMap { row -> String? in
-                    guard case let .text(name) = row[0] else { return nil }
-                    let infos = (try? database.rows("SELECT name FROM pragma_index_info(?) ORDER BY seqno", [name])) ?? []
-                    let columns: [String] = infos.compactMap { info -> String? in
-                        if case let .text(column) = info[0] { return column }
-                        return nil
-                    }
-                    return "(" + columns.joined(separator: ", ") + ")"
+            let indexes = try database.rows(
+                "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
+                [table]
+            )
+            .compactMap { row -> String? in
+                guard case .text(let name) = row[0] else { return nil }
+                let infos = (try? database.rows("SELECT name FROM pragma_index_info(?) ORDER BY seqno", [name])) ?? []
+                let columns: [String] = infos.compactMap { info -> String? in
+                    if case .text(let column) = info[0] { return column }
+                    return nil
                 }
+                return "(" + columns.joined(separator: ", ") + ")"
+            }
             var size = sizes?[table]
             if let base = size {
-                let indexRows = try database.rows("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ?", [table])
-                size = base + indexRows.compactMap { row -> Int? in
-                    if case let .text(name) = row[0] { return sizes?[name] }
-                    return nil
-                }.reduce(0, +)
+                let indexRows = try database.rows(
+                    "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ?", [table])
+                size =
+                    base
+                    + indexRows.compactMap { row -> Int? in
+                        if case .text(let name) = row[0] { return sizes?[name] }
+                        return nil
+                    }.reduce(0, +)
             }
-            rows.append([table, String(count), String(try database.fieldColumns(of: table).count),
-                         size.map(TextLayout.byteCount) ?? "-", indexes.isEmpty ? "none" : indexes.joined(separator: " ")])
+            rows.append([
+                table, String(count), String(try database.fieldColumns(of: table).count),
+                size.map(TextLayout.byteCount) ?? "-", indexes.isEmpty ? "none" : indexes.joined(separator: " "),
+            ])
         }
         rows.append(["Total", String(total), "", "", ""])
         lines += TextLayout.table(rows, rightAligned: [1, 2, 3])

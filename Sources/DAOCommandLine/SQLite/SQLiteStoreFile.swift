@@ -12,7 +12,11 @@ import Foundation
 final class SQLiteStoreFile {
     /// One value of a result row, in SQLite's storage classes.
     enum Value: Equatable {
-        case null, integer(Int64), real(Double), text(String), blob([UInt8])
+        case null
+        case integer(Int64)
+        case real(Double)
+        case text(String)
+        case blob([UInt8])
     }
 
     let path: String
@@ -24,7 +28,8 @@ final class SQLiteStoreFile {
     static func isDatabase(_ path: String) -> Bool {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-              let handle = FileHandle(forReadingAtPath: path) else { return false }
+            let handle = FileHandle(forReadingAtPath: path)
+        else { return false }
         defer { try? handle.close() }
         let header = (try? handle.read(upToCount: 16)) ?? Data()
         return header == Data("SQLite format 3\0".utf8)
@@ -47,11 +52,13 @@ final class SQLiteStoreFile {
         // read them nor check them.
         SwiftStringCollation.register(on: handle)
         do {
-            guard case let .integer(application)? = try rows("PRAGMA application_id").first?.first else {
+            guard case .integer(let application)? = try rows("PRAGMA application_id").first?.first else {
                 throw UsageError("dao \(command): \(path) is not an SQLite database")
             }
             guard application == 0x4441_4F4B else {
-                throw UsageError("dao \(command): \(path) is an SQLite database, but not a DAOKit store (application_id \(application))")
+                throw UsageError(
+                    "dao \(command): \(path) is an SQLite database, but not a DAOKit store (application_id \(application))"
+                )
             }
         } catch let error as SQLiteToolError {
             throw UsageError("dao \(command): \(path) is not a DAOKit store: \(error.message)")
@@ -66,36 +73,41 @@ final class SQLiteStoreFile {
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw failure() }
         defer { sqlite3_finalize(statement) }
         for (position, argument) in arguments.enumerated() {
-            sqlite3_bind_text(statement, Int32(position + 1), argument, -1, unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self))
+            sqlite3_bind_text(
+                statement, Int32(position + 1), argument, -1,
+                unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self))
         }
         var rows: [[Value]] = []
         while true {
             let result = sqlite3_step(statement)
             if result == SQLITE_DONE { return rows }
             guard result == SQLITE_ROW else { throw failure() }
-            rows.append((0..<sqlite3_column_count(statement)).map { column in
-                switch sqlite3_column_type(statement, column) {
-                case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
-                case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, column))
-                case SQLITE_TEXT:
-                    let count = Int(sqlite3_column_bytes(statement, column))
-                    guard count > 0, let bytes = sqlite3_column_text(statement, column) else { return .text("") }
-                    return .text(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
-                case SQLITE_BLOB:
-                    let count = Int(sqlite3_column_bytes(statement, column))
-                    guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return .blob([]) }
-                    return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
-                default: return .null
-                }
-            })
+            rows.append(
+                (0..<sqlite3_column_count(statement)).map { column in
+                    switch sqlite3_column_type(statement, column) {
+                    case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
+                    case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, column))
+                    case SQLITE_TEXT:
+                        let count = Int(sqlite3_column_bytes(statement, column))
+                        guard count > 0, let bytes = sqlite3_column_text(statement, column) else { return .text("") }
+                        return .text(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
+                    case SQLITE_BLOB:
+                        let count = Int(sqlite3_column_bytes(statement, column))
+                        guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return .blob([]) }
+                        return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+                    default: return .null
+                    }
+                })
         }
     }
 
     /// The entity tables: every table but DAOKit's and SQLite's own, sorted by name.
     func entityTables() throws(SQLiteToolError) -> [String] {
-        try rows("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
-            + "AND name NOT LIKE 'daokit\\_%' ESCAPE '\\' ORDER BY name").compactMap { row in
-            if case let .text(name) = row.first { return name }
+        try rows(
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+                + "AND name NOT LIKE 'daokit\\_%' ESCAPE '\\' ORDER BY name"
+        ).compactMap { row in
+            if case .text(let name) = row.first { return name }
             return nil
         }
     }
@@ -103,7 +115,11 @@ final class SQLiteStoreFile {
     /// The field columns of a table, in order (without `daokit_key` and `daokit_checksum`).
     func fieldColumns(of table: String) throws(SQLiteToolError) -> [String] {
         try rows("SELECT name FROM pragma_table_info(?) ORDER BY cid", [table]).compactMap { row in
-            if case let .text(name) = row.first, name != SQLiteRowChecksum.keyColumnName, name != SQLiteRowChecksum.columnName { return name }
+            if case .text(let name) = row.first, name != SQLiteRowChecksum.keyColumnName,
+                name != SQLiteRowChecksum.columnName
+            {
+                return name
+            }
             return nil
         }
     }
@@ -113,7 +129,9 @@ final class SQLiteStoreFile {
     /// checksum (written before checksums; read unchecked).
     func checksumFailures(of table: String) throws(SQLiteToolError) -> (damagedKeys: [String], unchecked: Int) {
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, "SELECT * FROM " + Self.quoted(table), -1, &statement, nil) == SQLITE_OK, let statement else {
+        guard sqlite3_prepare_v2(handle, "SELECT * FROM " + Self.quoted(table), -1, &statement, nil) == SQLITE_OK,
+            let statement
+        else {
             throw failure()
         }
         defer { sqlite3_finalize(statement) }
@@ -130,7 +148,11 @@ final class SQLiteStoreFile {
             }
             if !layout.rowIsIntact(statement) {
                 let count = Int(sqlite3_column_bytes(statement, 0))
-                let key = count > 0 ? sqlite3_column_text(statement, 0).map { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) } ?? "" : ""
+                let key =
+                    count > 0
+                    ? sqlite3_column_text(statement, 0).map {
+                        String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+                    } ?? "" : ""
                 damaged.append(key)
             }
         }
@@ -140,7 +162,7 @@ final class SQLiteStoreFile {
     func kinds(of table: String) throws(SQLiteToolError) -> [String: Set<String>] {
         var kinds: [String: Set<String>] = [:]
         for row in try rows("SELECT field, kind FROM daokit_field_kinds WHERE entity = ?", [table]) {
-            if case let .text(field) = row[0], case let .text(kind) = row[1] { kinds[field, default: []].insert(kind) }
+            if case .text(let field) = row[0], case .text(let kind) = row[1] { kinds[field, default: []].insert(kind) }
         }
         return kinds
     }
@@ -151,7 +173,8 @@ final class SQLiteStoreFile {
     }
 
     private func failure() -> SQLiteToolError {
-        SQLiteToolError(message: "SQLite error \(sqlite3_extended_errcode(handle)): \(String(cString: sqlite3_errmsg(handle)))")
+        SQLiteToolError(
+            message: "SQLite error \(sqlite3_extended_errcode(handle)): \(String(cString: sqlite3_errmsg(handle)))")
     }
 }
 

@@ -17,7 +17,9 @@ struct SQLiteVerifyCommand {
         var tableCount = 0
         do {
             for row in try database.rows("PRAGMA integrity_check") {
-                if case let .text(line) = row.first, line != "ok" { problems.append("\(database.path): integrity_check: \(line)") }
+                if case .text(let line) = row.first, line != "ok" {
+                    problems.append("\(database.path): integrity_check: \(line)")
+                }
             }
             if problems.isEmpty {
                 let tables = try database.entityTables()
@@ -54,44 +56,64 @@ struct SQLiteVerifyCommand {
         var problems: [String] = []
         let kinds = try database.kinds(of: table)
         var rowCount = 0
-        if case let .integer(count)? = try database.rows("SELECT count(*) FROM \(quotedTable)").first?.first { rowCount = Int(count) }
+        if case .integer(let count)? = try database.rows("SELECT count(*) FROM \(quotedTable)").first?.first {
+            rowCount = Int(count)
+        }
         for column in try database.fieldColumns(of: table) {
             let quoted = SQLiteStoreFile.quoted(column)
             let recorded = kinds[column] ?? []
             let allowed = Set(recorded.compactMap { classes[$0] })
-            for row in try database.rows("SELECT typeof(\(quoted)), count(*) FROM \(quotedTable) WHERE \(quoted) IS NOT NULL GROUP BY 1") {
-                guard case let .text(storageClass) = row[0], case let .integer(count) = row[1], !allowed.contains(storageClass) else { continue }
-                problems.append("\(database.path): \(table).\(column): \(TextLayout.count(Int(count), "\(storageClass) value")) where "
-                    + "daokit_field_kinds records \(recorded.isEmpty ? "no kind" : recorded.sorted().joined(separator: ", ")); "
-                    + "queries on it may be answered wrongly")
+            for row in try database.rows(
+                "SELECT typeof(\(quoted)), count(*) FROM \(quotedTable) WHERE \(quoted) IS NOT NULL GROUP BY 1")
+            {
+                guard case .text(let storageClass) = row[0], case .integer(let count) = row[1],
+                    !allowed.contains(storageClass)
+                else { continue }
+                problems.append(
+                    "\(database.path): \(table).\(column): \(TextLayout.count(Int(count), "\(storageClass) value")) where "
+                        + "daokit_field_kinds records \(recorded.isEmpty ? "no kind" : recorded.sorted().joined(separator: ", ")); "
+                        + "queries on it may be answered wrongly")
             }
             if !recorded.isDisjoint(with: ["json", "opaque", "uuid"]) {
                 var found = 0
-                for row in try database.rows("SELECT daokit_key, \(quoted) FROM \(quotedTable) WHERE typeof(\(quoted)) = 'text'") {
-                    guard case let .text(key) = row[0], case let .text(text) = row[1], found < problemsPerCheck else { continue }
+                for row in try database.rows(
+                    "SELECT daokit_key, \(quoted) FROM \(quotedTable) WHERE typeof(\(quoted)) = 'text'")
+                {
+                    guard case .text(let key) = row[0], case .text(let text) = row[1], found < problemsPerCheck else {
+                        continue
+                    }
                     let isUUID = text.count == 36 && UUID(uuidString: text) != nil
                     let isJSON = (try? JSONParser.parse(Array(text.utf8))) != nil
-                    if recorded == ["uuid"] || recorded == ["uuid", "null"] ? !isUUID : !isJSON && !(recorded.contains("uuid") && isUUID) {
+                    if recorded == ["uuid"] || recorded == ["uuid", "null"]
+                        ? !isUUID : !isJSON && !(recorded.contains("uuid") && isUUID)
+                    {
                         found += 1
-                        problems.append("\(database.path): \(table) \(key.debugDescription).\(column): \(text.prefix(40).debugDescription) is not "
-                            + (recorded.contains("uuid") ? "a UUID" : "JSON"))
+                        problems.append(
+                            "\(database.path): \(table) \(key.debugDescription).\(column): \(text.prefix(40).debugDescription) is not "
+                                + (recorded.contains("uuid") ? "a UUID" : "JSON"))
                     }
                 }
             }
         }
         let (damaged, _) = try database.checksumFailures(of: table)
         for key in damaged.prefix(problemsPerCheck) {
-            problems.append("\(database.path): \(table) \(key.debugDescription): \(SQLiteRowChecksum.mismatch.replacingOccurrences(of: " (run 'dao verify')", with: ""))")
+            problems.append(
+                "\(database.path): \(table) \(key.debugDescription): \(SQLiteRowChecksum.mismatch.replacingOccurrences(of: " (run 'dao verify')", with: ""))"
+            )
         }
         if damaged.count > problemsPerCheck {
-            problems.append("\(database.path): \(table): \(damaged.count - problemsPerCheck) more rows whose checksum does not match")
+            problems.append(
+                "\(database.path): \(table): \(damaged.count - problemsPerCheck) more rows whose checksum does not match"
+            )
         }
         var unnormalized = 0
         for row in try database.rows("SELECT daokit_key FROM \(quotedTable)") {
-            guard case let .text(key) = row[0], unnormalized < problemsPerCheck else { continue }
+            guard case .text(let key) = row[0], unnormalized < problemsPerCheck else { continue }
             if key.utf8.contains(where: { $0 >= 0x80 }) && key != key.precomposedStringWithCanonicalMapping {
                 unnormalized += 1
-                problems.append("\(database.path): \(table) \(key.debugDescription): key not in Unicode NFC; the context cannot find it by id")
+                problems.append(
+                    "\(database.path): \(table) \(key.debugDescription): key not in Unicode NFC; the context cannot find it by id"
+                )
             }
         }
         return (rowCount, problems)

@@ -1,5 +1,5 @@
-import DAOKitStoreFormat
 import DAOKit
+import DAOKitStoreFormat
 import Foundation
 
 /// What the store's undo journal (`<directory>/.journal`) says about the last batch.
@@ -37,7 +37,7 @@ enum JournalState: Equatable {
             switch try files.readContents(of: path) {
             case .absent: return .absent
             case .directory, .notRegularFile: return .unreadable("it is not a regular file")
-            case let .bytes(data): return parse(data)
+            case .bytes(let data): return parse(data)
             }
         } catch {
             return .unreadable(error.reason)
@@ -53,8 +53,10 @@ enum JournalState: Equatable {
         if ResetIntent.matches(data) { return .unfinishedReset }
         guard let journal = Journal(serialized: data) else { return .torn(size: data.count) }
         if let problem = journal.nameProblem() {
-            return .unreadable("the journal is whole but \(problem); the store will not open until it is removed by hand")
+            return .unreadable(
+                "the journal is whole but \(problem); the store will not open until it is removed by hand")
         }
-        return .unfinished(entityDirectory: journal.directoryName, fileNames: journal.entries.map(\.fileName), size: data.count)
+        return .unfinished(
+            entityDirectory: journal.directoryName, fileNames: journal.entries.map(\.fileName), size: data.count)
     }
 }

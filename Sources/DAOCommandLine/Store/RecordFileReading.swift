@@ -1,5 +1,6 @@
 import DAOKit
 import DAOKitStoreFormat
+
 extension StoreScan.RecordFile {
     /// The file's size (when it could be read) and its envelope or what is wrong with it; the
     /// format version is not checked, so `inspect` can count the versions it finds.
@@ -17,7 +18,7 @@ extension StoreScan.RecordFile {
         case .directory: return (nil, .failure(RecordProblem("a directory is where a record file should be")))
         case .notRegularFile: return (nil, .failure(RecordProblem("not a regular file")))
         case .absent: return (nil, .failure(RecordProblem("disappeared while the store was being read")))
-        case let .bytes(data): return (data.count, RecordReader.read(data, format: format))
+        case .bytes(let data): return (data.count, RecordReader.read(data, format: format))
         }
     }
 
@@ -31,11 +32,15 @@ extension StoreScan.RecordFile {
                 return .failure(RecordProblem(RecordEnvelope.unsupportedVersion(record.formatVersion)))
             }
             guard record.isSealed == (record.formatVersion == RecordEnvelope.formatVersion) else {
-                return .failure(RecordProblem(RecordEnvelope.checksumAndVersionDisagree(sealed: record.isSealed, version: record.formatVersion)))
+                return .failure(
+                    RecordProblem(
+                        RecordEnvelope.checksumAndVersionDisagree(
+                            sealed: record.isSealed, version: record.formatVersion)))
             }
             let expected = format.fileName(forKey: record.key)
             guard expected == name else {
-                return .failure(RecordProblem(RecordEnvelope.misplacedKey(record.key) + " (its file would be \(expected))"))
+                return .failure(
+                    RecordProblem(RecordEnvelope.misplacedKey(record.key) + " (its file would be \(expected))"))
             }
             return .success(record)
         }

@@ -23,9 +23,11 @@ enum StoreReadLock {
         do {
             return try StoreLock.withObserverLock(lockPath: lockPath, fileSystem: files, patience: patience, body)
         } catch StoreLock.ObserverLockFailure.busy {
-            throw CommandFailure("dao \(command): \(directory) stayed locked by a writer for \(patience); try again when it is done")
+            throw CommandFailure(
+                "dao \(command): \(directory) stayed locked by a writer for \(patience); try again when it is done")
         } catch let StoreLock.ObserverLockFailure.refused(error) {
-            throw CommandFailure("dao \(command): \(lockPath): \(error.reason); the store refuses to open until it is removed")
+            throw CommandFailure(
+                "dao \(command): \(lockPath): \(error.reason); the store refuses to open until it is removed")
         }
     }
 }

@@ -83,9 +83,9 @@ struct StoreScan {
     static func confinedFileSystem(_ directory: String, command: String) throws(UsageError) -> any FileSystem {
         do throws(FileSystemError) {
             return try POSIXFileSystem().confined(to: trimmed(directory))
-        } catch where error.code == ENOENT {
+        } catch  where error.code == ENOENT {
             throw UsageError("dao \(command): no such directory: \(directory)")
-        } catch where error.code == ENOTDIR {
+        } catch  where error.code == ENOTDIR {
             throw UsageError("dao \(command): not a directory: \(directory)")
         } catch {
             throw UsageError("dao \(command): cannot read \(directory): \(error.reason)")
@@ -153,14 +153,16 @@ struct StoreScan {
         guard case .file = kind else {
             return "not a regular file; every write to the store fails until it is removed"
         }
-        guard case let .bytes(data)? = try? files.readContents(of: path) else { return "cannot be read" }
+        guard case .bytes(let data)? = try? files.readContents(of: path) else { return "cannot be read" }
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        let malformed = lines.dropLast().filter { line in
-            let parts = line.split(separator: "/", omittingEmptySubsequences: false)
-            return parts.count != 2 || parts[0].isEmpty || parts[1].isEmpty
-        }.count + (lines.last?.isEmpty == false ? 1 : 0)
+        let malformed =
+            lines.dropLast().filter { line in
+                let parts = line.split(separator: "/", omittingEmptySubsequences: false)
+                return parts.count != 2 || parts[0].isEmpty || parts[1].isEmpty
+            }.count + (lines.last?.isEmpty == false ? 1 : 0)
         guard malformed > 0 else { return nil }
-        return "\(TextLayout.count(malformed, "line")) that name no record; processes with a query cache may miss the change "
+        return
+            "\(TextLayout.count(malformed, "line")) that name no record; processes with a query cache may miss the change "
             + "they stood for until they reopen the store"
     }
 
@@ -192,8 +194,9 @@ struct StoreScan {
         do throws(FileSystemError) {
             names = try files.sortedContentsOfDirectory(path)
         } catch {
-            return EntityDirectory(directoryName: name, entityName: entityName, path: path, records: [], temporaryFiles: [],
-                                   foreignFiles: [], listingError: error.reason)
+            return EntityDirectory(
+                directoryName: name, entityName: entityName, path: path, records: [], temporaryFiles: [],
+                foreignFiles: [], listingError: error.reason)
         }
         for fileName in names {
             if fileName.hasPrefix(FileStoreLayout.temporaryFilePrefix) {
@@ -208,8 +211,9 @@ struct StoreScan {
                 foreignFiles.append(fileName)
             }
         }
-        return EntityDirectory(directoryName: name, entityName: entityName, path: path, records: records,
-                               temporaryFiles: temporaryFiles, foreignFiles: foreignFiles, listingError: nil)
+        return EntityDirectory(
+            directoryName: name, entityName: entityName, path: path, records: records,
+            temporaryFiles: temporaryFiles, foreignFiles: foreignFiles, listingError: nil)
     }
 
     /// The entity directory the user means by `name`: its entity name (also when the directory

@@ -177,7 +177,9 @@ extension BaseDao where Domain: SendableMetatype, Entity: SendableMetatype {
     }
 
     /// The mapped values `context` selects for `plan`, awaited.
-    private func candidates(for plan: DaoQueryPlan<Domain>, from context: any AsyncStorageContext) async throws -> [Domain] {
+    private func candidates(for plan: DaoQueryPlan<Domain>, from context: any AsyncStorageContext) async throws
+        -> [Domain]
+    {
         if plan.readsEverything { return try toDomains(try await context.fetchAll(Entity.self)) }
         return try toDomains(try await context.fetch(Entity.self, matching: plan.storageQuery))
     }

@@ -28,13 +28,16 @@ extension BaseDao {
     /// (``QueryExplanation/countedByContext``).
     /// - Throws: what the context throws while explaining.
     public func explainCount(where predicate: Predicate<Domain>) throws -> QueryExplanation {
-        try explanation(of: queryPlan(predicate: predicate, sortedBy: [], limit: nil, offset: 0), hasPredicate: true, counting: true)
+        try explanation(
+            of: queryPlan(predicate: predicate, sortedBy: [], limit: nil, offset: 0), hasPredicate: true, counting: true
+        )
     }
 
     /// The explanation of `plan`.
     func explanation(of plan: DaoQueryPlan<Domain>, hasPredicate: Bool, counting: Bool) throws -> QueryExplanation {
         let countedByContext = counting && plan.residualPredicate == nil && plan.storageQuery.filter != nil
-        let access = try (context as? any ExplainingStorageContext)?.explain(plan.storageQuery, counting: countedByContext, for: Entity.self)
+        let access = try (context as? any ExplainingStorageContext)?.explain(
+            plan.storageQuery, counting: countedByContext, for: Entity.self)
         return QueryExplanation(
             storageQuery: plan.storageQuery,
             filterIsExact: plan.residualPredicate == nil && (plan.storageQuery.filter != nil || !hasPredicate),
@@ -49,12 +52,16 @@ extension BaseDao {
     /// store, once per query shape: only while a handler is set, and never failing the query.
     func reportLargeScan(_ plan: DaoQueryPlan<Domain>, hasPredicate: Bool, counting: Bool) {
         // Reading everything is what a query without predicate or sort asks for: no news.
-        guard hasPredicate || !plan.storageQuery.sort.isEmpty || !plan.residualSort.isEmpty, QueryDiagnostics.onLargeScan != nil else { return }
-        let shape = "\(Entity.entityName)|\(ObjectIdentifier(Domain.self))|\(plan.storageQuery.fields)|\(plan.residualPredicate != nil)"
+        guard hasPredicate || !plan.storageQuery.sort.isEmpty || !plan.residualSort.isEmpty,
+            QueryDiagnostics.onLargeScan != nil
+        else { return }
+        let shape =
+            "\(Entity.entityName)|\(ObjectIdentifier(Domain.self))|\(plan.storageQuery.fields)|\(plan.residualPredicate != nil)"
             + "|\(!plan.residualSort.isEmpty)|\(counting)"
         guard let (handler, threshold) = QueryDiagnostics.claim(shape),
-              let explanation = try? explanation(of: plan, hasPredicate: hasPredicate, counting: counting),
-              explanation.scansEveryRecord, let count = try? context.count(Entity.self), count >= threshold else { return }
+            let explanation = try? explanation(of: plan, hasPredicate: hasPredicate, counting: counting),
+            explanation.scansEveryRecord, let count = try? context.count(Entity.self), count >= threshold
+        else { return }
         handler(LargeScan(entityName: Entity.entityName, recordCount: count, explanation: explanation))
     }
 }

@@ -229,8 +229,11 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
                 result.values.append(try mapper.map(entity, to: Domain.self))
             } catch {
                 let key = entity.id.storageKey
-                result.failures.append(UnreadableRecord(storageKey: key, error: StorageError(
-                    .decodingFailed, entityName: Entity.entityName, key: key, underlyingError: error)))
+                result.failures.append(
+                    UnreadableRecord(
+                        storageKey: key,
+                        error: StorageError(
+                            .decodingFailed, entityName: Entity.entityName, key: key, underlyingError: error)))
             }
         }
         return result
@@ -283,7 +286,8 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
         predicate: Predicate<Domain>?, sortedBy: [SortDescriptor<Domain>], limit: Int?, offset: Int
     ) -> DaoQueryPlan<Domain> {
         guard translatesQueries && (predicate != nil || !sortedBy.isEmpty) else {
-            return DaoQueryPlan(predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset, field: { _ in nil })
+            return DaoQueryPlan(
+                predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset, field: { _ in nil })
         }
         let context = self.context
         let proof = FieldProof<Domain, Entity>(mapper: mapper) {
@@ -295,9 +299,10 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
                 return try context.fetchReadable(Entity.self).values.first
             }
         }
-        return DaoQueryPlan(predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset,
-                            orderedField: proof.orderedField(for:), field: proof.field(for:), absentValue: proof.absentValue(of:),
-                            order: proof.effectiveOrder(of:field:))
+        return DaoQueryPlan(
+            predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset,
+            orderedField: proof.orderedField(for:), field: proof.field(for:), absentValue: proof.absentValue(of:),
+            order: proof.effectiveOrder(of:field:))
     }
 
     /// The mapped values the context selects for `plan`.

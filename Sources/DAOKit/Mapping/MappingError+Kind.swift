@@ -58,34 +58,34 @@ extension MappingError {
 
         /// For `typeMismatch`, what the target reads, such as `Int`; `nil` for other kinds.
         public var expectedType: String? {
-            guard case let .typeMismatch(expected, _) = details else { return nil }
+            guard case .typeMismatch(let expected, _) = details else { return nil }
             return expected
         }
 
         /// For `typeMismatch`, what the source holds instead, such as `String` or
         /// `unknown case "urgent"`; `nil` for other kinds.
         public var found: String? {
-            guard case let .typeMismatch(_, found) = details else { return nil }
+            guard case .typeMismatch(_, let found) = details else { return nil }
             return found
         }
 
         /// For `numberNotRepresentable`, the number as the source holds it, such as `300`;
         /// `nil` for other kinds.
         public var number: String? {
-            guard case let .numberNotRepresentable(value, _) = details else { return nil }
+            guard case .numberNotRepresentable(let value, _) = details else { return nil }
             return value
         }
 
         /// For `numberNotRepresentable`, the numeric type the number does not fit, such as `Int8`;
         /// `nil` for other kinds.
         public var numericType: String? {
-            guard case let .numberNotRepresentable(_, target) = details else { return nil }
+            guard case .numberNotRepresentable(_, let target) = details else { return nil }
             return target
         }
 
         /// For `dataCorrupted`, why the value is invalid; `nil` for other kinds.
         public var message: String? {
-            guard case let .dataCorrupted(message) = details else { return nil }
+            guard case .dataCorrupted(let message) = details else { return nil }
             return message
         }
 
@@ -94,11 +94,11 @@ extension MappingError {
             switch details {
             case .none:
                 return code.name
-            case let .typeMismatch(expected, found):
+            case .typeMismatch(let expected, let found):
                 return "\(code.name)(expected: \(expected.debugDescription), found: \(found.debugDescription))"
-            case let .numberNotRepresentable(value, target):
+            case .numberNotRepresentable(let value, let target):
                 return "\(code.name)(value: \(value.debugDescription), target: \(target.debugDescription))"
-            case let .dataCorrupted(message):
+            case .dataCorrupted(let message):
                 return "\(code.name)(\(message.debugDescription))"
             }
         }

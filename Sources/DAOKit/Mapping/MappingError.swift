@@ -61,11 +61,11 @@ public struct MappingError: Error, CustomStringConvertible, Sendable {
     /// The reason part of ``description``, without the types and the path.
     var reasonText: String {
         switch kind.details {
-        case let .typeMismatch(expected, found):
+        case .typeMismatch(let expected, let found):
             return "type mismatch (expected \(expected), found \(found))"
-        case let .numberNotRepresentable(value, target):
+        case .numberNotRepresentable(let value, let target):
             return "number \(value) is not representable as \(target)"
-        case let .dataCorrupted(message):
+        case .dataCorrupted(let message):
             return "data corrupted (\(message))"
         case .none:
             break

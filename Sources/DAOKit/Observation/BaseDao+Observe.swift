@@ -44,11 +44,13 @@ extension BaseDao where Domain: SendableMetatype, Entity: SendableMetatype {
         limit: Int? = nil, offset: Int = 0
     ) -> AsyncThrowingStream<[Domain], any Error> {
         let request = SendingTransfer((predicate, sortedBy))
-        return LiveObservation<[Domain]>.start(notifier: context.changeNotifier, entityName: Entity.entityName) { changes, last in
+        return LiveObservation<[Domain]>.start(notifier: context.changeNotifier, entityName: Entity.entityName) {
+            changes, last in
             let (predicate, sortedBy) = request.value
             try StorageQuery.validatePage(limit: limit, offset: offset, entityName: Entity.entityName)
             if let changes, let last, offset == 0, let predicate,
-               try self.changesLeaveResult(changes, resultKeys: last.keys, predicate: predicate) {
+                try self.changesLeaveResult(changes, resultKeys: last.keys, predicate: predicate)
+            {
                 return .unchanged
             }
             let result = try self.read(where: predicate, sortedBy: sortedBy, limit: limit, offset: offset)
@@ -84,7 +86,9 @@ extension BaseDao where Domain: SendableMetatype, Entity: SendableMetatype {
     /// matches nothing). Valid for a result with no offset: a record outside it that matched before
     /// and matches no longer was past its limit, and leaving does not move the records before it.
     /// More than 64 changed records are not worth reading one by one: re-run instead.
-    private func changesLeaveResult(_ changes: [StorageChange], resultKeys: Set<String>, predicate: Predicate<Domain>) throws -> Bool {
+    private func changesLeaveResult(_ changes: [StorageChange], resultKeys: Set<String>, predicate: Predicate<Domain>)
+        throws -> Bool
+    {
         var keys = Set<String>()
         for change in changes {
             guard change.entityName != nil, let changed = change.storageKeys else { return false }

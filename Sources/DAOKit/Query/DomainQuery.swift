@@ -61,7 +61,9 @@ public struct DomainQuery<Domain> {
     /// Whether `lhs` sorts strictly before `rhs`: the first descriptor that orders them decides,
     /// with NaN placed by the rule of ``apply(to:)``.
     /// `reversed(i)` says whether descriptor `i` sorts in descending order.
-    static func precedes(_ lhs: Domain, _ rhs: Domain, by descriptors: [SortDescriptor<Domain>], reversed: (Int) -> Bool) -> Bool {
+    static func precedes(
+        _ lhs: Domain, _ rhs: Domain, by descriptors: [SortDescriptor<Domain>], reversed: (Int) -> Bool
+    ) -> Bool {
         for (index, descriptor) in descriptors.enumerated() {
             var order = descriptor.compare(lhs, rhs)
             if order == .orderedSame, let keyPath = descriptor.keyPath {
@@ -75,7 +77,9 @@ public struct DomainQuery<Domain> {
     /// NaN after every other value of its type (before them for `reverse`), NaNs tied;
     /// `.orderedSame` for values that are neither NaN nor of a floating-point or date type.
     private static func nanOrder(_ lhs: Any, _ rhs: Any, reverse: () -> Bool) -> ComparisonResult {
-        guard let left = nanState(lhs), let right = nanState(rhs), left.family == right.family, left.isNaN != right.isNaN else {
+        guard let left = nanState(lhs), let right = nanState(rhs), left.family == right.family,
+            left.isNaN != right.isNaN
+        else {
             return .orderedSame
         }
         return left.isNaN != reverse() ? .orderedDescending : .orderedAscending
@@ -106,7 +110,9 @@ public struct DomainQuery<Domain> {
     private static func orderedKey(_ value: Any) -> Double? {
         func double<T: BinaryFloatingPoint>(_ number: T) -> Double { Double(number) }
         if let number = value as? any BinaryFloatingPoint, !number.isNaN { return double(number) }
-        if let date = value as? Date, !date.timeIntervalSinceReferenceDate.isNaN { return date.timeIntervalSinceReferenceDate }
+        if let date = value as? Date, !date.timeIntervalSinceReferenceDate.isNaN {
+            return date.timeIntervalSinceReferenceDate
+        }
         return nil
     }
 

@@ -31,8 +31,9 @@ package struct QueryEvaluator: Sendable {
         do {
             return try extractor.values(of: entity)
         } catch {
-            throw StorageError(.encodingFailed, entityName: E.entityName, key: entity.id.storageKey,
-                               underlyingError: error)
+            throw StorageError(
+                .encodingFailed, entityName: E.entityName, key: entity.id.storageKey,
+                underlyingError: error)
         }
     }
 
@@ -43,7 +44,8 @@ package struct QueryEvaluator: Sendable {
     }
 
     /// Whether an entity with `lhs` sorts strictly before one with `rhs`.
-    func precedes<Values: RandomAccessCollection<StorageValue>>(_ lhs: Values, _ rhs: Values) -> Bool where Values.Index == Int {
+    func precedes<Values: RandomAccessCollection<StorageValue>>(_ lhs: Values, _ rhs: Values) -> Bool
+    where Values.Index == Int {
         for (position, key) in sortKeys {
             switch key.compare(lhs[position], rhs[position]) {
             case .orderedAscending: return true
@@ -125,47 +127,48 @@ enum CompiledFilter: Sendable {
     init(_ filter: StorageFilter, fields: [FieldPath]) {
         func position(_ field: FieldPath) -> Int { fields.firstIndex(of: field)! }
         switch filter {
-        case let .compare(field, comparison, .bool(value)) where comparison == .equal || comparison == .notEqual:
+        case .compare(let field, let comparison, .bool(let value))
+        where comparison == .equal || comparison == .notEqual:
             self = .isBool(position(field), value, negated: comparison == .notEqual)
-        case let .compare(field, comparison, .int(value)) where comparison == .equal || comparison == .notEqual:
+        case .compare(let field, let comparison, .int(let value)) where comparison == .equal || comparison == .notEqual:
             self = .isInt(position(field), value, negated: comparison == .notEqual)
-        case let .compare(field, comparison, value): self = .compare(position(field), comparison, value)
-        case let .isIn(field, values): self = .isIn(position(field), values)
-        case let .hasPrefix(field, prefix): self = .hasPrefix(position(field), prefix)
-        case let .contains(field, other): self = .contains(position(field), other)
-        case let .and(filters): self = .and(filters.map { CompiledFilter($0, fields: fields) })
-        case let .or(filters): self = .or(filters.map { CompiledFilter($0, fields: fields) })
-        case let .not(filter): self = .not(CompiledFilter(filter, fields: fields))
+        case .compare(let field, let comparison, let value): self = .compare(position(field), comparison, value)
+        case .isIn(let field, let values): self = .isIn(position(field), values)
+        case .hasPrefix(let field, let prefix): self = .hasPrefix(position(field), prefix)
+        case .contains(let field, let other): self = .contains(position(field), other)
+        case .and(let filters): self = .and(filters.map { CompiledFilter($0, fields: fields) })
+        case .or(let filters): self = .or(filters.map { CompiledFilter($0, fields: fields) })
+        case .not(let filter): self = .not(CompiledFilter(filter, fields: fields))
         }
     }
 
     /// Whether the filter holds for these field values (``StorageFilter``'s meaning).
     func matches<Values: RandomAccessCollection<StorageValue>>(_ values: Values) -> Bool where Values.Index == Int {
         switch self {
-        case let .compare(position, comparison, value):
+        case .compare(let position, let comparison, let value):
             return comparison.holds(values[position], value)
-        case let .isBool(position, expected, negated):
-            guard case let .bool(value) = values[position] else { return negated }
+        case .isBool(let position, let expected, let negated):
+            guard case .bool(let value) = values[position] else { return negated }
             return (value == expected) != negated
-        case let .isInt(position, expected, negated):
-            guard case let .int(value) = values[position] else {
+        case .isInt(let position, let expected, let negated):
+            guard case .int(let value) = values[position] else {
                 return StorageValue.equal(values[position], .int(expected)) != negated
             }
             return (value == expected) != negated
-        case let .isIn(position, candidates):
+        case .isIn(let position, let candidates):
             let value = values[position]
             return candidates.contains { StorageValue.equal(value, $0) }
-        case let .hasPrefix(position, prefix):
-            guard case let .string(string) = values[position] else { return false }
+        case .hasPrefix(let position, let prefix):
+            guard case .string(let string) = values[position] else { return false }
             return string.starts(with: prefix)
-        case let .contains(position, other):
-            guard case let .string(string) = values[position] else { return false }
+        case .contains(let position, let other):
+            guard case .string(let string) = values[position] else { return false }
             return collectionContains(string, other)
-        case let .and(filters):
+        case .and(let filters):
             return filters.allSatisfy { $0.matches(values) }
-        case let .or(filters):
+        case .or(let filters):
             return filters.contains { $0.matches(values) }
-        case let .not(filter):
+        case .not(let filter):
             return !filter.matches(values)
         }
     }

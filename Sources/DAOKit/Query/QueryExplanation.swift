@@ -18,8 +18,10 @@ public struct StorageAccess: Sendable, Hashable, CustomStringConvertible {
     public var databasePlan: [String]
 
     /// A description of an access.
-    public init(index: StorageIndex? = nil, scansEveryRecord: Bool, countsIndexEntries: Bool = false,
-                statement: String? = nil, databasePlan: [String] = []) {
+    public init(
+        index: StorageIndex? = nil, scansEveryRecord: Bool, countsIndexEntries: Bool = false,
+        statement: String? = nil, databasePlan: [String] = []
+    ) {
         self.index = index
         self.scansEveryRecord = scansEveryRecord
         self.countsIndexEntries = countsIndexEntries
@@ -31,8 +33,9 @@ public struct StorageAccess: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         var parts: [String] = []
         if let index {
-            parts.append("index (\(index.fields.map(\.description).joined(separator: ", ")))"
-                         + (countsIndexEntries ? ", counting its entries" : ""))
+            parts.append(
+                "index (\(index.fields.map(\.description).joined(separator: ", ")))"
+                    + (countsIndexEntries ? ", counting its entries" : ""))
         }
         if scansEveryRecord { parts.append("scans every record") }
         if index == nil && !scansEveryRecord { parts.append("no declared index") }
@@ -73,8 +76,10 @@ public struct QueryExplanation: Sendable, Hashable, CustomStringConvertible {
     public var access: StorageAccess?
 
     /// An explanation.
-    public init(storageQuery: StorageQuery, filterIsExact: Bool, evaluatesPredicateInSwift: Bool, sortsInSwift: Bool,
-                pagesInSwift: Bool, countedByContext: Bool = false, access: StorageAccess?) {
+    public init(
+        storageQuery: StorageQuery, filterIsExact: Bool, evaluatesPredicateInSwift: Bool, sortsInSwift: Bool,
+        pagesInSwift: Bool, countedByContext: Bool = false, access: StorageAccess?
+    ) {
         self.storageQuery = storageQuery
         self.filterIsExact = filterIsExact
         self.evaluatesPredicateInSwift = evaluatesPredicateInSwift
@@ -94,10 +99,14 @@ public struct QueryExplanation: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         var lines: [String] = []
         var pushed: [String] = []
-        if let filter = storageQuery.filter { pushed.append("filter \(filter)" + (filterIsExact ? "" : " (a superset)")) }
+        if let filter = storageQuery.filter {
+            pushed.append("filter \(filter)" + (filterIsExact ? "" : " (a superset)"))
+        }
         if !storageQuery.sort.isEmpty {
-            pushed.append("sort " + storageQuery.sort.map { "\($0.field) \($0.order == .forward ? "ascending" : "descending")" }
-                .joined(separator: ", "))
+            pushed.append(
+                "sort "
+                    + storageQuery.sort.map { "\($0.field) \($0.order == .forward ? "ascending" : "descending")" }
+                    .joined(separator: ", "))
         }
         if let limit = storageQuery.limit { pushed.append("limit \(limit)") }
         if storageQuery.offset > 0 { pushed.append("offset \(storageQuery.offset)") }
@@ -150,7 +159,12 @@ public enum QueryDiagnostics {
     /// Called with a query that read every record of a large store; `nil` (the default) for none.
     public static var onLargeScan: (@Sendable (LargeScan) -> Void)? {
         get { state.withLock { $0.handler } }
-        set { state.withLock { $0.handler = newValue; $0.reported = [] } }
+        set {
+            state.withLock {
+                $0.handler = newValue
+                $0.reported = []
+            }
+        }
     }
 
     /// The number of records from which a store is large: 10,000 unless set.

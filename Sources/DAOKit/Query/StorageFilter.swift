@@ -36,11 +36,11 @@ public indirect enum StorageFilter: Sendable, Hashable {
 
     private func collectFields(into seen: inout [FieldPath]) {
         switch self {
-        case let .compare(field, _, _), let .isIn(field, _), let .hasPrefix(field, _), let .contains(field, _):
+        case .compare(let field, _, _), .isIn(let field, _), .hasPrefix(let field, _), .contains(let field, _):
             if !seen.contains(field) { seen.append(field) }
-        case let .and(filters), let .or(filters):
+        case .and(let filters), .or(let filters):
             for filter in filters { filter.collectFields(into: &seen) }
-        case let .not(filter):
+        case .not(let filter):
             filter.collectFields(into: &seen)
         }
     }

@@ -26,7 +26,7 @@ public struct StorageSortKey: Sendable, Hashable {
     /// How two values of the field are ordered by this key (direction applied).
     public func compare(_ lhs: StorageValue, _ rhs: StorageValue) -> ComparisonResult {
         var result: ComparisonResult
-        if let stringComparator, case let .string(a) = lhs, case let .string(b) = rhs {
+        if let stringComparator, case .string(let a) = lhs, case .string(let b) = rhs {
             result = stringComparator.compare(a, b)
         } else {
             result = StorageValue.compare(lhs, rhs) ?? Self.nanOrder(lhs, rhs) ?? .orderedSame
@@ -44,7 +44,8 @@ public struct StorageSortKey: Sendable, Hashable {
     /// How a NaN number or date orders against a value of its family (numbers, dates): after
     /// every other one, tied with another NaN; `nil` when neither is NaN or the families differ.
     static func nanOrder(_ lhs: StorageValue, _ rhs: StorageValue) -> ComparisonResult? {
-        guard let left = nanRank(lhs), let right = nanRank(rhs), left.family == right.family, left.isNaN || right.isNaN else {
+        guard let left = nanRank(lhs), let right = nanRank(rhs), left.family == right.family, left.isNaN || right.isNaN
+        else {
             return nil
         }
         if left.isNaN && right.isNaN { return .orderedSame }
@@ -53,9 +54,9 @@ public struct StorageSortKey: Sendable, Hashable {
 
     private static func nanRank(_ value: StorageValue) -> (family: Int, isNaN: Bool)? {
         switch value {
-        case let .double(number): return (0, number.isNaN)
+        case .double(let number): return (0, number.isNaN)
         case .int, .uint: return (0, false)
-        case let .date(date): return (1, date.timeIntervalSinceReferenceDate.isNaN)
+        case .date(let date): return (1, date.timeIntervalSinceReferenceDate.isNaN)
         default: return nil
         }
     }

@@ -37,19 +37,19 @@ public enum StorageValue: Sendable, Hashable {
         case (.null, .null): return .orderedSame
         case (.null, _): return .orderedAscending
         case (_, .null): return .orderedDescending
-        case let (.int(a), .int(b)): return order(a, b)
-        case let (.uint(a), .uint(b)): return order(a, b)
-        case let (.int(a), .uint(b)): return a < 0 ? .orderedAscending : order(UInt64(a), b)
-        case let (.uint(a), .int(b)): return b < 0 ? .orderedDescending : order(a, UInt64(b))
-        case let (.double(a), .double(b)): return order(a, b)
-        case let (.double(a), .int(b)): return order(a, Double(b))
-        case let (.int(a), .double(b)): return order(Double(a), b)
-        case let (.double(a), .uint(b)): return order(a, Double(b))
-        case let (.uint(a), .double(b)): return order(Double(a), b)
-        case let (.string(a), .string(b)): return order(a, b)
-        case let (.date(a), .date(b)): return order(a, b)
-        case let (.uuid(a), .uuid(b)): return order(a.uuidString, b.uuidString)
-        case let (.decimal(a), .decimal(b)): return order(a, b)
+        case (.int(let a), .int(let b)): return order(a, b)
+        case (.uint(let a), .uint(let b)): return order(a, b)
+        case (.int(let a), .uint(let b)): return a < 0 ? .orderedAscending : order(UInt64(a), b)
+        case (.uint(let a), .int(let b)): return b < 0 ? .orderedDescending : order(a, UInt64(b))
+        case (.double(let a), .double(let b)): return order(a, b)
+        case (.double(let a), .int(let b)): return order(a, Double(b))
+        case (.int(let a), .double(let b)): return order(Double(a), b)
+        case (.double(let a), .uint(let b)): return order(a, Double(b))
+        case (.uint(let a), .double(let b)): return order(Double(a), b)
+        case (.string(let a), .string(let b)): return order(a, b)
+        case (.date(let a), .date(let b)): return order(a, b)
+        case (.uuid(let a), .uuid(let b)): return order(a.uuidString, b.uuidString)
+        case (.decimal(let a), .decimal(let b)): return order(a, b)
         default: return nil
         }
     }
@@ -60,10 +60,10 @@ public enum StorageValue: Sendable, Hashable {
     public static func equal(_ lhs: StorageValue, _ rhs: StorageValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
-        case let (.bool(a), .bool(b)): return a == b
-        case let (.url(a), .url(b)): return a == b
-        case let (.data(a), .data(b)): return a == b
-        case let (.uuid(a), .uuid(b)): return a == b
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.url(let a), .url(let b)): return a == b
+        case (.data(let a), .data(let b)): return a == b
+        case (.uuid(let a), .uuid(let b)): return a == b
         default: return compare(lhs, rhs) == .orderedSame
         }
     }

@@ -81,12 +81,15 @@ extension StorageError {
         case let error as DecodingError:
             let context: DecodingError.Context?
             switch error {
-            case let .typeMismatch(_, c), let .valueNotFound(_, c), let .keyNotFound(_, c), let .dataCorrupted(c): context = c
+            case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c):
+                context = c
             @unknown default: context = nil
             }
             guard let context else { return "\(error)" }
             // Inside a file record the path starts at the envelope's `entity` field: leave it out.
-            let keys = context.codingPath.first?.stringValue == "entity" ? Array(context.codingPath.dropFirst()) : context.codingPath
+            let keys =
+                context.codingPath.first?.stringValue == "entity"
+                ? Array(context.codingPath.dropFirst()) : context.codingPath
             let path = MappingPath.render(keys)
             return "\(context.debugDescription) at \(path)"
         default:

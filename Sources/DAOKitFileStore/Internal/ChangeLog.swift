@@ -2,12 +2,13 @@ import DAOKit
 import DAOKitInternals
 import DAOKitStoreFormat
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The store-wide record of which records writes changed, that keeps every process's query cache
@@ -127,7 +128,9 @@ private final class ChangeLogAppender: Sendable {
         return try result.get()
     }
 
-    private func append(_ bytes: [UInt8], maximumLength: Int, keeping descriptor: inout Int32?) throws(FileSystemError) -> Range<Int>? {
+    private func append(_ bytes: [UInt8], maximumLength: Int, keeping descriptor: inout Int32?) throws(FileSystemError)
+        -> Range<Int>?
+    {
         let (fd, length) = try openLog(keeping: &descriptor)
         if length + bytes.count > maximumLength {
             drop(&descriptor)
@@ -257,7 +260,8 @@ final class ChangeLogReader {
         var filled = 0
         while filled < range.count {
             let count = buffer.withUnsafeMutableBytes { raw in
-                (try? log.fileSystem.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]), path: log.path)) ?? 0
+                (try? log.fileSystem.read(
+                    fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]), path: log.path)) ?? 0
             }
             if count == 0 {
                 reset()
@@ -272,7 +276,7 @@ final class ChangeLogReader {
     private func openIfPresent() throws(FileSystemError) -> Int32? {
         do throws(FileSystemError) {
             return try log.fileSystem.open(log.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0)
-        } catch where error.code == ENOENT {
+        } catch  where error.code == ENOENT {
             return nil
         }
     }

@@ -2,12 +2,13 @@ import DAOKit
 import DAOKitInternals
 import DAOKitStoreFormat
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Notices commits other processes (and other contexts of this process) make to a file store, by
@@ -114,8 +115,13 @@ final class FileChangeMonitor: ExternalChangeMonitor, @unchecked Sendable {
         var data: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
-            let count = buffer.withUnsafeMutableBytes { raw in (try? log.fileSystem.read(fd, into: raw, path: log.path)) ?? -1 }
-            if count < 0 { closeLog(&state); return [.everything] }
+            let count = buffer.withUnsafeMutableBytes { raw in
+                (try? log.fileSystem.read(fd, into: raw, path: log.path)) ?? -1
+            }
+            if count < 0 {
+                closeLog(&state)
+                return [.everything]
+            }
             if count == 0 { break }
             data.append(contentsOf: buffer[..<count])
         }
@@ -154,7 +160,7 @@ final class FileChangeMonitor: ExternalChangeMonitor, @unchecked Sendable {
         switch changed[entityName] {
         case nil: changed[entityName] = [key]
         case .some(nil): break
-        case var .some(.some(keys)):
+        case .some(.some(var keys)):
             keys.insert(key)
             changed[entityName] = keys
         }

@@ -2,12 +2,13 @@ import DAOKit
 import DAOKitInternals
 import DAOKitStoreFormat
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The store's undo journal on disk (its format is ``Journal``): written before a batch touches a
@@ -25,7 +26,7 @@ extension FileStorageContext {
         let fd: Int32
         do throws(FileSystemError) {
             fd = try fileSystem.openRegularFileForWriting(path, O_WRONLY | O_TRUNC)
-        } catch where error.code == ENOENT {
+        } catch  where error.code == ENOENT {
             fd = try fileSystem.openRegularFileForWriting(path, O_WRONLY | O_CREAT | O_TRUNC)
             created = true
         }
@@ -42,7 +43,7 @@ extension FileStorageContext {
         let fd: Int32
         do throws(FileSystemError) {
             fd = try fileSystem.openRegularFileForWriting(path, O_WRONLY | O_TRUNC)
-        } catch where error.code == ENOENT {
+        } catch  where error.code == ENOENT {
             return
         }
         try fileSystem.closing(fd, path: path) { fd throws(FileSystemError) in try fileSystem.fsync(fd, path: path) }

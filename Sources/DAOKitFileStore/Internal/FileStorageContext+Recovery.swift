@@ -2,12 +2,13 @@ import DAOKit
 import DAOKitInternals
 import DAOKitStoreFormat
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Putting the store back into a whole state after a crash. Every step runs under the exclusive
@@ -72,7 +73,7 @@ extension FileStorageContext {
     private func syncDirectoryOnOpen(_ path: String) throws(FileSystemError) {
         do {
             try fileSystem.syncDirectory(path)
-        } catch where error.deniesWriteAccess || error.code == EINVAL {
+        } catch  where error.deniesWriteAccess || error.code == EINVAL {
         }
     }
 
@@ -82,7 +83,7 @@ extension FileStorageContext {
         do {
             try fileSystem.unlinkIfPresent(path)
             return true
-        } catch where error.deniesWriteAccess {
+        } catch  where error.deniesWriteAccess {
             return false
         }
     }
@@ -101,7 +102,9 @@ extension FileStorageContext {
             return .consistent
         }
         guard let refusal = recoveryRefusal.withLock({ $0 }) else { return nil }
-        guard case let .bytes(data) = try fileSystem.readContents(of: journalPath), let journal = Journal(serialized: data) else {
+        guard case .bytes(let data) = try fileSystem.readContents(of: journalPath),
+            let journal = Journal(serialized: data)
+        else {
             return .consistent
         }
         // A journal the store could not have written: let recovery report it (it throws before
@@ -146,13 +149,14 @@ extension FileStorageContext {
         switch try fileSystem.readContents(of: journalPath) {
         case .absent: return
         case .directory, .notRegularFile: throw FileSystemError.notRegularFile(operation: "open", path: journalPath)
-        case let .bytes(bytes): data = bytes
+        case .bytes(let bytes): data = bytes
         }
         if let journal = Journal(serialized: data) {
             if let problem = journal.nameProblem(fileExtensions: [fileExtension]) {
                 throw StorageError(
-                    .corruptRecord("the journal is whole but \(problem), so it was neither rolled back nor discarded; "
-                        + "inspect it (dao verify) and remove it by hand"),
+                    .corruptRecord(
+                        "the journal is whole but \(problem), so it was neither rolled back nor discarded; "
+                            + "inspect it (dao verify) and remove it by hand"),
                     location: journalPath)
             }
             try rollBack(journal)
@@ -170,9 +174,13 @@ extension FileStorageContext {
         if journal.entries.contains(where: { $0.previousContents != nil }) {
             try ensureDirectory(directoryPath)
         }
-        try fileSystem.closing(try fileSystem.open(directoryPath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0), path: directoryPath) {
+        try fileSystem.closing(
+            try fileSystem.open(directoryPath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0), path: directoryPath
+        ) {
             directory throws(FileSystemError) in
-            try applyInPlace(journal.entries.map { ($0.fileName, $0.previousContents, nil) }, in: directory, directoryPath: directoryPath)
+            try applyInPlace(
+                journal.entries.map { ($0.fileName, $0.previousContents, nil) }, in: directory,
+                directoryPath: directoryPath)
         }
         // Query caches in every process reread what the rollback put back. Logged after the files
         // (nobody reads in between: this holds the exclusive lock), so that a full disk stops a
@@ -193,7 +201,8 @@ extension FileStorageContext {
         for file in files {
             let path = directoryPath + "/" + file.fileName
             if let contents = file.contents {
-                try fileSystem.overwriteFile(file.fileName, in: directory, path: path, contents, previousLength: file.previousLength)
+                try fileSystem.overwriteFile(
+                    file.fileName, in: directory, path: path, contents, previousLength: file.previousLength)
                 written.append(file.fileName)
             } else {
                 try fileSystem.unlinkIfPresent(file.fileName, in: directory, path: path)
@@ -218,7 +227,9 @@ extension FileStorageContext {
         }
         for name in fileNames {
             let path = directoryPath + "/" + name
-            try fileSystem.closing(try fileSystem.open(name, in: directory, O_RDONLY | O_NONBLOCK, 0, path: path), path: path) {
+            try fileSystem.closing(
+                try fileSystem.open(name, in: directory, O_RDONLY | O_NONBLOCK, 0, path: path), path: path
+            ) {
                 file throws(FileSystemError) in try fileSystem.fsync(file, path: path)
             }
         }

@@ -35,10 +35,12 @@ struct FormatCensus {
         guard other > 0, let example else { return nil }
         let others = "\(other) .\(otherFormat.fileExtension) file\(other == 1 ? "" : "s")"
         if own == 0 {
-            return "the store holds \(Self.name(otherFormat)) records (\(others), such as \(example)), not \(Self.name(format)) ones; "
+            return
+                "the store holds \(Self.name(otherFormat)) records (\(others), such as \(example)), not \(Self.name(format)) ones; "
                 + "open it with format: .\(otherFormat == .json ? "json" : "propertyList")"
         }
-        return "the store holds records in two formats (\(own) .\(format.fileExtension) file\(own == 1 ? "" : "s") and \(others), "
+        return
+            "the store holds records in two formats (\(own) .\(format.fileExtension) file\(own == 1 ? "" : "s") and \(others), "
             + "such as \(example)), and a context reads only one; `dao verify` lists them"
     }
 

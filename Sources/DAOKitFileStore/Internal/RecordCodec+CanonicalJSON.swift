@@ -37,7 +37,8 @@ extension RecordCodec {
     /// After the seal (``RecordEnvelope/sealed(_:)``), which replaces the opening brace.
     private static let sealedCanonicalPrefix = Array(#""entity":"#.utf8)
     private static let canonicalVersionAndKey = Array(#","formatVersion":\#(formatVersion),"key":""#.utf8)
-    private static let uncheckedCanonicalVersionAndKey = Array(#","formatVersion":\#(uncheckedFormatVersion),"key":""#.utf8)
+    private static let uncheckedCanonicalVersionAndKey = Array(
+        #","formatVersion":\#(uncheckedFormatVersion),"key":""#.utf8)
     private static let canonicalEnd = Array(#""}"#.utf8)
 
     /// The entity of a record in exactly the layout this release writes, holding `key`; `nil`
@@ -61,7 +62,8 @@ extension RecordCodec {
         switch RecordEnvelope.seal(of: data) {
         case .broken: return nil
         case .none: (prefix, versionAndKey, prefixStart) = (canonicalPrefix, uncheckedCanonicalVersionAndKey, 0)
-        case let .intact(bodyStart): (prefix, versionAndKey, prefixStart) = (sealedCanonicalPrefix, canonicalVersionAndKey, bodyStart)
+        case .intact(let bodyStart):
+            (prefix, versionAndKey, prefixStart) = (sealedCanonicalPrefix, canonicalVersionAndKey, bodyStart)
         }
         var key = key
         return key.withUTF8 { key -> Range<Data.Index>? in
@@ -70,13 +72,15 @@ extension RecordCodec {
             return data.withUnsafeBytes { bytes -> Range<Data.Index>? in
                 let entityStart = prefixStart + prefix.count
                 guard bytes.count > entityStart + trailerLength,
-                      bytes[prefixStart..<entityStart].elementsEqual(prefix) else { return nil }
+                    bytes[prefixStart..<entityStart].elementsEqual(prefix)
+                else { return nil }
                 let trailerStart = bytes.count - trailerLength
                 let keyStart = trailerStart + versionAndKey.count
                 let endStart = keyStart + key.count
                 guard bytes[trailerStart..<keyStart].elementsEqual(versionAndKey),
-                      bytes[keyStart..<endStart].elementsEqual(key),
-                      bytes[endStart...].elementsEqual(canonicalEnd) else { return nil }
+                    bytes[keyStart..<endStart].elementsEqual(key),
+                    bytes[endStart...].elementsEqual(canonicalEnd)
+                else { return nil }
                 return (data.startIndex + entityStart)..<(data.startIndex + trailerStart)
             }
         }

@@ -21,10 +21,12 @@ struct RecordCodec: Sendable {
         self.format = format
         let json = JSONEncoder()
         json.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        json.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        json.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         jsonEncoder = json
         let decoder = JSONDecoder()
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         jsonDecoder = decoder
         let plist = PropertyListEncoder()
         plist.outputFormat = .binary
@@ -37,12 +39,14 @@ struct RecordCodec: Sendable {
         switch format {
         case .json:
             // Through the URL-keeping wrapper: JSONEncoder alone would drop a relative URL's base.
-            let envelope = EncodedRecord(formatVersion: Self.formatVersion, key: key, entity: URLKeepingEncodable(value: entity))
+            let envelope = EncodedRecord(
+                formatVersion: Self.formatVersion, key: key, entity: URLKeepingEncodable(value: entity))
             return RecordEnvelope.sealed(try jsonEncoder.encode(envelope))
         case .propertyList:
             // Property lists keep a URL's base through URL's own Codable. No checksum: a binary
             // property list has no room for one before its bytes (see FileStoreFormat).
-            return try plistEncoder.encode(EncodedRecord(formatVersion: Self.uncheckedFormatVersion, key: key, entity: entity))
+            return try plistEncoder.encode(
+                EncodedRecord(formatVersion: Self.uncheckedFormatVersion, key: key, entity: entity))
         }
     }
 
@@ -59,7 +63,8 @@ struct RecordCodec: Sendable {
         _ type: E.Type, from data: Data, path: String, entityName: String, key: String?, checkingSeal: Bool = true
     ) throws(StorageError) -> (key: String, entity: E) {
         func corrupt(_ detail: String, _ underlying: (any Error)? = nil) -> StorageError {
-            StorageError(.corruptRecord(detail), entityName: entityName, key: key, location: path, underlyingError: underlying)
+            StorageError(
+                .corruptRecord(detail), entityName: entityName, key: key, location: path, underlyingError: underlying)
         }
         if data.isEmpty { throw corrupt("empty file") }
         // The checksum first, on the bytes: a record whose bytes changed is damage, whatever
@@ -70,7 +75,7 @@ struct RecordCodec: Sendable {
         if format == .json {
             switch RecordEnvelope.seal(of: data) {
             case .none: break
-            case let .broken(bodyStart):
+            case .broken(let bodyStart):
                 // Damaged either way; what else is wrong (truncated, not an envelope) says more
                 // than the checksum, so it is looked for first, and the checksum blamed only
                 // when the rest would have read.
@@ -78,7 +83,7 @@ struct RecordCodec: Sendable {
                 data = RecordEnvelope.unsealed(data, bodyStart: bodyStart)
                 expectedVersion = Self.formatVersion
                 broken = checkingSeal
-            case let .intact(bodyStart):
+            case .intact(let bodyStart):
                 data = RecordEnvelope.unsealed(data, bodyStart: bodyStart)
                 expectedVersion = Self.formatVersion
             }
@@ -105,14 +110,18 @@ struct RecordCodec: Sendable {
             throw corrupt(Self.unsupportedVersion(error.version), error)
         } catch let error as DecodingError {
             if Self.isInsideEntity(error) {
-                throw StorageError(.decodingFailed, entityName: entityName, key: key, location: path, underlyingError: error)
+                throw StorageError(
+                    .decodingFailed, entityName: entityName, key: key, location: path, underlyingError: error)
             }
             // JSONDecoder calls a number that does not fit its field "not valid JSON", without a
             // path: look at the parsed record before believing it.
-            if format == .json, JSONDecodingDiagnosis.claimsInvalidJSON(error), let record = JSONDecodingDiagnosis.parse(data) {
+            if format == .json, JSONDecodingDiagnosis.claimsInvalidJSON(error),
+                let record = JSONDecodingDiagnosis.parse(data)
+            {
                 if let problem = Self.envelopeProblem(in: record) { throw corrupt(problem, error) }
-                throw StorageError(.decodingFailed, entityName: entityName, key: key, location: path,
-                                   underlyingError: JSONDecodingDiagnosis.bestError(error, entity: record["entity"], as: E.self))
+                throw StorageError(
+                    .decodingFailed, entityName: entityName, key: key, location: path,
+                    underlyingError: JSONDecodingDiagnosis.bestError(error, entity: record["entity"], as: E.self))
             }
             throw corrupt(Self.envelopeProblem(error, format: format), error)
         } catch {
@@ -120,7 +129,9 @@ struct RecordCodec: Sendable {
         }
         if broken { throw corrupt(RecordEnvelope.checksumMismatch) }
         guard decoded.version == expectedVersion else {
-            throw corrupt(RecordEnvelope.checksumAndVersionDisagree(sealed: expectedVersion == Self.formatVersion, version: decoded.version))
+            throw corrupt(
+                RecordEnvelope.checksumAndVersionDisagree(
+                    sealed: expectedVersion == Self.formatVersion, version: decoded.version))
         }
         return (decoded.key, decoded.entity)
     }
@@ -128,7 +139,8 @@ struct RecordCodec: Sendable {
     private static func isInsideEntity(_ error: DecodingError) -> Bool {
         let context: DecodingError.Context
         switch error {
-        case let .typeMismatch(_, c), let .valueNotFound(_, c), let .keyNotFound(_, c), let .dataCorrupted(c): context = c
+        case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c):
+            context = c
         @unknown default: return false
         }
         return context.codingPath.first?.stringValue == DecodedRecord<Int>.CodingKeys.entity.stringValue
@@ -145,9 +157,9 @@ struct RecordCodec: Sendable {
         guard case .object = record else { return "the file is not a record envelope" }
         switch record["formatVersion"] {
         case nil: return "the record has no formatVersion field"
-        case let .integer(version) where !RecordEnvelope.readableVersions.contains(Int(truncatingIfNeeded: version)):
+        case .integer(let version) where !RecordEnvelope.readableVersions.contains(Int(truncatingIfNeeded: version)):
             return unsupportedVersion(version)
-        case let .unsigned(version):
+        case .unsigned(let version):
             return unsupportedVersion(version)
         case .integer: break
         default: return "the record's formatVersion field has the wrong type"
@@ -162,11 +174,12 @@ struct RecordCodec: Sendable {
 
     private static func envelopeProblem(_ error: DecodingError, format: FileStorageContext.RecordFormat) -> String {
         switch error {
-        case let .keyNotFound(key, _):
+        case .keyNotFound(let key, _):
             return "the record has no \(key.stringValue) field"
-        case let .typeMismatch(_, context), let .valueNotFound(_, context):
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
             if context.codingPath.isEmpty { return "the file is not a record envelope" }
-            return "the record's \(context.codingPath.map(\.stringValue).joined(separator: ".")) field has the wrong type"
+            return
+                "the record's \(context.codingPath.map(\.stringValue).joined(separator: ".")) field has the wrong type"
         case .dataCorrupted:
             return format == .json ? "truncated or not valid JSON" : "truncated or not a property list"
         @unknown default:
@@ -200,7 +213,9 @@ private struct DecodedRecord<Entity: Decodable>: Decodable {
         // The version comes first so that a future layout is reported as such, not as a
         // confusing field error. Whether it agrees with the checksum, the caller checks.
         version = try container.decode(Int.self, forKey: .formatVersion)
-        guard RecordEnvelope.readableVersions.contains(version) else { throw UnsupportedFormatVersion(version: version) }
+        guard RecordEnvelope.readableVersions.contains(version) else {
+            throw UnsupportedFormatVersion(version: version)
+        }
         key = try container.decode(String.self, forKey: .key)
         entity = try container.decode(Entity.self, forKey: .entity)
     }

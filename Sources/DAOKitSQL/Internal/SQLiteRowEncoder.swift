@@ -50,25 +50,26 @@ package enum SQLiteRowEncoder {
     package static func column(_ value: StorageValue) -> (SQLiteValue, SQLiteFieldKinds) {
         switch value {
         case .null: return (.null, .null)
-        case let .bool(flag): return (.integer(flag ? 1 : 0), .bool)
-        case let .int(number): return (.integer(number), .integer)
-        case let .uint(number):
-            return number <= UInt64(Int64.max) ? (.integer(Int64(number)), .integer) : (.text(String(number)), .bigUnsigned)
-        case let .double(number): return number.isNaN ? (.text("NaN"), .nan) : (.real(number), .real)
-        case let .string(string): return (.text(string), .string)
-        case let .date(date):
+        case .bool(let flag): return (.integer(flag ? 1 : 0), .bool)
+        case .int(let number): return (.integer(number), .integer)
+        case .uint(let number):
+            return number <= UInt64(Int64.max)
+                ? (.integer(Int64(number)), .integer) : (.text(String(number)), .bigUnsigned)
+        case .double(let number): return number.isNaN ? (.text("NaN"), .nan) : (.real(number), .real)
+        case .string(let string): return (.text(string), .string)
+        case .date(let date):
             // SQLite stores a NaN REAL as NULL, which would read back as a nil `Date?`: NaN text,
             // as for a `Double` (a date column holding it is then compared in Swift).
             let seconds = date.timeIntervalSinceReferenceDate
             return seconds.isNaN ? (.text("NaN"), .nan) : (.real(seconds), .date)
-        case let .uuid(uuid): return (.text(uuid.uuidString), .uuid)
-        case let .url(url):
+        case .uuid(let uuid): return (.text(uuid.uuidString), .uuid)
+        case .url(let url):
             if let relative = RelativeURLCoding.relative(url), let text = try? json.encode(relative) {
                 return (.text(String(decoding: text, as: UTF8.self)), .url)
             }
             return (.text(url.absoluteString), .url)
-        case let .data(data): return (.blob(data), .data)
-        case let .decimal(decimal): return (.text(decimal.description), .decimal)
+        case .data(let data): return (.blob(data), .data)
+        case .decimal(let decimal): return (.text(decimal.description), .decimal)
         }
     }
 
@@ -82,8 +83,13 @@ package enum SQLiteRowEncoder {
     private static func fallbackRow<E: Encodable>(of entity: E) throws -> SQLiteEncodedRow {
         let data = try json.encode(URLKeepingEncodable(value: entity))
         guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw EncodingError.invalidValue(entity, .init(codingPath: [], debugDescription:
-                "SQLiteStorageContext stores an entity as a row of fields; this one does not encode as a keyed container"))
+            throw EncodingError.invalidValue(
+                entity,
+                .init(
+                    codingPath: [],
+                    debugDescription:
+                        "SQLiteStorageContext stores an entity as a row of fields; this one does not encode as a keyed container"
+                ))
         }
         var row = SQLiteEncodedRow()
         for key in object.keys.sorted() {
@@ -92,7 +98,8 @@ package enum SQLiteRowEncoder {
                 row.append(key, .null, .null)
                 continue
             }
-            let text = try JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
+            let text = try JSONSerialization.data(
+                withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
             row.append(key, .text(String(decoding: text, as: UTF8.self)), .opaque)
         }
         return row
@@ -176,7 +183,9 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
         if let value { try encode(value, forKey: key) }
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    {
         sink.needsFallback = true
         return KeyedEncodingContainer(IgnoringKeyedContainer<NestedKey>())
     }
@@ -203,7 +212,9 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
 private struct IgnoringEncoder: Encoder {
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> { KeyedEncodingContainer(IgnoringKeyedContainer<Key>()) }
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(IgnoringKeyedContainer<Key>())
+    }
     func unkeyedContainer() -> any UnkeyedEncodingContainer { IgnoringUnkeyedContainer() }
     func singleValueContainer() -> any SingleValueEncodingContainer { IgnoringSingleValueContainer() }
 }
@@ -212,7 +223,9 @@ private struct IgnoringKeyedContainer<Key: CodingKey>: KeyedEncodingContainerPro
     var codingPath: [any CodingKey] { [] }
     mutating func encodeNil(forKey key: Key) throws {}
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {}
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    {
         KeyedEncodingContainer(IgnoringKeyedContainer<NestedKey>())
     }
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { IgnoringUnkeyedContainer() }
@@ -225,7 +238,9 @@ private struct IgnoringUnkeyedContainer: UnkeyedEncodingContainer {
     private(set) var count = 0
     mutating func encodeNil() throws { count += 1 }
     mutating func encode<T: Encodable>(_ value: T) throws { count += 1 }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         count += 1
         return KeyedEncodingContainer(IgnoringKeyedContainer<NestedKey>())
     }

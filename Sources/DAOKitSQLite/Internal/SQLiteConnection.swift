@@ -77,7 +77,9 @@ final class SQLiteConnection {
 
     /// The error SQLite reports for the last call on this connection.
     func failure(sql: String?) -> SQLiteError {
-        SQLiteError(extendedResultCode: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        SQLiteError(
+            extendedResultCode: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)),
+            sql: sql)
     }
 
     /// Runs `body` in a transaction and commits it; rolls back when `body` or the commit throws.

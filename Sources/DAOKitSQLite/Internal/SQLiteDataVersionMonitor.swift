@@ -29,7 +29,8 @@ final class SQLiteDataVersionMonitor: ExternalChangeMonitor {
 
     func changes() -> [StorageChange] {
         state.withLock { state in
-            guard let current = state, let version = Self.version(of: current.connection), version != current.version else {
+            guard let current = state, let version = Self.version(of: current.connection), version != current.version
+            else {
                 return []
             }
             state = (current.connection, version)
@@ -42,7 +43,7 @@ final class SQLiteDataVersionMonitor: ExternalChangeMonitor {
     }
 
     private static func version(of connection: SQLiteConnection) -> Int64? {
-        guard case let .integer(version)? = try? connection.scalar("PRAGMA data_version") else { return nil }
+        guard case .integer(let version)? = try? connection.scalar("PRAGMA data_version") else { return nil }
         return version
     }
 }

@@ -27,7 +27,9 @@ struct SQLiteDialect: SQLDialect {
     func negation(of condition: String) -> String { "NOT (\(condition))" }
 
     /// `field <comparison> value`, exact, or `nil`.
-    func compare(_ field: FieldPath, _ comparison: StorageComparison, _ value: StorageValue, parameters: inout SQLiteArguments) -> SQLFragment? {
+    func compare(
+        _ field: FieldPath, _ comparison: StorageComparison, _ value: StorageValue, parameters: inout SQLiteArguments
+    ) -> SQLFragment? {
         guard field.keys.count == 1 else { return nil }
         let name = field.keys[0]
         let stored = (kinds[name] ?? []).subtracting(.null)
@@ -45,7 +47,9 @@ struct SQLiteDialect: SQLDialect {
             default: return SQLFragment(sql: "0", isExact: true)
             }
         }
-        guard let (operand, columnExpression, orderable) = Self.bindable(value, stored: stored, column: column) else { return nil }
+        guard let (operand, columnExpression, orderable) = Self.bindable(value, stored: stored, column: column) else {
+            return nil
+        }
         switch comparison {
         case .equal:
             parameters.append(operand)
@@ -93,7 +97,7 @@ struct SQLiteDialect: SQLDialect {
             }
             // A constant that never equals a stored value of these kinds matches no row.
             guard let (operand, columnExpression, _) = Self.bindable(value, stored: stored, column: column) else {
-                if case let .double(number) = value, number.isNaN { continue }  // NaN equals nothing
+                if case .double(let number) = value, number.isNaN { continue }  // NaN equals nothing
                 return nil
             }
             if let expression, expression != columnExpression { return nil }
@@ -105,7 +109,8 @@ struct SQLiteDialect: SQLDialect {
         if let expression, !operands.isEmpty {
             if operands.count <= Self.parameterListLimit {
                 operands.forEach { parameters.append($0) }
-                parts.append("\(expression) IN (" + Array(repeating: "?", count: operands.count).joined(separator: ", ") + ")")
+                parts.append(
+                    "\(expression) IN (" + Array(repeating: "?", count: operands.count).joined(separator: ", ") + ")")
             } else {
                 guard let json = Self.jsonArray(operands) else { return nil }
                 parameters.append(.text(json))
@@ -125,10 +130,11 @@ struct SQLiteDialect: SQLDialect {
         items.reserveCapacity(operands.count)
         for operand in operands {
             switch operand {
-            case let .integer(number): items.append(String(number))
-            case let .text(text):
+            case .integer(let number): items.append(String(number))
+            case .text(let text):
                 guard let data = try? JSONSerialization.data(withJSONObject: [text], options: [.fragmentsAllowed]),
-                      let encoded = String(data: data, encoding: .utf8) else { return nil }
+                    let encoded = String(data: data, encoding: .utf8)
+                else { return nil }
                 items.append(String(encoded.dropFirst().dropLast()))
             default: return nil
             }
@@ -143,9 +149,11 @@ struct SQLiteDialect: SQLDialect {
     /// totally (then every row is `NULL`, below, equal to or above the value, and the equality is
     /// exact), and `value` is one the equality binds as it is.
     func complement(of filter: StorageFilter) -> [(sql: String, arguments: [SQLiteValue])]? {
-        let field: FieldPath, value: StorageValue
+        let field: FieldPath
+        let value: StorageValue
         switch filter {
-        case let .compare(path, .notEqual, constant), let .not(.compare(path, .equal, constant)): (field, value) = (path, constant)
+        case .compare(let path, .notEqual, let constant), .not(.compare(let path, .equal, let constant)):
+            (field, value) = (path, constant)
         default: return nil
         }
         guard field.keys.count == 1, !value.isNull else { return nil }
@@ -155,7 +163,8 @@ struct SQLiteDialect: SQLDialect {
         let column = Self.collated(field.keys[0])
         var parameters = SQLiteArguments()
         guard let equality = compare(field, .equal, value, parameters: &parameters), equality.isExact,
-              equality.sql == "\(column) IS ?", parameters.values.count == 1 else { return nil }
+            equality.sql == "\(column) IS ?", parameters.values.count == 1
+        else { return nil }
         let operand = parameters.values[0]
         return [("\(column) IS NULL", []), ("\(column) < ?", [operand]), ("\(column) > ?", [operand])]
     }
@@ -164,27 +173,28 @@ struct SQLiteDialect: SQLDialect {
     /// to compare it with, and whether the kind is ordered; `nil` when SQL would not compare them
     /// as Swift does.
     private static func bindable(_ value: StorageValue, stored: SQLiteFieldKinds, column: String)
-        -> (SQLiteValue, String, Bool)? {
+        -> (SQLiteValue, String, Bool)?
+    {
         switch value {
-        case let .bool(flag) where stored == .bool:
+        case .bool(let flag) where stored == .bool:
             return (.integer(flag ? 1 : 0), column, false)
-        case let .int(number) where stored == .integer:
+        case .int(let number) where stored == .integer:
             return (.integer(number), column, true)
-        case let .uint(number) where stored == .integer && number <= UInt64(Int64.max):
+        case .uint(let number) where stored == .integer && number <= UInt64(Int64.max):
             return (.integer(Int64(number)), column, true)
-        case let .int(number) where stored == .real:
+        case .int(let number) where stored == .real:
             return (.real(Double(number)), column, true)  // Swift compares Double(int) with the double
-        case let .uint(number) where stored == .real:
+        case .uint(let number) where stored == .real:
             return (.real(Double(number)), column, true)
-        case let .double(number) where stored == .real && !number.isNaN:
+        case .double(let number) where stored == .real && !number.isNaN:
             return (.real(number), column, true)
-        case let .double(number) where stored == .integer && !number.isNaN:
+        case .double(let number) where stored == .integer && !number.isNaN:
             return (.real(number), "CAST(\(column) AS REAL)", true)  // Swift compares Double(int); no index
-        case let .date(date) where stored == .date:
+        case .date(let date) where stored == .date:
             return (.real(date.timeIntervalSinceReferenceDate), column, true)
-        case let .string(string) where stored == .string:
+        case .string(let string) where stored == .string:
             return (.text(string), column, true)  // the column's DAOKIT collation compares as Swift
-        case let .uuid(uuid) where stored == .uuid:
+        case .uuid(let uuid) where stored == .uuid:
             return (.text(uuid.uuidString), column, true)
         default:
             return nil

@@ -27,7 +27,8 @@ package enum SQLiteRowChecksum {
     }
 
     @inline(__always)
-    private static func contribution(_ prefix: UInt32, _ storageClass: Int32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    private static func contribution(_ prefix: UInt32, _ storageClass: Int32, _ bytes: UnsafeRawBufferPointer) -> UInt32
+    {
         var tag = UInt8(truncatingIfNeeded: storageClass)
         let tagged = withUnsafeBytes(of: &tag) { CRC32C.checksum($0, continuing: prefix) }
         return CRC32C.checksum(bytes, continuing: tagged)
@@ -38,14 +39,14 @@ package enum SQLiteRowChecksum {
         switch value {
         case .null:
             return 0
-        case let .integer(number):
+        case .integer(let number):
             return withUnsafeBytes(of: number.littleEndian) { contribution(prefix, SQLITE_INTEGER, $0) }
-        case let .real(number):
+        case .real(let number):
             return withUnsafeBytes(of: number.bitPattern.littleEndian) { contribution(prefix, SQLITE_FLOAT, $0) }
-        case let .text(string):
+        case .text(let string):
             var string = string
             return string.withUTF8 { contribution(prefix, SQLITE_TEXT, UnsafeRawBufferPointer($0)) }
-        case let .blob(data):
+        case .blob(let data):
             return data.withUnsafeBytes { contribution(prefix, SQLITE_BLOB, $0) }
         }
     }
@@ -62,17 +63,23 @@ package enum SQLiteRowChecksum {
         let storageClass = sqlite3_column_type(statement, column)
         switch storageClass {
         case SQLITE_INTEGER:
-            return withUnsafeBytes(of: sqlite3_column_int64(statement, column).littleEndian) { contribution(prefix, storageClass, $0) }
+            return withUnsafeBytes(of: sqlite3_column_int64(statement, column).littleEndian) {
+                contribution(prefix, storageClass, $0)
+            }
         case SQLITE_FLOAT:
-            return withUnsafeBytes(of: sqlite3_column_double(statement, column).bitPattern.littleEndian) { contribution(prefix, storageClass, $0) }
+            return withUnsafeBytes(of: sqlite3_column_double(statement, column).bitPattern.littleEndian) {
+                contribution(prefix, storageClass, $0)
+            }
         case SQLITE_TEXT:
             let bytes = sqlite3_column_text(statement, column)
             let count = Int(sqlite3_column_bytes(statement, column))
-            return contribution(prefix, storageClass, UnsafeRawBufferPointer(start: count > 0 ? bytes : nil, count: count))
+            return contribution(
+                prefix, storageClass, UnsafeRawBufferPointer(start: count > 0 ? bytes : nil, count: count))
         case SQLITE_BLOB:
             let bytes = sqlite3_column_blob(statement, column)
             let count = Int(sqlite3_column_bytes(statement, column))
-            return contribution(prefix, storageClass, UnsafeRawBufferPointer(start: count > 0 ? bytes : nil, count: count))
+            return contribution(
+                prefix, storageClass, UnsafeRawBufferPointer(start: count > 0 ? bytes : nil, count: count))
         default:
             return 0
         }
@@ -113,5 +120,6 @@ package enum SQLiteRowChecksum {
     }
 
     /// The problem a damaged row is reported with.
-    package static let mismatch = "the row's checksum does not match its contents: bytes of it changed in the file (run 'dao verify')"
+    package static let mismatch =
+        "the row's checksum does not match its contents: bytes of it changed in the file (run 'dao verify')"
 }

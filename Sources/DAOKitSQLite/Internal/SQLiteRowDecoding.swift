@@ -25,7 +25,9 @@ enum SQLiteRowDecoding {
     /// The entity in the reader's current row.
     /// - Parameter kinds: the kinds of the table's columns, asked for only by the JSON path.
     /// - Throws: a `DecodingError` (or what the entity's `init(from:)` throws).
-    static func decode<E: Decodable>(_ type: E.Type, reader: SQLiteRowReader, kinds: () throws -> [String: SQLiteFieldKinds]) throws -> E {
+    static func decode<E: Decodable>(
+        _ type: E.Type, reader: SQLiteRowReader, kinds: () throws -> [String: SQLiteFieldKinds]
+    ) throws -> E {
         reader.startRow()
         do {
             return try E(from: RowDecoder(reader: reader))
@@ -44,7 +46,9 @@ enum SQLiteRowDecoding {
 
     /// The row as the JSON object `JSONEncoder` would have written for the entity, decoded with
     /// `JSONDecoder`: for entities the fast path does not serve.
-    static func decodeThroughJSON<E: Decodable>(_ type: E.Type, reader: SQLiteRowReader, kinds: [String: SQLiteFieldKinds]) throws -> E {
+    static func decodeThroughJSON<E: Decodable>(
+        _ type: E.Type, reader: SQLiteRowReader, kinds: [String: SQLiteFieldKinds]
+    ) throws -> E {
         var members: [String] = []
         for (position, name) in reader.names.enumerated() {
             let column = Int32(position + 1)
@@ -68,7 +72,9 @@ enum SQLiteRowDecoding {
         case SQLITE_TEXT:
             let text = reader.text(column)
             if kinds.contains(.opaque) || kinds.contains(.bigUnsigned) || kinds.contains(.decimal) { return text }
-            if (kinds.contains(.json) || kinds.contains(.url)) && (text.hasPrefix("{") || text.hasPrefix("[")) { return text }
+            if (kinds.contains(.json) || kinds.contains(.url)) && (text.hasPrefix("{") || text.hasPrefix("[")) {
+                return text
+            }
             return (try? jsonString(text)) ?? "null"
         case SQLITE_BLOB:
             return (try? jsonString(((try? reader.data(column, [])) ?? Data()).base64EncodedString())) ?? "null"
@@ -91,7 +97,9 @@ private struct RowDecoder: Decoder {
         KeyedDecodingContainer(RowKeyedContainer<Key>(reader: reader))
     }
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw SQLiteRowDecoding.NeedsWholeRowJSON() }
-    func singleValueContainer() throws -> any SingleValueDecodingContainer { throw SQLiteRowDecoding.NeedsWholeRowJSON() }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        throw SQLiteRowDecoding.NeedsWholeRowJSON()
+    }
 }
 
 private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
@@ -112,7 +120,11 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @inline(__always)
     private func column(_ key: Key) throws -> Int32 {
         guard let column = reader.column(key.stringValue), !reader.isNull(column) else {
-            throw DecodingError.keyNotFound(key, .init(codingPath: [], debugDescription: "No value associated with key \(key.stringValue.debugDescription)"))
+            throw DecodingError.keyNotFound(
+                key,
+                .init(
+                    codingPath: [], debugDescription: "No value associated with key \(key.stringValue.debugDescription)"
+                ))
         }
         return column
     }
@@ -127,17 +139,39 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try reader.bool(try column(key), [key]) }
     func decode(_ type: String.Type, forKey key: Key) throws -> String { try reader.string(try column(key), [key]) }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try reader.double(try column(key), [key]) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try reader.double(try column(key), [key])) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try reader.integer(Int.self, try column(key), [key]) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try reader.integer(Int8.self, try column(key), [key]) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try reader.integer(Int16.self, try column(key), [key]) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try reader.integer(Int32.self, try column(key), [key]) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try reader.integer(Int64.self, try column(key), [key]) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try reader.integer(UInt.self, try column(key), [key]) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try reader.integer(UInt8.self, try column(key), [key]) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try reader.integer(UInt16.self, try column(key), [key]) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try reader.integer(UInt32.self, try column(key), [key]) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try reader.integer(UInt64.self, try column(key), [key]) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        Float(try reader.double(try column(key), [key]))
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try reader.integer(Int.self, try column(key), [key])
+    }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+        try reader.integer(Int8.self, try column(key), [key])
+    }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+        try reader.integer(Int16.self, try column(key), [key])
+    }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        try reader.integer(Int32.self, try column(key), [key])
+    }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try reader.integer(Int64.self, try column(key), [key])
+    }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+        try reader.integer(UInt.self, try column(key), [key])
+    }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+        try reader.integer(UInt8.self, try column(key), [key])
+    }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+        try reader.integer(UInt16.self, try column(key), [key])
+    }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+        try reader.integer(UInt32.self, try column(key), [key])
+    }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        try reader.integer(UInt64.self, try column(key), [key])
+    }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try ColumnValue.decode(T.self, reader: reader, column: try column(key), path: [key])
@@ -162,7 +196,9 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         try presentColumn(key).map { try ColumnValue.decode(T.self, reader: reader, column: $0, path: [key]) }
     }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
         throw SQLiteRowDecoding.NeedsWholeRowJSON()
     }
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
@@ -176,7 +212,9 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 /// themselves by type check, a type that decodes from a single value (an enum with a raw value)
 /// through ``ColumnDecoder``, and a container from the column's JSON text.
 private enum ColumnValue {
-    static func decode<T: Decodable>(_ type: T.Type, reader: SQLiteRowReader, column: Int32, path: [any CodingKey]) throws -> T {
+    static func decode<T: Decodable>(_ type: T.Type, reader: SQLiteRowReader, column: Int32, path: [any CodingKey])
+        throws -> T
+    {
         if T.self == Date.self { return try reader.date(column, path) as! T }
         if T.self == UUID.self { return try reader.uuid(column, path) as! T }
         if T.self == String.self { return try reader.string(column, path) as! T }

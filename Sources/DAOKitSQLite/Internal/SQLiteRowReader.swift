@@ -78,12 +78,15 @@ final class SQLiteRowReader {
         }
     }
 
-    func integer<T: FixedWidthInteger>(_ type: T.Type, _ column: Int32, _ path: @autoclosure () -> [any CodingKey]) throws -> T {
+    func integer<T: FixedWidthInteger>(_ type: T.Type, _ column: Int32, _ path: @autoclosure () -> [any CodingKey])
+        throws -> T
+    {
         switch self.type(column) {
         case SQLITE_INTEGER:
             let value = sqlite3_column_int64(statement, column)
             guard let exact = T(exactly: value) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "\(value) does not fit in \(T.self)"))
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: path(), debugDescription: "\(value) does not fit in \(T.self)"))
             }
             return exact
         case SQLITE_TEXT:
@@ -109,19 +112,24 @@ final class SQLiteRowReader {
     }
 
     func uuid(_ column: Int32, _ path: @autoclosure () -> [any CodingKey]) throws -> UUID {
-        guard type(column) == SQLITE_TEXT, let uuid = UUIDText.parse(statement, column) else { throw mismatch(UUID.self, column, path()) }
+        guard type(column) == SQLITE_TEXT, let uuid = UUIDText.parse(statement, column) else {
+            throw mismatch(UUID.self, column, path())
+        }
         return uuid
     }
 
     func url(_ column: Int32, _ path: @autoclosure () -> [any CodingKey]) throws -> URL {
         let string = try self.string(column, path())
         if string.hasPrefix("{"),
-           let relative = try? SQLiteRowDecoding.json.decode(RelativeURLCoding.RelativeURL.self, from: Data(string.utf8)),
-           let url = relative.url {
+            let relative = try? SQLiteRowDecoding.json.decode(
+                RelativeURLCoding.RelativeURL.self, from: Data(string.utf8)),
+            let url = relative.url
+        {
             return url
         }
         guard let url = URL(string: string) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "Invalid URL string \(string.debugDescription)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: path(), debugDescription: "Invalid URL string \(string.debugDescription)"))
         }
         return url
     }
@@ -149,7 +157,8 @@ final class SQLiteRowReader {
     /// The error for a column whose storage class does not hold a `T`.
     func mismatch(_ type: Any.Type, _ column: Int32, _ path: [any CodingKey]) -> DecodingError {
         if self.type(column) == SQLITE_NULL {
-            return DecodingError.valueNotFound(type, .init(codingPath: path, debugDescription: "Expected \(type) but found null"))
+            return DecodingError.valueNotFound(
+                type, .init(codingPath: path, debugDescription: "Expected \(type) but found null"))
         }
         let found: String
         switch self.type(column) {
@@ -158,7 +167,8 @@ final class SQLiteRowReader {
         case SQLITE_TEXT: found = "text \(String(text(column).prefix(40)).debugDescription)"
         default: found = "a blob"
         }
-        return DecodingError.typeMismatch(type, .init(codingPath: path, debugDescription: "Expected \(type) but found \(found)"))
+        return DecodingError.typeMismatch(
+            type, .init(codingPath: path, debugDescription: "Expected \(type) but found \(found)"))
     }
 }
 
@@ -166,7 +176,9 @@ final class SQLiteRowReader {
 /// `String` first.
 enum UUIDText {
     static func parse(_ statement: OpaquePointer, _ column: Int32) -> UUID? {
-        guard sqlite3_column_bytes(statement, column) == 36, let text = sqlite3_column_text(statement, column) else { return nil }
+        guard sqlite3_column_bytes(statement, column) == 36, let text = sqlite3_column_text(statement, column) else {
+            return nil
+        }
         var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var position = 0
         let ok = withUnsafeMutableBytes(of: &bytes) { out -> Bool in

@@ -29,7 +29,8 @@ struct SQLiteTable {
     /// `INSERT OR REPLACE` of a whole row: the key, then every field column in order, then the
     /// row's checksum (``SQLiteRowChecksum``).
     var upsertSQL: String {
-        let names = (["daokit_key"] + columns.map(SQLiteDialect.quoted) + [SQLiteRowChecksum.columnName]).joined(separator: ", ")
+        let names = (["daokit_key"] + columns.map(SQLiteDialect.quoted) + [SQLiteRowChecksum.columnName]).joined(
+            separator: ", ")
         let marks = Array(repeating: "?", count: columns.count + 2).joined(separator: ", ")
         return "INSERT OR REPLACE INTO \(quotedName) (\(names)) VALUES (\(marks))"
     }
@@ -65,24 +66,27 @@ enum SQLiteSchema {
         // The first read of the file: a file that is not a database fails here.
         let identity = try connection.scalar("PRAGMA application_id")
         let version = try connection.scalar("PRAGMA user_version")
-        guard case let .integer(application)? = identity, case let .integer(layout)? = version else {
+        guard case .integer(let application)? = identity, case .integer(let layout)? = version else {
             throw SQLiteError(extendedResultCode: SQLITE_CORRUPT, message: "cannot read the database header")
         }
         if application == applicationID {
             guard layout <= layoutVersion else {
-                throw StorageError(.wrongFormat("DAOKit SQLite layout \(layout); this version reads up to \(layoutVersion)"),
-                                   location: connection.location)
+                throw StorageError(
+                    .wrongFormat("DAOKit SQLite layout \(layout); this version reads up to \(layoutVersion)"),
+                    location: connection.location)
             }
             return
         }
         let tables = try connection.scalar("SELECT count(*) FROM sqlite_schema")
         guard application == 0, case .integer(0)? = tables else {
-            throw StorageError(.wrongFormat("an SQLite database that is not a DAOKit store (application_id \(application))"),
-                               location: connection.location)
+            throw StorageError(
+                .wrongFormat("an SQLite database that is not a DAOKit store (application_id \(application))"),
+                location: connection.location)
         }
         if connection.isReadOnly { return }  // an empty file nobody may write: nothing to set up
         try connection.transaction(writing: true) {
-            try connection.execute("""
+            try connection.execute(
+                """
                 PRAGMA application_id = \(applicationID);
                 PRAGMA user_version = \(layoutVersion);
                 CREATE TABLE IF NOT EXISTS daokit_field_kinds (
@@ -96,23 +100,28 @@ enum SQLiteSchema {
     /// - Throws: ``SQLiteError`` when the table of another entity type, whose name differs only in
     ///   case, is in the way: SQLite's table names ignore ASCII case.
     static func load(_ entityName: String, connection: SQLiteConnection) throws -> SQLiteTable? {
-        let existing = try connection.statement("SELECT name FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE")
+        let existing = try connection.statement(
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE")
         existing.bindText(entityName, at: 1)
         let found = try existing.step() ? existing.text(at: 0) : nil
         existing.reset()
         guard let found else { return nil }
         guard found == entityName else {
-            throw SQLiteError(extendedResultCode: SQLITE_MISUSE, message:
-                "the table \(found) of another entity type is in the way: SQLite table names ignore case, so entity names must differ in more than case")
+            throw SQLiteError(
+                extendedResultCode: SQLITE_MISUSE,
+                message:
+                    "the table \(found) of another entity type is in the way: SQLite table names ignore case, so entity names must differ in more than case"
+            )
         }
         let statement = try connection.statement("SELECT name FROM pragma_table_info(?) ORDER BY cid")
         statement.bindText(entityName, at: 1)
         var columns: [String] = []
         while try statement.step() { columns.append(statement.text(at: 0)) }
         guard !columns.isEmpty else { return nil }
-        var table = SQLiteTable(entityName: entityName,
-                                columns: columns.filter { $0 != "daokit_key" && $0 != SQLiteRowChecksum.columnName },
-                                recordedKinds: try kinds(of: entityName, connection: connection))
+        var table = SQLiteTable(
+            entityName: entityName,
+            columns: columns.filter { $0 != "daokit_key" && $0 != SQLiteRowChecksum.columnName },
+            recordedKinds: try kinds(of: entityName, connection: connection))
         table.hasChecksum = columns.contains(SQLiteRowChecksum.columnName)
         return table
     }
@@ -130,12 +139,18 @@ enum SQLiteSchema {
 
     /// Makes the table able to store `rows` (creating it, adding columns, recording kinds) and
     /// creates the declared `indexes`. Runs inside the caller's write transaction.
-    static func prepareTable(_ cached: SQLiteTable?, entityName: String, rows: [SQLiteEncodedRow], indexes: [StorageIndex],
-                             connection: SQLiteConnection) throws -> SQLiteTable {
+    static func prepareTable(
+        _ cached: SQLiteTable?, entityName: String, rows: [SQLiteEncodedRow], indexes: [StorageIndex],
+        connection: SQLiteConnection
+    ) throws -> SQLiteTable {
         var table: SQLiteTable
         var wanted: [String] = []  // field columns the rows or the indexes need
         for row in rows { for name in row.names where !wanted.contains(name) { wanted.append(name) } }
-        for index in indexes { for field in index.fields where field.keys.count == 1 && !wanted.contains(field.keys[0]) { wanted.append(field.keys[0]) } }
+        for index in indexes {
+            for field in index.fields where field.keys.count == 1 && !wanted.contains(field.keys[0]) {
+                wanted.append(field.keys[0])
+            }
+        }
         if let cached, wanted.allSatisfy(cached.columns.contains) {
             table = cached
         } else if let existing = try load(entityName, connection: connection) {
@@ -146,7 +161,10 @@ enum SQLiteSchema {
             }
         } else {
             table = SQLiteTable(entityName: entityName, columns: wanted, recordedKinds: [:])
-            let definitions = (["daokit_key TEXT NOT NULL PRIMARY KEY"] + wanted.map(columnDefinition) + [SQLiteRowChecksum.columnName])
+            let definitions =
+                (["daokit_key TEXT NOT NULL PRIMARY KEY"] + wanted.map(columnDefinition) + [
+                    SQLiteRowChecksum.columnName
+                ])
                 .joined(separator: ", ")
             try connection.execute("CREATE TABLE \(table.quotedName) (\(definitions))")
         }
@@ -163,10 +181,12 @@ enum SQLiteSchema {
         if !table.indexesEnsured {
             for index in indexes {
                 let fields = index.fields.filter { $0.keys.count == 1 }.map { $0.keys[0] }
-                guard fields.count == index.fields.count else { continue }  // nested paths are not indexed (the SQLite article)
+                // Nested paths are not indexed (see the SQLite article).
+                guard fields.count == index.fields.count else { continue }
                 let name = SQLiteDialect.quoted("daokit_index_\(entityName)_" + fields.joined(separator: "_"))
                 let columns = fields.map { SQLiteDialect.quoted($0) + " COLLATE " + SwiftStringCollation.name }
-                try connection.execute("CREATE INDEX IF NOT EXISTS \(name) ON \(table.quotedName) (\(columns.joined(separator: ", ")))")
+                try connection.execute(
+                    "CREATE INDEX IF NOT EXISTS \(name) ON \(table.quotedName) (\(columns.joined(separator: ", ")))")
             }
             table.indexesEnsured = true
         }
@@ -174,7 +194,9 @@ enum SQLiteSchema {
     }
 
     /// Records in `daokit_field_kinds` every (field, kind) of `rows` not recorded yet.
-    private static func recordKinds(of rows: [SQLiteEncodedRow], in table: inout SQLiteTable, connection: SQLiteConnection) throws {
+    private static func recordKinds(
+        of rows: [SQLiteEncodedRow], in table: inout SQLiteTable, connection: SQLiteConnection
+    ) throws {
         var new: [String: SQLiteFieldKinds] = [:]
         for row in rows {
             for (position, name) in row.names.enumerated() {
@@ -185,7 +207,8 @@ enum SQLiteSchema {
             }
         }
         if new.isEmpty { return }
-        let statement = try connection.statement("INSERT OR IGNORE INTO daokit_field_kinds (entity, field, kind) VALUES (?, ?, ?)")
+        let statement = try connection.statement(
+            "INSERT OR IGNORE INTO daokit_field_kinds (entity, field, kind) VALUES (?, ?, ?)")
         for (name, kinds) in new {
             for kind in kinds.names {
                 statement.reset()

@@ -37,13 +37,15 @@ final class SQLiteStatement {
         let result: Int32
         switch value {
         case .null: result = sqlite3_bind_null(handle, index)
-        case let .integer(number): result = sqlite3_bind_int64(handle, index, number)
-        case let .real(number): result = sqlite3_bind_double(handle, index, number)
-        case let .text(string): result = bindText(string, at: index)
-        case let .blob(data):
+        case .integer(let number): result = sqlite3_bind_int64(handle, index, number)
+        case .real(let number): result = sqlite3_bind_double(handle, index, number)
+        case .text(let string): result = bindText(string, at: index)
+        case .blob(let data):
             result = data.withUnsafeBytes { bytes in
                 // An empty buffer may have no address, which SQLite would store as NULL.
-                guard let base = bytes.baseAddress, bytes.count > 0 else { return sqlite3_bind_zeroblob(handle, index, 0) }
+                guard let base = bytes.baseAddress, bytes.count > 0 else {
+                    return sqlite3_bind_zeroblob(handle, index, 0)
+                }
                 return sqlite3_bind_blob(handle, index, base, Int32(bytes.count), sqliteTransient)
             }
         }
@@ -56,7 +58,9 @@ final class SQLiteStatement {
         var string = string
         return string.withUTF8 { bytes in
             // An empty buffer may have no address, which SQLite would store as NULL.
-            guard let base = bytes.baseAddress, bytes.count > 0 else { return sqlite3_bind_text(handle, index, "", 0, sqliteTransient) }
+            guard let base = bytes.baseAddress, bytes.count > 0 else {
+                return sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
+            }
             return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
                 sqlite3_bind_text(handle, index, $0, Int32(bytes.count), sqliteTransient)
             }
@@ -109,8 +113,9 @@ final class SQLiteStatement {
 
     /// The error for result code `result`, with the connection's extended code and message.
     func failure(_ result: Int32) -> SQLiteError {
-        SQLiteError(extendedResultCode: sqlite3_extended_errcode(database),
-                    message: String(cString: sqlite3_errmsg(database)), sql: sql)
+        SQLiteError(
+            extendedResultCode: sqlite3_extended_errcode(database),
+            message: String(cString: sqlite3_errmsg(database)), sql: sql)
     }
 }
 

@@ -29,21 +29,22 @@ package enum SwiftStringCollation {
     /// Fast path (the invariant): two strings of ASCII bytes only are in NFC already and Swift
     /// orders them by their scalars, which are their bytes — so a byte comparison is exact.
     /// Anything else is compared as Swift `String`s.
-    private static let compare: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?) -> Int32 = {
-        _, lhsCount, lhs, rhsCount, rhs in
-        let left = UnsafeRawBufferPointer(start: lhs, count: lhs == nil ? 0 : Int(lhsCount))
-        let right = UnsafeRawBufferPointer(start: rhs, count: rhs == nil ? 0 : Int(rhsCount))
-        if isASCII(left) && isASCII(right) {
-            let common = min(left.count, right.count)
-            for position in 0..<common where left[position] != right[position] {
-                return left[position] < right[position] ? -1 : 1
+    private static let compare:
+        @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?) -> Int32 = {
+            _, lhsCount, lhs, rhsCount, rhs in
+            let left = UnsafeRawBufferPointer(start: lhs, count: lhs == nil ? 0 : Int(lhsCount))
+            let right = UnsafeRawBufferPointer(start: rhs, count: rhs == nil ? 0 : Int(rhsCount))
+            if isASCII(left) && isASCII(right) {
+                let common = min(left.count, right.count)
+                for position in 0..<common where left[position] != right[position] {
+                    return left[position] < right[position] ? -1 : 1
+                }
+                return left.count == right.count ? 0 : (left.count < right.count ? -1 : 1)
             }
-            return left.count == right.count ? 0 : (left.count < right.count ? -1 : 1)
+            let a = String(decoding: left, as: UTF8.self)
+            let b = String(decoding: right, as: UTF8.self)
+            return a < b ? -1 : (a == b ? 0 : 1)
         }
-        let a = String(decoding: left, as: UTF8.self)
-        let b = String(decoding: right, as: UTF8.self)
-        return a < b ? -1 : (a == b ? 0 : 1)
-    }
 
     @inline(__always)
     private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {

@@ -1,11 +1,12 @@
 import DAOKitInternals
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // Whole-file helpers built from the primitive calls of `FileSystem`, so that they behave the same
@@ -37,18 +38,24 @@ extension FileSystem {
 
     /// ``readContents(of:)`` of the entry `name` of the directory open as `directory`, whose whole
     /// path is `path` (see ``FileSystem/open(_:in:_:_:path:)``).
-    package func readContents(of name: String, in directory: Int32, path: String) throws(FileSystemError) -> FileContents {
-        try readContents(path: path) { flags throws(FileSystemError) in try open(name, in: directory, flags, 0, path: path) }
+    package func readContents(of name: String, in directory: Int32, path: String) throws(FileSystemError)
+        -> FileContents
+    {
+        try readContents(path: path) { flags throws(FileSystemError) in
+            try open(name, in: directory, flags, 0, path: path)
+        }
     }
 
     /// ``readContents(of:)`` with the file opened by `open`, given the flags.
-    private func readContents(path: String, opening open: (Int32) throws(FileSystemError) -> Int32) throws(FileSystemError) -> FileContents {
+    private func readContents(path: String, opening open: (Int32) throws(FileSystemError) -> Int32)
+        throws(FileSystemError) -> FileContents
+    {
         let fd: Int32
         do throws(FileSystemError) {
             fd = try open(O_RDONLY | O_NONBLOCK | O_NOFOLLOW)
-        } catch where error.code == ENOENT {
+        } catch  where error.code == ENOENT {
             return .absent
-        } catch where error.code == ELOOP {
+        } catch  where error.code == ELOOP {
             return .notRegularFile
         }
         var closed = false
@@ -85,7 +92,7 @@ extension FileSystem {
     package func unlinkIfPresent(_ path: String) throws(FileSystemError) {
         do {
             try unlink(path)
-        } catch where (error.code == ENOENT || error.code == ENOTDIR) && error.refusal == nil {
+        } catch  where (error.code == ENOENT || error.code == ENOTDIR) && error.refusal == nil {
         }
     }
 
@@ -94,7 +101,7 @@ extension FileSystem {
     package func unlinkIfPresent(_ name: String, in directory: Int32, path: String) throws(FileSystemError) {
         do {
             try unlink(name, in: directory, path: path)
-        } catch where error.code == ENOENT && error.refusal == nil {
+        } catch  where error.code == ENOENT && error.refusal == nil {
         }
     }
 
@@ -103,7 +110,7 @@ extension FileSystem {
         do {
             try rename(source, destination)
             return true
-        } catch where error.code == ENOENT {
+        } catch  where error.code == ENOENT {
             return false
         }
     }
@@ -112,7 +119,7 @@ extension FileSystem {
     package func contentsIfDirectory(_ path: String) throws(FileSystemError) -> [String]? {
         do {
             return try contentsOfDirectory(path)
-        } catch where error.code == ENOENT || error.code == ENOTDIR {
+        } catch  where error.code == ENOENT || error.code == ENOTDIR {
             return nil
         }
     }
@@ -137,13 +144,17 @@ extension FileSystem {
 
     /// Creates (or truncates) `path` and writes `bytes`, then `fsync`s it when `sync` is set.
     /// On failure the descriptor is closed; the partly written file is left for the caller.
-    package func writeFile(_ path: String, _ bytes: Data, flags: Int32 = O_WRONLY | O_CREAT | O_TRUNC, sync: Bool) throws(FileSystemError) {
+    package func writeFile(_ path: String, _ bytes: Data, flags: Int32 = O_WRONLY | O_CREAT | O_TRUNC, sync: Bool)
+        throws(FileSystemError)
+    {
         try writeFile(opened: try open(path, flags, 0o644), path: path, bytes, sync: sync)
     }
 
     /// ``writeFile(_:_:flags:sync:)`` of the entry `name` of the directory open as `directory`,
     /// whose whole path is `path` (see ``FileSystem/open(_:in:_:_:path:)``).
-    package func writeFile(_ name: String, in directory: Int32, path: String, _ bytes: Data, flags: Int32, sync: Bool) throws(FileSystemError) {
+    package func writeFile(_ name: String, in directory: Int32, path: String, _ bytes: Data, flags: Int32, sync: Bool)
+        throws(FileSystemError)
+    {
         try writeFile(opened: try open(name, in: directory, flags, 0o644, path: path), path: path, bytes, sync: sync)
     }
 
@@ -159,7 +170,9 @@ extension FileSystem {
     /// so that the error reported is the one that stopped the work. The one place a descriptor's
     /// use and release are paired.
     @inline(__always)
-    package func closing<T>(_ fd: Int32, path: String, _ body: (Int32) throws(FileSystemError) -> T) throws(FileSystemError) -> T {
+    package func closing<T>(_ fd: Int32, path: String, _ body: (Int32) throws(FileSystemError) -> T)
+        throws(FileSystemError) -> T
+    {
         let result: T
         do throws(FileSystemError) {
             result = try body(fd)
@@ -181,7 +194,9 @@ extension FileSystem {
     /// - Throws: ``FileSystemError/notRegularFile(operation:path:)``, writing nothing, when `path`
     ///   is a symbolic link or anything else that is not a regular file (see
     ///   ``openRegularFileForWriting(_:_:)``).
-    package func overwriteFile(_ name: String, in directory: Int32, path: String, _ bytes: Data, previousLength: Int?) throws(FileSystemError) {
+    package func overwriteFile(_ name: String, in directory: Int32, path: String, _ bytes: Data, previousLength: Int?)
+        throws(FileSystemError)
+    {
         let fd = try openRegularFileWithStatus(path: path, O_WRONLY | O_CREAT) { flags throws(FileSystemError) in
             try open(name, in: directory, flags, 0o644, path: path)
         }.fd
@@ -216,8 +231,11 @@ extension FileSystem {
 
     /// ``openRegularFile(_:_:)``, also returning the `fstat` it checked the file with, so that a
     /// caller that needs the length (the change log's append) does not ask the system twice.
-    package func openRegularFileWithStatus(_ path: String, _ flags: Int32) throws(FileSystemError) -> (fd: Int32, status: FileStatus) {
-        try openRegularFileWithStatus(path: path, flags) { flags throws(FileSystemError) in try open(path, flags, 0o644) }
+    package func openRegularFileWithStatus(_ path: String, _ flags: Int32) throws(FileSystemError) -> (
+        fd: Int32, status: FileStatus
+    ) {
+        try openRegularFileWithStatus(path: path, flags) { flags throws(FileSystemError) in try open(path, flags, 0o644)
+        }
     }
 
     /// ``openRegularFileWithStatus(_:_:)`` with the file opened by `open`, given the flags.
@@ -227,7 +245,7 @@ extension FileSystem {
         let fd: Int32
         do throws(FileSystemError) {
             fd = try open(flags | O_NOFOLLOW | O_NONBLOCK)
-        } catch where error.code == ELOOP || error.code == ENXIO {
+        } catch  where error.code == ELOOP || error.code == ENXIO {
             throw .notRegularFile(operation: "open", path: path)
         }
         let status: FileStatus

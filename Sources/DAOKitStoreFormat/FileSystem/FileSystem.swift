@@ -1,10 +1,10 @@
 #if canImport(Glibc)
-import DAOKitInternals
-import Glibc
+    import DAOKitInternals
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What `fstat`/`lstat` says about a path.
@@ -30,8 +30,9 @@ package struct FileStatus: Sendable, Equatable {
 
 extension FileStatus {
     init(_ info: stat) {
-        self.init(isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, isRegularFile: (info.st_mode & S_IFMT) == S_IFREG,
-                  size: Int(info.st_size), linkCount: Int(info.st_nlink), isSymbolicLink: (info.st_mode & S_IFMT) == S_IFLNK)
+        self.init(
+            isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, isRegularFile: (info.st_mode & S_IFMT) == S_IFREG,
+            size: Int(info.st_size), linkCount: Int(info.st_nlink), isSymbolicLink: (info.st_mode & S_IFMT) == S_IFLNK)
     }
 }
 
@@ -84,7 +85,8 @@ package protocol FileSystem: Sendable {
     /// opens it once and resolves none of their paths again.
     /// - Throws: `EXDEV`, opening nothing, when `name` is not a single component (it holds a `/`,
     ///   or is empty, `.` or `..`); otherwise as ``open(_:_:_:)``.
-    func open(_ name: String, in directory: Int32, _ flags: Int32, _ mode: mode_t, path: String) throws(FileSystemError) -> Int32
+    func open(_ name: String, in directory: Int32, _ flags: Int32, _ mode: mode_t, path: String) throws(FileSystemError)
+        -> Int32
     /// Renames the entry `source` of `directory` to `destination` in the same directory
     /// (`renameat`), replacing what `destination` named, itself and not what a link there points
     /// to; `path` is the destination's whole path, which errors name.

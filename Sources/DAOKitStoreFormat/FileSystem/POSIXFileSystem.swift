@@ -1,11 +1,12 @@
 import CDAOKitSupport
 import DAOKitInternals
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The real file system, through POSIX calls; interrupted calls are retried (``systemCall(_:_:retrying:_:)``).
@@ -54,7 +55,9 @@ package struct POSIXFileSystem: FileSystem {
         if result != 0 && errno != EINTR { throw FileSystemError(operation: "close", path: path, code: errno) }
     }
 
-    package func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(FileSystemError) -> Int {
+    package func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(FileSystemError)
+        -> Int
+    {
         try systemCall("read", path) { systemRead(fd, buffer.baseAddress, buffer.count) }
     }
 
@@ -78,7 +81,7 @@ package struct POSIXFileSystem: FileSystem {
             } else {
                 _ = try systemCall("stat", path) { lstat(path, &info) }
             }
-        } catch where error.code == ENOENT {
+        } catch  where error.code == ENOENT {
             return nil
         }
         return FileStatus(info)
@@ -106,11 +109,11 @@ package struct POSIXFileSystem: FileSystem {
     /// `fsync` per file reports such errors on every kernel, so older kernels get that instead.
     private static let syncfs: (@convention(c) (Int32) -> Int32)? = {
         #if os(Linux)
-        guard reportsWritebackErrorsFromSyncfs(kernelRelease: kernelRelease()) else { return nil }
-        guard let symbol = dlsym(nil, "syncfs") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
+            guard reportsWritebackErrorsFromSyncfs(kernelRelease: kernelRelease()) else { return nil }
+            guard let symbol = dlsym(nil, "syncfs") else { return nil }
+            return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
         #else
-        return nil
+            return nil
         #endif
     }()
 
@@ -138,13 +141,18 @@ package struct POSIXFileSystem: FileSystem {
                 // The common case (a temporary file renamed over its record): one descriptor of
                 // the folder serves both names.
                 try root.withParent(of: from, reportedPath: source) { (directory, sourceName) throws(FileSystemError) in
-                    _ = try systemCall("rename", destination, retrying: false) { renameat(directory, sourceName, directory, name) }
+                    _ = try systemCall("rename", destination, retrying: false) {
+                        renameat(directory, sourceName, directory, name)
+                    }
                 }
                 return
             }
-            try root.withParent(of: from, reportedPath: source) { (sourceDirectory, sourceName) throws(FileSystemError) in
+            try root.withParent(of: from, reportedPath: source) {
+                (sourceDirectory, sourceName) throws(FileSystemError) in
                 try root.withParent(of: to, reportedPath: destination) { (directory, name) throws(FileSystemError) in
-                    _ = try systemCall("rename", destination, retrying: false) { renameat(sourceDirectory, sourceName, directory, name) }
+                    _ = try systemCall("rename", destination, retrying: false) {
+                        renameat(sourceDirectory, sourceName, directory, name)
+                    }
                 }
             }
             return
@@ -152,12 +160,16 @@ package struct POSIXFileSystem: FileSystem {
         _ = try systemCall("rename", destination, retrying: false) { systemRename(source, destination) }
     }
 
-    package func open(_ name: String, in directory: Int32, _ flags: Int32, _ mode: mode_t, path: String) throws(FileSystemError) -> Int32 {
+    package func open(_ name: String, in directory: Int32, _ flags: Int32, _ mode: mode_t, path: String)
+        throws(FileSystemError) -> Int32
+    {
         try Self.checkSingleComponent(name, operation: "open", path: path)
         return try systemCall("open", path) { openat(directory, name, flags | O_NOFOLLOW | O_CLOEXEC, mode) }
     }
 
-    package func rename(_ source: String, to destination: String, in directory: Int32, path: String) throws(FileSystemError) {
+    package func rename(_ source: String, to destination: String, in directory: Int32, path: String)
+        throws(FileSystemError)
+    {
         try Self.checkSingleComponent(source, operation: "rename", path: path)
         try Self.checkSingleComponent(destination, operation: "rename", path: path)
         _ = try systemCall("rename", path, retrying: false) { renameat(directory, source, directory, destination) }
@@ -172,9 +184,10 @@ package struct POSIXFileSystem: FileSystem {
     /// `/`, and the empty name, `.` and `..`. The store never makes such names.
     @inline(__always)
     private static func checkSingleComponent(_ name: String, operation: String, path: String) throws(FileSystemError) {
-        let isSingle = name.utf8.withContiguousStorageIfAvailable { bytes in
-            !bytes.contains(UInt8(ascii: "/")) && !isEmptyOrDotName(bytes)
-        } ?? (!name.utf8.contains(UInt8(ascii: "/")) && !isEmptyOrDotName(name.utf8))
+        let isSingle =
+            name.utf8.withContiguousStorageIfAvailable { bytes in
+                !bytes.contains(UInt8(ascii: "/")) && !isEmptyOrDotName(bytes)
+            } ?? (!name.utf8.contains(UInt8(ascii: "/")) && !isEmptyOrDotName(name.utf8))
         if !isSingle { throw FileSystemError(operation: operation, path: path, code: EXDEV) }
     }
 
@@ -187,7 +200,9 @@ package struct POSIXFileSystem: FileSystem {
     }
 
     /// `unlinkat` of the entry itself below the root (a link is removed, never followed), or `call`.
-    private func removeEntry(_ path: String, operation: String, flags: Int32, _ call: () -> Int32) throws(FileSystemError) {
+    private func removeEntry(_ path: String, operation: String, flags: Int32, _ call: () -> Int32)
+        throws(FileSystemError)
+    {
         if let root, let relative = relative(path), !relative.isEmpty {
             try root.withParent(of: relative, reportedPath: path) { (directory, name) throws(FileSystemError) in
                 _ = try systemCall(operation, path, retrying: false) { unlinkat(directory, name, flags) }
@@ -249,7 +264,9 @@ package struct POSIXFileSystem: FileSystem {
 
     /// Takes the lock without blocking, retrying every 1–16 ms until it is free or `cancellation`
     /// is set, which throws `ECANCELED` before anything was locked.
-    private func lockPolling(_ fd: Int32, _ operation: Int32, path: String, cancellation: CancellationFlag) throws(FileSystemError) {
+    private func lockPolling(_ fd: Int32, _ operation: Int32, path: String, cancellation: CancellationFlag)
+        throws(FileSystemError)
+    {
         var pause: UInt32 = 1_000
         while flock(fd, operation | LOCK_NB) != 0 {
             let code = errno
@@ -293,9 +310,10 @@ private final class ConfinementRoot: Sendable {
     @inline(__always)
     func isPrefix(of path: String) -> Bool {
         path.utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.count >= prefixLength && prefixBytes.withUnsafeBytes { prefix in
-                memcmp(bytes.baseAddress!, prefix.baseAddress!, prefixLength) == 0
-            }
+            bytes.count >= prefixLength
+                && prefixBytes.withUnsafeBytes { prefix in
+                    memcmp(bytes.baseAddress!, prefix.baseAddress!, prefixLength) == 0
+                }
         } ?? path.utf8.starts(with: prefixBytes)
     }
 
@@ -317,13 +335,17 @@ private final class ConfinementRoot: Sendable {
     ///   last component, `ELOOP` naming `reportedPath` (callers that need a regular file report
     ///   it as ``FileSystemError/notRegularFile(operation:path:)``), or, when `flags` asks for a
     ///   directory, `notADirectory` naming it; otherwise the system's error naming `reportedPath`.
-    func open(_ relative: Substring, _ flags: Int32, _ mode: mode_t, operation: String, reportedPath: String) throws(FileSystemError) -> Int32 {
+    func open(_ relative: Substring, _ flags: Int32, _ mode: mode_t, operation: String, reportedPath: String)
+        throws(FileSystemError) -> Int32
+    {
         if relative.isEmpty {
             return try systemCall(operation, reportedPath) { openat(descriptor, ".", flags | O_CLOEXEC, mode) }
         }
         if Self.hasOpenat2 {
             while true {
-                let fd = Self.withCString(relative) { daokit_openat_beneath(descriptor, $0, flags | O_CLOEXEC | O_NOFOLLOW, UInt32(mode)) }
+                let fd = Self.withCString(relative) {
+                    daokit_openat_beneath(descriptor, $0, flags | O_CLOEXEC | O_NOFOLLOW, UInt32(mode))
+                }
                 if fd >= 0 { return fd }
                 let code = errno
                 if code == EINTR { continue }
@@ -354,7 +376,9 @@ private final class ConfinementRoot: Sendable {
     /// that a walk costs its system calls and little else: it is every open's path where there
     /// is no `openat2` (all but Linux), and splitting the path into `String`s by `Character` cost
     /// more than the calls themselves.
-    private func walk(_ relative: Substring, _ flags: Int32, _ mode: mode_t, operation: String, reportedPath: String) throws(FileSystemError) -> Int32 {
+    private func walk(_ relative: Substring, _ flags: Int32, _ mode: mode_t, operation: String, reportedPath: String)
+        throws(FileSystemError) -> Int32
+    {
         // Copied in one `memcpy` from a native string's storage: `Array(relative.utf8)` goes
         // through the generic sequence copy, byte by byte.
         var bytes = relative.utf8.withContiguousStorageIfAvailable(Array.init) ?? Array(relative.utf8)
@@ -398,11 +422,12 @@ private final class ConfinementRoot: Sendable {
                     throw isLast ? error : FileSystemError(operation: operation, path: walked(), code: error.code)
                 }
                 var info = stat()
-                let isFile = bytes.withUnsafeBufferPointer { buffer in
-                    buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: count + 1) { base in
-                        fstatat(directory, base + start, &info, AT_SYMLINK_NOFOLLOW) == 0
-                    }
-                } && info.st_mode & S_IFMT == S_IFREG
+                let isFile =
+                    bytes.withUnsafeBufferPointer { buffer in
+                        buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: count + 1) { base in
+                            fstatat(directory, base + start, &info, AT_SYMLINK_NOFOLLOW) == 0
+                        }
+                    } && info.st_mode & S_IFMT == S_IFREG
                 if isFile { throw FileSystemError(operation: operation, path: walked(), code: ENOTDIR) }
                 throw .notADirectory(operation: operation, path: walked())
             }
@@ -427,7 +452,8 @@ private final class ConfinementRoot: Sendable {
             return String(path)
         // Bytes, not `==` on strings: names that are canonically equivalent but spelled with
         // different bytes are different folders to the system.
-        case let (pathSlash?, siblingSlash?) where path.utf8[..<pathSlash].elementsEqual(sibling.utf8[..<siblingSlash]):
+        case (let pathSlash?, let siblingSlash?)
+        where path.utf8[..<pathSlash].elementsEqual(sibling.utf8[..<siblingSlash]):
             return String(path[path.index(after: pathSlash)...])
         default:
             return nil
@@ -436,13 +462,16 @@ private final class ConfinementRoot: Sendable {
 
     /// Runs `body` with a descriptor of the directory holding the last component of `relative`,
     /// opened without following links, and that component's name.
-    func withParent<T>(of relative: Substring, reportedPath: String,
-                       _ body: (Int32, String) throws(FileSystemError) -> T) throws(FileSystemError) -> T {
+    func withParent<T>(
+        of relative: Substring, reportedPath: String,
+        _ body: (Int32, String) throws(FileSystemError) -> T
+    ) throws(FileSystemError) -> T {
         guard let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) else {
             return try body(descriptor, String(relative))
         }
         let name = String(relative[relative.index(after: slash)...])
-        let parent = try open(relative[..<slash], O_RDONLY | O_DIRECTORY, 0, operation: "open", reportedPath: reportedPath)
+        let parent = try open(
+            relative[..<slash], O_RDONLY | O_DIRECTORY, 0, operation: "open", reportedPath: reportedPath)
         defer { _ = systemClose(parent) }
         return try body(parent, name)
     }
@@ -458,7 +487,9 @@ private func isEmptyOrDotName(_ bytes: some Collection<UInt8>) -> Bool {
 // The C functions under names the protocol's methods do not shadow (file scope resolves to C).
 private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
 private func systemClose(_ fd: Int32) -> Int32 { close(fd) }
-private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(fd, buffer, count)
+}
 private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, buffer, count) }
 private func systemFsync(_ fd: Int32) -> Int32 { fsync(fd) }
 private func systemRename(_ source: String, _ destination: String) -> Int32 { rename(source, destination) }

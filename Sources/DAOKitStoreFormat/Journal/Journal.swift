@@ -50,7 +50,8 @@ package struct Journal: Equatable, Sendable {
     /// The journal as bytes, checksum included.
     package func serialized() -> Data {
         var out = Data()
-        out.reserveCapacity(64 + entries.reduce(0) { $0 + $1.fileName.utf8.count + ($1.previousContents?.count ?? 0) + 13 })
+        out.reserveCapacity(
+            64 + entries.reduce(0) { $0 + $1.fileName.utf8.count + ($1.previousContents?.count ?? 0) + 13 })
         out.append(contentsOf: Self.magic)
         Self.append(string: directoryName, to: &out)
         Self.append(UInt32(entries.count), to: &out)
@@ -86,7 +87,8 @@ package struct Journal: Equatable, Sendable {
             case 0:
                 entries.append(Entry(fileName: fileName, previousContents: nil))
             case 1:
-                guard let length = reader.integer(UInt64.self), let contents = reader.bytes(Int(clamping: length)) else { return nil }
+                guard let length = reader.integer(UInt64.self), let contents = reader.bytes(Int(clamping: length))
+                else { return nil }
                 entries.append(Entry(fileName: fileName, previousContents: Data(contents)))
             default:
                 return nil
@@ -118,7 +120,8 @@ package struct Journal: Equatable, Sendable {
     /// - Parameter fileExtensions: the record file extensions to accept (without the dot).
     package func nameProblem(fileExtensions: [String] = Self.recordFileExtensions) -> String? {
         guard Self.isSafeComponent(directoryName),
-              FileNameCodec.isHashed(directoryName) || FileNameCodec.decode(directoryName) != nil else {
+            FileNameCodec.isHashed(directoryName) || FileNameCodec.decode(directoryName) != nil
+        else {
             return "its entity directory name \(directoryName.debugDescription) is not one the store writes"
         }
         for entry in entries where !Self.isRecordFileName(entry.fileName, fileExtensions: fileExtensions) {
@@ -132,7 +135,8 @@ package struct Journal: Equatable, Sendable {
 
     /// A single, visible path component: not empty, no `/` or NUL, not starting with `.`.
     private static func isSafeComponent(_ name: String) -> Bool {
-        !name.isEmpty && !name.utf8.contains(UInt8(ascii: "/")) && !name.utf8.contains(0) && name.utf8.first != UInt8(ascii: ".")
+        !name.isEmpty && !name.utf8.contains(UInt8(ascii: "/")) && !name.utf8.contains(0)
+            && name.utf8.first != UInt8(ascii: ".")
     }
 
     /// Whether `name` is `<encoded key or hash>.<extension>`, as `FileStorageContext.RecordFormat.fileName(forKey:)` gives.

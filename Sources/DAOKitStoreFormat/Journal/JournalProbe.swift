@@ -1,11 +1,12 @@
 import DAOKitInternals
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Tells readers how many bytes `.journal` holds, with one `fstat` of a descriptor kept open
@@ -79,7 +80,7 @@ package final class JournalProbe: Sendable {
             // Never blocks on a FIFO planted as `.journal` (it reads as empty); a link is not kept
             // open but measured through `stat` below, as recovery measures it.
             fd = try fileSystem.open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW, 0)
-        } catch where error.code == ENOENT {
+        } catch  where error.code == ENOENT {
             return 0
         } catch {
             // Not readable (a stricter mode set by hand), or a link, never followed: `lstat` still

@@ -38,7 +38,7 @@ package enum FileNameCodec {
         for byte in name.utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"):
+                UInt8(ascii: "-"), UInt8(ascii: "_"):
                 out.append(byte)
             case UInt8(ascii: "."):
                 if out.isEmpty { appendEscaped(byte, to: &out) } else { out.append(byte) }
@@ -64,10 +64,14 @@ package enum FileNameCodec {
         while let byte = iterator.next() {
             switch byte {
             case UInt8(ascii: "^"):
-                guard let letter = iterator.next(), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(letter) else { return nil }
+                guard let letter = iterator.next(), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(letter) else {
+                    return nil
+                }
                 bytes.append(letter - 32)
             case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                    return nil
+                }
                 bytes.append(high << 4 | low)
             default:
                 bytes.append(byte)
@@ -82,7 +86,8 @@ package enum FileNameCodec {
     /// an entity or key too long to spell out, which only the record inside can tell.
     package static func isHashed(_ stem: String) -> Bool {
         let utf8 = stem.utf8
-        return utf8.count == 65 && utf8.first == UInt8(ascii: "#") && utf8.dropFirst().allSatisfy { hexValue($0) != nil }
+        return utf8.count == 65 && utf8.first == UInt8(ascii: "#")
+            && utf8.dropFirst().allSatisfy { hexValue($0) != nil }
     }
 
     private static func appendEscaped(_ byte: UInt8, to out: inout [UInt8]) {

@@ -35,12 +35,14 @@ package enum RecordEnvelope {
     /// The problem with a record whose version does not say what its checksum says (a version 2
     /// record must begin with its checksum, and only version 2 has one).
     package static func checksumAndVersionDisagree(sealed: Bool, version: some BinaryInteger) -> String {
-        sealed ? "the record has a checksum but format version \(version)"
+        sealed
+            ? "the record has a checksum but format version \(version)"
             : "format version \(version) records begin with their checksum, and this one does not"
     }
 
     /// The problem with a record whose bytes no longer match its checksum.
-    package static let checksumMismatch = "the record's checksum does not match its bytes: the file changed after it was written"
+    package static let checksumMismatch =
+        "the record's checksum does not match its bytes: the file changed after it was written"
 
     private static let sealPrefix = Array(#"{"checksum":""#.utf8)
     private static let sealSuffix = Array(#"","#.utf8)
@@ -82,7 +84,8 @@ package enum RecordEnvelope {
         data.withUnsafeBytes { bytes -> Seal in
             guard bytes.count >= sealPrefix.count, bytes.starts(with: sealPrefix) else { return .none }
             guard bytes.count >= sealLength,
-                  bytes[(sealPrefix.count + 8)..<sealLength].elementsEqual(sealSuffix) else { return .broken(bodyStart: nil) }
+                bytes[(sealPrefix.count + 8)..<sealLength].elementsEqual(sealSuffix)
+            else { return .broken(bodyStart: nil) }
             var stored: UInt32 = 0
             for byte in bytes[sealPrefix.count..<(sealPrefix.count + 8)] {
                 let digit: UInt8

@@ -1,10 +1,10 @@
 #if canImport(Glibc)
-import DAOKitInternals
-import Glibc
+    import DAOKitInternals
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension StoreLock {
@@ -22,12 +22,14 @@ extension StoreLock {
     /// the store, so none can be writing), or when it cannot be opened for a reason of the
     /// system's (then the lock file is not the observer's to fix), `body` runs without the lock.
     /// - Throws: ``ObserverLockFailure``; what `body` throws.
-    package static func withObserverLock<T>(lockPath: String, fileSystem: any FileSystem, patience: Duration,
-                                            _ body: () throws -> T) throws -> T {
+    package static func withObserverLock<T>(
+        lockPath: String, fileSystem: any FileSystem, patience: Duration,
+        _ body: () throws -> T
+    ) throws -> T {
         let descriptor: Int32
         do throws(FileSystemError) {
             descriptor = try fileSystem.openRegularFile(lockPath, O_RDONLY)
-        } catch where error.refusal != nil {
+        } catch  where error.refusal != nil {
             throw ObserverLockFailure.refused(error)
         } catch {
             return try body()

@@ -1,11 +1,12 @@
 import DAOKitInternals
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Readers–writer locking of one store directory, within the process and across processes.
@@ -69,10 +70,12 @@ package final class StoreLock: @unchecked Sendable {
         do throws(FileSystemError) {
             descriptor = try Self.openLockFile(path, readOnly: false, fileSystem: fileSystem)
             isReadOnly = false
-        } catch where error.deniesWriteAccess {
+        } catch  where error.deniesWriteAccess {
             // The writable open is the one worth reporting when the read-only one fails too: it
             // says why the store cannot be used (permission denied, read-only file system).
-            guard let readOnly = try? Self.openLockFile(path, readOnly: true, fileSystem: fileSystem) else { throw error }
+            guard let readOnly = try? Self.openLockFile(path, readOnly: true, fileSystem: fileSystem) else {
+                throw error
+            }
             descriptor = readOnly
             isReadOnly = true
         }
@@ -86,8 +89,9 @@ package final class StoreLock: @unchecked Sendable {
             rwlock.deallocate()
             mutex.deallocate()
             try? fileSystem.close(descriptor, path: path)
-            throw FileSystemError(operation: rwlockResult != 0 ? "pthread_rwlock_init" : "pthread_mutex_init",
-                                  path: path, code: rwlockResult != 0 ? rwlockResult : mutexResult)
+            throw FileSystemError(
+                operation: rwlockResult != 0 ? "pthread_rwlock_init" : "pthread_mutex_init",
+                path: path, code: rwlockResult != 0 ? rwlockResult : mutexResult)
         }
     }
 
@@ -104,7 +108,9 @@ package final class StoreLock: @unchecked Sendable {
     /// store), and never blocking on a FIFO planted as `.lock`.
     /// - Throws: ``FileSystemError/notRegularFile(operation:path:)`` for a link, FIFO or device
     ///   planted as `.lock`, which is never locked through.
-    private static func openLockFile(_ path: String, readOnly: Bool, fileSystem: any FileSystem) throws(FileSystemError) -> Int32 {
+    private static func openLockFile(_ path: String, readOnly: Bool, fileSystem: any FileSystem) throws(FileSystemError)
+        -> Int32
+    {
         readOnly
             ? try fileSystem.openRegularFile(path, O_RDONLY)
             : try fileSystem.openRegularFile(path, O_RDWR | O_CREAT)
@@ -134,7 +140,9 @@ package final class StoreLock: @unchecked Sendable {
     ///   and try again. Otherwise its answer is passed to `body`, and to the body of every other
     ///   thread that reads under the same `flock`: the journal cannot change while it is held.
     /// - Throws: as ``withExclusiveLock(_:)``, and what `examine` throws.
-    package func withSharedLock<T>(examine: () throws -> ReadCondition?, _ body: (ReadCondition) throws -> T) throws -> T? {
+    package func withSharedLock<T>(examine: () throws -> ReadCondition?, _ body: (ReadCondition) throws -> T) throws
+        -> T?
+    {
         try refuseReentry()
         try take(pthread_rwlock_rdlock(rwlock), "pthread_rwlock_rdlock")
         defer { release(pthread_rwlock_unlock(rwlock), "pthread_rwlock_unlock") }
@@ -214,7 +222,9 @@ package final class StoreLock: @unchecked Sendable {
 
     private func lockMutex() {
         let result = pthread_mutex_lock(mutex)
-        if result != 0 { fatalError("DAOKit: pthread_mutex_lock failed for \(path): \(String(cString: strerror(result)))") }
+        if result != 0 {
+            fatalError("DAOKit: pthread_mutex_lock failed for \(path): \(String(cString: strerror(result)))")
+        }
     }
 
     private func unlockMutex() {

@@ -1,10 +1,10 @@
 #if canImport(Glibc)
-import DAOKitInternals
-import Glibc
+    import DAOKitInternals
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Runs a system call that returns a negative value and sets `errno` on failure, again for as long as

@@ -62,7 +62,8 @@ public struct EntityShapeCheck<Entity: Storable>: Sendable {
     ///   cannot be read or written, or ``version`` is below 1.
     public func verify() throws {
         guard version >= 1 else {
-            throw ShapeSnapshotError(file: snapshotURL.path, line: nil, reason: "versions count from 1; \(version) was given")
+            throw ShapeSnapshotError(
+                file: snapshotURL.path, line: nil, reason: "versions count from 1; \(version) was given")
         }
         let current = try EntityShape(of: Entity.self)
         let recorded = try ShapeSnapshotFile.versions(in: snapshots, entityName: Entity.entityName)
@@ -70,28 +71,32 @@ public struct EntityShapeCheck<Entity: Storable>: Sendable {
 
         let byVersion = recorded.sorted { $0.key < $1.key }
         for (newer, url) in byVersion where newer > version {
-            problems.append(EntityShapeProblem(
-                kind: .newerSnapshot, field: nil, olderVersion: nil,
-                message: "a snapshot of version \(newer) exists (\(url.path)) but \(Entity.self) declares "
-                    + "version \(version): a version never goes down; declare version \(newer) or more"))
+            problems.append(
+                EntityShapeProblem(
+                    kind: .newerSnapshot, field: nil, olderVersion: nil,
+                    message: "a snapshot of version \(newer) exists (\(url.path)) but \(Entity.self) declares "
+                        + "version \(version): a version never goes down; declare version \(newer) or more"))
         }
         if let url = recorded[version] {
             let snapshot = try ShapeSnapshotFile.read(url, version: version)
             if snapshot != current {
                 let changes = ShapeChange.changes(from: snapshot.fields, to: current.fields).map(\.summary)
-                problems.append(EntityShapeProblem(
-                    kind: .shapeChangedWithoutNewVersion, field: nil, olderVersion: nil,
-                    message: "the stored shape of \(Entity.self) changed but its version did not: the snapshot of "
-                        + "version \(version) (\(url.path)) records another shape (\(changes.joined(separator: "; "))). "
-                        + "Declare version \(version + 1); if version \(version) was never released, record it again "
-                        + "with record() instead"))
+                problems.append(
+                    EntityShapeProblem(
+                        kind: .shapeChangedWithoutNewVersion, field: nil, olderVersion: nil,
+                        message: "the stored shape of \(Entity.self) changed but its version did not: the snapshot of "
+                            + "version \(version) (\(url.path)) records another shape (\(changes.joined(separator: "; "))). "
+                            + "Declare version \(version + 1); if version \(version) was never released, record it again "
+                            + "with record() instead"))
             }
         } else {
-            let url = try ShapeSnapshotFile.write(current, entityName: Entity.entityName, version: version, in: snapshots)
-            problems.append(EntityShapeProblem(
-                kind: .snapshotRecorded, field: nil, olderVersion: nil,
-                message: "recorded the stored shape of \(Entity.self) at version \(version) in \(url.path): commit "
-                    + "this file; the next run checks against it"))
+            let url = try ShapeSnapshotFile.write(
+                current, entityName: Entity.entityName, version: version, in: snapshots)
+            problems.append(
+                EntityShapeProblem(
+                    kind: .snapshotRecorded, field: nil, olderVersion: nil,
+                    message: "recorded the stored shape of \(Entity.self) at version \(version) in \(url.path): commit "
+                        + "this file; the next run checks against it"))
         }
 
         var previous: (version: Int, shape: EntityShape)?
@@ -118,7 +123,8 @@ public struct EntityShapeCheck<Entity: Storable>: Sendable {
     ///   when the file cannot be written.
     @discardableResult
     public func record() throws -> URL {
-        try ShapeSnapshotFile.write(try EntityShape(of: Entity.self), entityName: Entity.entityName, version: version, in: snapshots)
+        try ShapeSnapshotFile.write(
+            try EntityShape(of: Entity.self), entityName: Entity.entityName, version: version, in: snapshots)
     }
 
     /// What keeps records of `olderVersion` (recorded as `old`) from being read as `current`.
@@ -138,58 +144,74 @@ public struct EntityShapeCheck<Entity: Storable>: Sendable {
         for change in ShapeChange.changes(from: old.fields, to: current.fields) {
             switch change.kind {
             case .added(let value) where !value.isOptional && unreadable:
-                add(.addedWithoutDefault, change.path,
-                    "`\(change.path)` was added without a default: declare one or make it optional (records of version \(olderVersion) lack it)")
+                add(
+                    .addedWithoutDefault, change.path,
+                    "`\(change.path)` was added without a default: declare one or make it optional (records of version \(olderVersion) lack it)"
+                )
             case .renamed(let from, _, let new) where !new.isOptional && unreadable:
                 add(.renamed, change.path, Self.renameMessage(from: from, to: change.path))
             case .kindChanged(let oldKind, let newKind) where !ShapeChange.isWidening(from: oldKind, to: newKind):
                 add(.kindChanged, change.path, Self.kindChangeMessage(change.path, oldKind, newKind))
             case .becameRequired where unreadable:
-                add(.becameRequired, change.path,
-                    "`\(change.path)` became required, but records of version \(olderVersion) may lack it: declare a default or keep it optional")
+                add(
+                    .becameRequired, change.path,
+                    "`\(change.path)` became required, but records of version \(olderVersion) may lack it: declare a default or keep it optional"
+                )
             case .enumCases(let lost, _) where !lost.isEmpty && unreadable:
-                add(.lostEnumCases, change.path,
-                    "`\(change.path)` lost \(EnumCaseList(lost)): records of version \(olderVersion) holding it cannot be read; add a migration step")
+                add(
+                    .lostEnumCases, change.path,
+                    "`\(change.path)` lost \(EnumCaseList(lost)): records of version \(olderVersion) holding it cannot be read; add a migration step"
+                )
             default:
                 break
             }
         }
         if let failure, problems.isEmpty {
-            problems.append(EntityShapeProblem(
-                kind: .unreadableRecord, field: nil, olderVersion: olderVersion,
-                message: "a record of version \(olderVersion) cannot be read by the current \(Entity.self): \(failure)"))
+            problems.append(
+                EntityShapeProblem(
+                    kind: .unreadableRecord, field: nil, olderVersion: olderVersion,
+                    message:
+                        "a record of version \(olderVersion) cannot be read by the current \(Entity.self): \(failure)"))
         }
         return problems
     }
 
     /// What keeps `previousVersion` (recorded as `previous`) from reading the records of `current`.
-    private func rollbackProblems(reading current: EntityShape, as previous: EntityShape, of previousVersion: Int) -> [EntityShapeProblem] {
+    private func rollbackProblems(reading current: EntityShape, as previous: EntityShape, of previousVersion: Int)
+        -> [EntityShapeProblem]
+    {
         let reader = "version \(previousVersion) (a rollback, or an older app on the same store)"
         var problems: [EntityShapeProblem] = []
         func add(_ kind: EntityShapeProblem.Kind, _ field: String, _ message: String) {
-            problems.append(EntityShapeProblem(kind: kind, field: field, olderVersion: previousVersion, message: message))
+            problems.append(
+                EntityShapeProblem(kind: kind, field: field, olderVersion: previousVersion, message: message))
         }
         for change in ShapeChange.changes(from: previous.fields, to: current.fields) {
             switch change.kind {
             case .removed(let value) where !value.isOptional:
-                add(.removedButStillRequired, change.path,
+                add(
+                    .removedButStillRequired, change.path,
                     "`\(change.path)` was removed, but \(reader) requires it and cannot read the records this version "
                         + "writes: keep it, optional, until version \(previousVersion) is retired")
             case .renamed(let from, let old, _) where !old.isOptional:
                 add(.renamed, change.path, Self.renameMessage(from: from, to: change.path))
             case .kindChanged(let oldKind, let newKind):
                 if ShapeChange.isWidening(from: oldKind, to: newKind) {
-                    add(.widened, change.path,
+                    add(
+                        .widened, change.path,
                         "`\(change.path)` widened from \(ShapeText.text(of: oldKind)) to \(ShapeText.text(of: newKind)): "
                             + "\(reader) cannot read the values only the new kind holds")
                 } else {
                     add(.kindChanged, change.path, Self.kindChangeMessage(change.path, oldKind, newKind))
                 }
             case .becameOptional:
-                add(.becameOptional, change.path,
-                    "`\(change.path)` became optional, but \(reader) requires it and cannot read records this version writes without it")
+                add(
+                    .becameOptional, change.path,
+                    "`\(change.path)` became optional, but \(reader) requires it and cannot read records this version writes without it"
+                )
             case .enumCases(_, let gained) where !gained.isEmpty:
-                add(.gainedEnumCases, change.path,
+                add(
+                    .gainedEnumCases, change.path,
                     "`\(change.path)` gained \(EnumCaseList(gained)): \(reader) cannot read records holding it; if no "
                         + "older version reads this store, check with rollback: .notChecked")
             default:
@@ -214,7 +236,8 @@ public struct EntityShapeCheck<Entity: Storable>: Sendable {
         for record in RecordSynthesis.records(of: shape.fields) {
             do {
                 _ = try JSONRecordDecoding.decode(
-                    Entity.self, from: Data(record.utf8), key: "synthesized record", location: snapshot.path, decoder: decoder)
+                    Entity.self, from: Data(record.utf8), key: "synthesized record", location: snapshot.path,
+                    decoder: decoder)
             } catch {
                 return error
             }
@@ -247,7 +270,8 @@ public struct EntityShapeCheckFailure: Error, CustomStringConvertible, Sendable 
     /// A summary line, then one line per problem.
     public var description: String {
         let noun = problems.count == 1 ? "problem" : "problems"
-        return (["\(entityName) version \(version): \(problems.count) stored-shape \(noun):"] + problems.map { "- \($0)" })
+        return
+            (["\(entityName) version \(version): \(problems.count) stored-shape \(noun):"] + problems.map { "- \($0)" })
             .joined(separator: "\n")
     }
 }

@@ -34,12 +34,16 @@ public enum EvolvedRecordDifferential {
                 lines.append("read(where: \(name)): expected ids \(ids(expected)), got \(ids(read))")
             }
             let count = try dao.count(where: predicate)
-            if count != expected.count { lines.append("count(where: \(name)): expected \(expected.count), got \(count)") }
+            if count != expected.count {
+                lines.append("count(where: \(name)): expected \(expected.count), got \(count)")
+            }
             for (sortName, sort) in sorts {
                 let page = try dao.read(where: predicate, sortedBy: sort, limit: 5, offset: 1)
                 let expectedPage = Array(expected.sorted(using: sort).dropFirst().prefix(5))
                 if page != expectedPage {
-                    lines.append("read(where: \(name), sortedBy: \(sortName), limit: 5, offset: 1): expected \(ids(expectedPage)), got \(ids(page))")
+                    lines.append(
+                        "read(where: \(name), sortedBy: \(sortName), limit: 5, offset: 1): expected \(ids(expectedPage)), got \(ids(page))"
+                    )
                 }
             }
         }
@@ -50,7 +54,9 @@ public enum EvolvedRecordDifferential {
             let expected = try all.filter { try !predicate.evaluate($0) }
             try freshDao.erase(where: predicate)
             let left = try freshDao.read()
-            if Set(left) != Set(expected) { lines.append("erase(where: \(name)): left \(ids(left)), expected \(ids(expected))") }
+            if Set(left) != Set(expected) {
+                lines.append("erase(where: \(name)): left \(ids(left)), expected \(ids(expected))")
+            }
         }
         return lines
     }
@@ -79,9 +85,13 @@ public enum EvolvedRecordDifferential {
             let expected = try decodable.filter(predicate.evaluate)
             do {
                 let read = try dao.read(where: predicate)
-                if Set(read) != Set(expected) { lines.append("read(where: \(name)): expected \(ids(expected)), got \(ids(read))") }
+                if Set(read) != Set(expected) {
+                    lines.append("read(where: \(name)): expected \(ids(expected)), got \(ids(read))")
+                }
                 let count = try dao.count(where: predicate)
-                if count != expected.count { lines.append("count(where: \(name)): expected \(expected.count), got \(count)") }
+                if count != expected.count {
+                    lines.append("count(where: \(name)): expected \(expected.count), got \(count)")
+                }
                 let page = try dao.read(where: predicate, sortedBy: [SortDescriptor(\.id)], limit: 2)
                 if page != Array(expected.sorted { $0.id < $1.id }.prefix(2)) {
                     lines.append("read(where: \(name), sortedBy: id, limit: 2): got \(ids(page))")
@@ -105,8 +115,9 @@ public enum EvolvedRecordDifferential {
     /// holding `null` in `points`.
     static func store(in context: any StorageContext) throws {
         let current = (0..<16).map { number in
-            FixtureTicketEntity(id: number, title: "t\(number % 3)", points: number % 8 - 2,
-                                due: number % 4 == 0 ? nil : Double(number % 5))
+            FixtureTicketEntity(
+                id: number, title: "t\(number % 3)", points: number % 8 - 2,
+                due: number % 4 == 0 ? nil : Double(number % 5))
         }
         try context.save(current)
         try context.save((100..<105).map { FixtureTicketRecordV1(id: $0, title: "t\($0 % 3)") })

@@ -50,17 +50,23 @@ public enum QueryDifferential {
             try eachQuery(query)
             let expected = try query.apply(to: entities).map(\.id)
             let fetched = try context.fetch(type, matching: query).map(\.id)
-            let agrees = query.sort.isEmpty ? Set(fetched) == Set(expected) && fetched.count == expected.count : fetched == expected
+            let agrees =
+                query.sort.isEmpty
+                ? Set(fetched) == Set(expected) && fetched.count == expected.count : fetched == expected
             if !agrees {
-                mismatches.append(Mismatch(call: "fetch \(number) (seed \(seed), \(Variant.self))", query: "\(query)",
-                                           expected: "\(expected)", actual: "\(fetched)"))
+                mismatches.append(
+                    Mismatch(
+                        call: "fetch \(number) (seed \(seed), \(Variant.self))", query: "\(query)",
+                        expected: "\(expected)", actual: "\(fetched)"))
             }
             if let filter = query.filter {
                 let expectedCount = try StorageQuery(filter: filter).apply(to: entities).count
                 let count = try context.count(type, matching: filter)
                 if count != expectedCount {
-                    mismatches.append(Mismatch(call: "count \(number) (seed \(seed), \(Variant.self))", query: "\(filter)",
-                                               expected: "\(expectedCount)", actual: "\(count)"))
+                    mismatches.append(
+                        Mismatch(
+                            call: "count \(number) (seed \(seed), \(Variant.self))", query: "\(filter)",
+                            expected: "\(expectedCount)", actual: "\(count)"))
                 }
             }
         }
@@ -89,8 +95,10 @@ public enum QueryDifferential {
             let left = Set(try context.fetchAll(type).map(\.id))
             let expected = Set(entities.map(\.id)).subtracting(doomed)
             if left != expected {
-                mismatches.append(Mismatch(call: "delete \(number) (seed \(seed), \(Variant.self))", query: "\(filter)",
-                                           expected: "\(expected.sorted())", actual: "\(left.sorted())"))
+                mismatches.append(
+                    Mismatch(
+                        call: "delete \(number) (seed \(seed), \(Variant.self))", query: "\(filter)",
+                        expected: "\(expected.sorted())", actual: "\(left.sorted())"))
             }
         }
         return mismatches

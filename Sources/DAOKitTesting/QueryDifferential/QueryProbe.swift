@@ -65,18 +65,26 @@ extension QueryProbe {
                 ratio: [-1.5, 0, -0.0, 0.5, 2, 1e300, -.infinity].randomElement(using: &generator)!,
                 flag: Bool.random(using: &generator),
                 date: Date(timeIntervalSinceReferenceDate: Double(Int.random(in: 0...5, using: &generator)) * 1000.5),
-                token: [UUID(uuidString: "00000000-0000-0000-0000-000000000001")!, UUID(uuidString: "F0000000-0000-0000-0000-000000000000")!,
-                        UUID(uuidString: "A0000000-0000-0000-0000-00000000000A")!].randomElement(using: &generator)!,
+                token: [
+                    UUID(uuidString: "00000000-0000-0000-0000-000000000001")!,
+                    UUID(uuidString: "F0000000-0000-0000-0000-000000000000")!,
+                    UUID(uuidString: "A0000000-0000-0000-0000-00000000000A")!,
+                ].randomElement(using: &generator)!,
                 note: Bool.random(using: &generator) ? nil : awkwardStrings.randomElement(using: &generator)!,
                 score: Bool.random(using: &generator) ? nil : Int.random(in: 0...3, using: &generator),
                 mood: QueryProbeMood.allCases.randomElement(using: &generator)!,
-                inner: QueryProbeInner(label: ["x", "y"].randomElement(using: &generator)!, weight: Int.random(in: 0...2, using: &generator)),
-                amount: [Decimal(string: "1.5")!, Decimal(10), Decimal(string: "-0.25")!].randomElement(using: &generator)!,
+                inner: QueryProbeInner(
+                    label: ["x", "y"].randomElement(using: &generator)!,
+                    weight: Int.random(in: 0...2, using: &generator)),
+                amount: [Decimal(string: "1.5")!, Decimal(10), Decimal(string: "-0.25")!].randomElement(
+                    using: &generator)!,
                 big: [0, 7, UInt64.max, UInt64(Int64.max) + 1].randomElement(using: &generator)!,
                 bytes: [Data(), Data([1, 2]), Data([0])].randomElement(using: &generator)!,
-                link: [URL(string: "https://a.example/x")!, URL(string: "rel/y", relativeTo: URL(string: "https://b.example/")!)!]
-                    .randomElement(using: &generator)!)
+                link: [
+                    URL(string: "https://a.example/x")!,
+                    URL(string: "rel/y", relativeTo: URL(string: "https://b.example/")!)!,
+                ]
+                .randomElement(using: &generator)!)
         }
     }
 }
-

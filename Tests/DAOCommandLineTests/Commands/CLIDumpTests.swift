@@ -39,16 +39,17 @@ struct CLIDumpTests {
             try store.withNotes(5)
             let run = dao("dump", store.path, "Note", "n3")
             #expect(run.status == 0)
-            #expect(run.output == """
-            {
-              "n3": {
-                "id": "n3",
-                "number": 3,
-                "text": "note 3"
-              }
-            }
+            #expect(
+                run.output == """
+                    {
+                      "n3": {
+                        "id": "n3",
+                        "number": 3,
+                        "text": "note 3"
+                      }
+                    }
 
-            """)
+                    """)
         }
     }
 
@@ -62,10 +63,12 @@ struct CLIDumpTests {
     @Test func dumpKeepsNumbersAndStringsExactlyAsStored() throws {
         try CLIStore.with { store in
             let context = try store.context()
-            let reading = CLIReading(id: 1, value: 0.1, count: .max, taken: Date(timeIntervalSinceReferenceDate: 0.25),
-                                     raw: Data([1, 2, 3]), isValid: true, note: "quote \" backslash \\ tab \t")
+            let reading = CLIReading(
+                id: 1, value: 0.1, count: .max, taken: Date(timeIntervalSinceReferenceDate: 0.25),
+                raw: Data([1, 2, 3]), isValid: true, note: "quote \" backslash \\ tab \t")
             try context.save([reading])
-            let stored = String(decoding: try Data(contentsOf: context.fileURL(for: CLIReading.self, id: 1)), as: UTF8.self)
+            let stored = String(
+                decoding: try Data(contentsOf: context.fileURL(for: CLIReading.self, id: 1)), as: UTF8.self)
             #expect(stored.contains("\"count\":9223372036854775807"))
             let run = dao("dump", store.path, "Reading")
             #expect(run.output.contains("\"count\": 9223372036854775807,"))
@@ -80,8 +83,12 @@ struct CLIDumpTests {
         try CLIStore.with { plistStore in
             try CLIStore.with { jsonStore in
                 let readings = [
-                    CLIReading(id: 1, value: 2.5, count: -4, taken: Date(timeIntervalSinceReferenceDate: 10), raw: Data([9]), isValid: true, note: nil),
-                    CLIReading(id: 2, value: 3, count: .max, taken: Date(timeIntervalSinceReferenceDate: -1), raw: Data(), isValid: false, note: "n"),
+                    CLIReading(
+                        id: 1, value: 2.5, count: -4, taken: Date(timeIntervalSinceReferenceDate: 10), raw: Data([9]),
+                        isValid: true, note: nil),
+                    CLIReading(
+                        id: 2, value: 3, count: .max, taken: Date(timeIntervalSinceReferenceDate: -1), raw: Data(),
+                        isValid: false, note: "n"),
                 ]
                 try plistStore.context(.propertyList).save(readings)
                 try jsonStore.context(.json).save(readings)
@@ -97,7 +104,8 @@ struct CLIDumpTests {
 
     @Test func dumpListsNumericKeysInNumericOrder() throws {
         try CLIStore.with { store in
-            try store.context().save([2, 10, 1].map { CLIReading(id: $0, value: 0, count: 0, taken: Date(), raw: Data(), isValid: true) })
+            try store.context().save(
+                [2, 10, 1].map { CLIReading(id: $0, value: 0, count: 0, taken: Date(), raw: Data(), isValid: true) })
             let keys = dao("dump", store.path, "Reading").outputLines.filter { $0.hasPrefix("  \"") }
             #expect(keys.map { $0.prefix { $0 != ":" } } == ["  \"1\"", "  \"2\"", "  \"10\""])
         }
@@ -120,7 +128,10 @@ struct CLIDumpTests {
             try Data("{\"entity\":".utf8).write(to: URL(fileURLWithPath: path))
             let run = dao("dump", store.path, "Note")
             #expect(run.status == 1)
-            #expect(run.errorLines == ["dao dump: skipped \(path): truncated: the JSON ends at byte 10 in the middle of a value"])
+            #expect(
+                run.errorLines == [
+                    "dao dump: skipped \(path): truncated: the JSON ends at byte 10 in the middle of a value"
+                ])
             #expect(try foundationJSON(run.output).keys.sorted() == ["n0", "n2"])
         }
     }
@@ -143,7 +154,10 @@ struct CLIDumpTests {
             try store.writeUnfinishedJournal(entityDirectory: "^note", entries: [("n1.json", nil)])
             let run = dao("dump", store.path, "Note")
             #expect(run.status == 1)
-            #expect(run.errorLines == ["dao dump: \(store.path)/.journal holds an unfinished batch; the next open of the store restores 1 Note record to their earlier contents"])
+            #expect(
+                run.errorLines == [
+                    "dao dump: \(store.path)/.journal holds an unfinished batch; the next open of the store restores 1 Note record to their earlier contents"
+                ])
             #expect(try foundationJSON(run.output).count == 2)
         }
     }
@@ -160,18 +174,21 @@ struct CLIDumpTests {
     @Test func dumpOfAnUnknownKeyIsAUsageError() throws {
         try CLIStore.with { store in
             try store.withNotes(1)
-            dao("dump", store.path, "Note", "n5").expectUsageError(startingWith: "dao dump: no Note record with key \"n5\" in \(store.path)")
+            dao("dump", store.path, "Note", "n5").expectUsageError(
+                startingWith: "dao dump: no Note record with key \"n5\" in \(store.path)")
         }
     }
 
     @Test func dumpOfAMissingDirectoryIsAUsageError() {
-        dao("dump", "/nonexistent/daokit-store", "Note").expectUsageError(startingWith: "dao dump: no such directory: /nonexistent/daokit-store")
+        dao("dump", "/nonexistent/daokit-store", "Note").expectUsageError(
+            startingWith: "dao dump: no such directory: /nonexistent/daokit-store")
     }
 
     @Test func dumpOfAStoreWithNoEntitiesSaysSo() throws {
         try CLIStore.with { store in
             _ = try store.context()
-            dao("dump", store.path, "Note").expectUsageError(startingWith: "dao dump: no entity named 'Note' in \(store.path); it has none yet")
+            dao("dump", store.path, "Note").expectUsageError(
+                startingWith: "dao dump: no entity named 'Note' in \(store.path); it has none yet")
         }
     }
 }

@@ -9,7 +9,9 @@ struct CLIInspectTests {
         try CLIStore.with { store in
             let context = try store.withNotes(3)
             try context.save([CLIReading(id: 1, value: 1, count: 1, taken: Date(), raw: Data(), isValid: true)])
-            let sizes = try ["n0", "n1", "n2"].map { try Data(contentsOf: context.fileURL(for: CLINote.self, id: $0)).count }
+            let sizes = try ["n0", "n1", "n2"].map {
+                try Data(contentsOf: context.fileURL(for: CLINote.self, id: $0)).count
+            }
             let run = dao("inspect", store.path)
             #expect(run.status == 0)
             #expect(run.errors.isEmpty)
@@ -18,7 +20,10 @@ struct CLIInspectTests {
             #expect(lines.contains("Format     JSON (.json), format version 2"))
             #expect(lines.contains("Lock file  .lock present"))
             #expect(lines.contains("Journal    empty (every batch finished)"))
-            #expect(lines.contains { $0.hasPrefix("Note") && $0.contains("^note") && $0.hasSuffix("  3  \(sizes.reduce(0, +)) B") })
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("Note") && $0.contains("^note") && $0.hasSuffix("  3  \(sizes.reduce(0, +)) B")
+                })
             #expect(lines.contains { $0.hasPrefix("Reading") && $0.contains("^reading") })
             #expect(lines.contains { $0.hasPrefix("Total") && $0.contains(" 4 ") })
             #expect(lines.last == "Leftovers: none")
@@ -28,7 +33,9 @@ struct CLIInspectTests {
     @Test func inspectNamesTheBinaryPropertyListFormat() throws {
         try CLIStore.with { store in
             try store.withNotes(2, format: .propertyList)
-            #expect(dao("inspect", store.path).outputLines.contains("Format     binary property list (.plist), format version 1"))
+            #expect(
+                dao("inspect", store.path).outputLines.contains(
+                    "Format     binary property list (.plist), format version 1"))
         }
     }
 
@@ -37,11 +44,13 @@ struct CLIInspectTests {
             let context = try store.withNotes(4)
             let n0 = URL(fileURLWithPath: store.notePath("n0", in: context))
             // As an earlier release wrote it: version 1, no checksum.
-            try Data(#"{"entity":{"id":"n0","number":0,"text":"note 0"},"formatVersion":1,"key":"n0"}"#.utf8).write(to: n0)
+            try Data(#"{"entity":{"id":"n0","number":0,"text":"note 0"},"formatVersion":1,"key":"n0"}"#.utf8).write(
+                to: n0)
             try Data("garbage".utf8).write(to: URL(fileURLWithPath: store.notePath("n1", in: context)))
             let run = dao("inspect", store.path)
             #expect(run.status == 0)
-            #expect(run.outputLines.contains("Format     JSON (.json), format versions 1 × 1, 2 × 2; 1 unreadable record"))
+            #expect(
+                run.outputLines.contains("Format     JSON (.json), format versions 1 × 1, 2 × 2; 1 unreadable record"))
             #expect(run.outputLines.last == "Run 'dao verify \(store.path)' for every problem, one per line.")
         }
     }
@@ -56,11 +65,14 @@ struct CLIInspectTests {
     @Test func inspectReportsAnUnfinishedJournalAndATornOne() throws {
         try CLIStore.with { store in
             try store.withNotes(2)
-            try store.writeUnfinishedJournal(entityDirectory: "^note", entries: [("n0.json", nil), ("n1.json", Data("{}".utf8))])
-            #expect(dao("inspect", store.path).outputLines.contains(
-                "Journal    UNFINISHED batch of 2 changes to Note (the next open rolls it back)"))
+            try store.writeUnfinishedJournal(
+                entityDirectory: "^note", entries: [("n0.json", nil), ("n1.json", Data("{}".utf8))])
+            #expect(
+                dao("inspect", store.path).outputLines.contains(
+                    "Journal    UNFINISHED batch of 2 changes to Note (the next open rolls it back)"))
             try store.write("DAOKJRN1", to: ".journal")
-            #expect(dao("inspect", store.path).outputLines.contains("Journal    torn, 8 bytes (the next open discards it)"))
+            #expect(
+                dao("inspect", store.path).outputLines.contains("Journal    torn, 8 bytes (the next open discards it)"))
         }
     }
 
@@ -70,15 +82,17 @@ struct CLIInspectTests {
             try store.write("x", to: "^note/.tmp-abc")
             try store.write("x", to: "^note/n0.json.orig")
             try store.write("x", to: "notes.txt")
-            try FileManager.default.createDirectory(at: store.url.appendingPathComponent(".trash-99"), withIntermediateDirectories: false)
+            try FileManager.default.createDirectory(
+                at: store.url.appendingPathComponent(".trash-99"), withIntermediateDirectories: false)
             let lines = dao("inspect", store.path).outputLines
             let start = try #require(lines.firstIndex(of: "Leftovers:"))
-            #expect(Array(lines[(start + 1)...].prefix(4)) == [
-                "  .trash-99/  (an unfinished deleteAll's directory)",
-                "  ^note/.tmp-abc  (an unfinished write's temporary file)",
-                "  ^note/n0.json.orig  (not a record file)",
-                "  notes.txt  (not part of the store)",
-            ])
+            #expect(
+                Array(lines[(start + 1)...].prefix(4)) == [
+                    "  .trash-99/  (an unfinished deleteAll's directory)",
+                    "  ^note/.tmp-abc  (an unfinished write's temporary file)",
+                    "  ^note/n0.json.orig  (not a record file)",
+                    "  notes.txt  (not part of the store)",
+                ])
         }
     }
 
@@ -120,14 +134,16 @@ struct CLIInspectTests {
     }
 
     @Test func inspectOfAMissingDirectoryIsAUsageError() {
-        dao("inspect", "/nonexistent/daokit-store").expectUsageError(startingWith: "dao inspect: no such directory: /nonexistent/daokit-store")
+        dao("inspect", "/nonexistent/daokit-store").expectUsageError(
+            startingWith: "dao inspect: no such directory: /nonexistent/daokit-store")
     }
 
     @Test func inspectOfAFileIsAUsageError() throws {
         try CLIStore.with { store in
             try FileManager.default.createDirectory(at: store.url, withIntermediateDirectories: true)
             try store.write("x", to: "file")
-            dao("inspect", store.path + "/file").expectUsageError(startingWith: "dao inspect: not a directory: \(store.path)/file")
+            dao("inspect", store.path + "/file").expectUsageError(
+                startingWith: "dao inspect: not a directory: \(store.path)/file")
         }
     }
 
@@ -135,7 +151,9 @@ struct CLIInspectTests {
         try CLIStore.with { store in
             try FileManager.default.createDirectory(at: store.url, withIntermediateDirectories: true)
             dao("inspect", store.path).expectUsageError(
-                startingWith: "dao inspect: \(store.path) is not a DAOKit file store (no .lock file, no .journal and no record folders)")
+                startingWith:
+                    "dao inspect: \(store.path) is not a DAOKit file store (no .lock file, no .journal and no record folders)"
+            )
         }
     }
 }

@@ -27,7 +27,8 @@ struct CLIVerifyTests {
                 try Data((0..<64).map { UInt8(0x80 | ($0 * 37 % 128)) }).write(to: url)
                 return "not valid JSON: unexpected byte 0x80 where a value should start at byte 0"
             case .wrongFormatVersion:
-                try Data(text.replacingOccurrences(of: #""formatVersion":2"#, with: #""formatVersion":7"#).utf8).write(to: url)
+                try Data(text.replacingOccurrences(of: #""formatVersion":2"#, with: #""formatVersion":7"#).utf8).write(
+                    to: url)
                 return "format version 7 is not supported; this release reads versions 1 and 2"
             case .noKeyField:
                 try Data(text.replacingOccurrences(of: #","key":"n1""#, with: "").utf8).write(to: url)
@@ -50,15 +51,23 @@ struct CLIVerifyTests {
         try CLIStore.with { store in
             let context = try store.withNotes(5)
             // Keys that need every rule of the name encoding, including a hashed over-long name.
-            let awkward = ["a/b", "UPPER", ".hidden", "", "%^", "caf\u{E9}", "..", String(repeating: "long", count: 80)]
+            let awkward = [
+                "a/b", "UPPER", ".hidden", "", "%^", "caf\u{E9}", "..", String(repeating: "long", count: 80),
+            ]
             try context.save(awkward.map { CLINote(id: $0, text: "awkward") })
-            try context.save([CLIReading(id: 7, value: 0.1, count: .max, taken: Date(timeIntervalSinceReferenceDate: 1.5),
-                                         raw: Data([0, 255]), isValid: true, note: nil)])
+            try context.save([
+                CLIReading(
+                    id: 7, value: 0.1, count: .max, taken: Date(timeIntervalSinceReferenceDate: 1.5),
+                    raw: Data([0, 255]), isValid: true, note: nil)
+            ])
             try context.delete(CLINote.self, ids: ["n4"])
             let run = dao("verify", store.path)
             #expect(run.status == 0, "\(run.output)")
             #expect(run.errors.isEmpty)
-            #expect(run.outputLines == ["OK: \(store.path) is sound (13 records of 2 entity types checked, envelopes only: entities are not decoded)"])
+            #expect(
+                run.outputLines == [
+                    "OK: \(store.path) is sound (13 records of 2 entity types checked, envelopes only: entities are not decoded)"
+                ])
             // A trailing slash names the same directory, and paths are printed without it.
             #expect(dao("verify", store.path + "/").output == run.output)
         }
@@ -67,10 +76,15 @@ struct CLIVerifyTests {
     @Test func verifyPassesABinaryPropertyListStore() throws {
         try CLIStore.with { store in
             let context = try store.withNotes(3, format: .propertyList)
-            try context.save([CLIReading(id: -3, value: .infinity, count: .min, taken: Date(), raw: Data(), isValid: false, note: "x")])
+            try context.save([
+                CLIReading(id: -3, value: .infinity, count: .min, taken: Date(), raw: Data(), isValid: false, note: "x")
+            ])
             let run = dao("verify", store.path)
             #expect(run.status == 0, "\(run.output)")
-            #expect(run.outputLines.last == "OK: \(store.path) is sound (4 records of 2 entity types checked, envelopes only: entities are not decoded)")
+            #expect(
+                run.outputLines.last
+                    == "OK: \(store.path) is sound (4 records of 2 entity types checked, envelopes only: entities are not decoded)"
+            )
         }
     }
 
@@ -83,7 +97,11 @@ struct CLIVerifyTests {
             let run = dao("verify", store.path)
             #expect(run.status == 1)
             #expect(run.errors.isEmpty)
-            #expect(run.outputLines == ["\(path): \(problem)", "1 problem in \(store.path) (4 records of 1 entity type checked, envelopes only: entities are not decoded)"])
+            #expect(
+                run.outputLines == [
+                    "\(path): \(problem)",
+                    "1 problem in \(store.path) (4 records of 1 entity type checked, envelopes only: entities are not decoded)",
+                ])
         }
     }
 
@@ -95,7 +113,9 @@ struct CLIVerifyTests {
             try FileManager.default.moveItem(atPath: original, toPath: renamed)
             let run = dao("verify", store.path)
             #expect(run.status == 1)
-            #expect(run.outputLines.first == "\(renamed): the file name does not match the key inside, \"n1\" (its file would be n1.json)")
+            #expect(
+                run.outputLines.first
+                    == "\(renamed): the file name does not match the key inside, \"n1\" (its file would be n1.json)")
             #expect(run.outputLines.count == 2)
         }
     }
@@ -107,7 +127,10 @@ struct CLIVerifyTests {
             try FileManager.default.moveItem(atPath: original, toPath: original + ".bak")
             let run = dao("verify", store.path)
             #expect(run.status == 1)
-            #expect(run.outputLines.first == "\(original).bak: not a record file (records end in .json or .plist), so the store never reads it")
+            #expect(
+                run.outputLines.first
+                    == "\(original).bak: not a record file (records end in .json or .plist), so the store never reads it"
+            )
         }
     }
 
@@ -121,7 +144,10 @@ struct CLIVerifyTests {
 
             let run = dao("verify", store.path)
             #expect(run.status == 1)
-            #expect(run.outputLines.first == "\(store.path)/.journal: a batch of 2 changes to Note did not finish; the next open of the store rolls it back")
+            #expect(
+                run.outputLines.first
+                    == "\(store.path)/.journal: a batch of 2 changes to Note did not finish; the next open of the store rolls it back"
+            )
             #expect(run.outputLines.count == 2)
 
             // The journal verify described is one the real store recognizes and rolls back.
@@ -140,8 +166,10 @@ struct CLIVerifyTests {
 
             let run = dao("verify", store.path)
             #expect(run.status == 1)
-            #expect(run.outputLines.first == "\(store.path)/.journal: cannot be read: the journal is whole but its entity directory name "
-                + "\"../outside\" is not one the store writes; the store will not open until it is removed by hand")
+            #expect(
+                run.outputLines.first
+                    == "\(store.path)/.journal: cannot be read: the journal is whole but its entity directory name "
+                    + "\"../outside\" is not one the store writes; the store will not open until it is removed by hand")
 
             // The store agrees, and neither rolls the journal back nor discards it.
             let error = try #require(throws: StorageError.self) { try store.context() }
@@ -156,7 +184,10 @@ struct CLIVerifyTests {
             try store.write("DAOKJRN1 cut short", to: ".journal")
             let run = dao("verify", store.path)
             #expect(run.status == 1)
-            #expect(run.outputLines.first == "\(store.path)/.journal: a torn journal (18 bytes, its checksum does not match); the next open of the store discards it")
+            #expect(
+                run.outputLines.first
+                    == "\(store.path)/.journal: a torn journal (18 bytes, its checksum does not match); the next open of the store discards it"
+            )
         }
     }
 
@@ -164,14 +195,16 @@ struct CLIVerifyTests {
         try CLIStore.with { store in
             try store.withNotes()
             try store.write("{\"partial", to: "^note/.tmp-5eed")
-            try FileManager.default.createDirectory(at: store.url.appendingPathComponent(".trash-1234/^note"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: store.url.appendingPathComponent(".trash-1234/^note"), withIntermediateDirectories: true)
             let run = dao("verify", store.path)
             #expect(run.status == 1)
-            #expect(run.outputLines == [
-                "\(store.path)/.trash-1234: the entity directory of a deleteAll that did not finish; the next open of the store deletes it",
-                "\(store.path)/^note/.tmp-5eed: the temporary file of a write that did not finish; the next open of the store removes it",
-                "2 problems in \(store.path) (4 records of 1 entity type checked, envelopes only: entities are not decoded)",
-            ])
+            #expect(
+                run.outputLines == [
+                    "\(store.path)/.trash-1234: the entity directory of a deleteAll that did not finish; the next open of the store deletes it",
+                    "\(store.path)/^note/.tmp-5eed: the temporary file of a write that did not finish; the next open of the store removes it",
+                    "2 problems in \(store.path) (4 records of 1 entity type checked, envelopes only: entities are not decoded)",
+                ])
             _ = try store.context()  // recovery on open removes both
             #expect(dao("verify", store.path).status == 0)
         }
@@ -184,8 +217,10 @@ struct CLIVerifyTests {
             try ResetIntent.bytes.write(to: store.url.appendingPathComponent(".journal"))
             let run = dao("verify", store.path)
             #expect(run.status == 1)
-            #expect(run.outputLines.contains("\(store.path)/.journal: a reset of every entity type did not finish; the next open of the "
-                + "store completes it, removing every record"), "\(run.outputLines)")
+            #expect(
+                run.outputLines.contains(
+                    "\(store.path)/.journal: a reset of every entity type did not finish; the next open of the "
+                        + "store completes it, removing every record"), "\(run.outputLines)")
             #expect(!run.output.contains("torn"), "\(run.output)")
         }
     }
@@ -198,8 +233,10 @@ struct CLIVerifyTests {
             try store.write("^c^l^i^note/n1.json\ngarbage\n", to: ".changes")
             let run = dao("verify", store.path)
             #expect(run.status == 1)
-            #expect(run.outputLines.contains("\(store.path)/.changes: 1 line that name no record; processes with a query cache may miss "
-                + "the change they stood for until they reopen the store"), "\(run.outputLines)")
+            #expect(
+                run.outputLines.contains(
+                    "\(store.path)/.changes: 1 line that name no record; processes with a query cache may miss "
+                        + "the change they stood for until they reopen the store"), "\(run.outputLines)")
         }
     }
 
@@ -207,11 +244,14 @@ struct CLIVerifyTests {
         try CLIStore.with { store in
             try store.withNotes(1)
             try FileManager.default.removeItem(atPath: store.path + "/.changes")
-            try FileManager.default.createDirectory(atPath: store.path + "/.changes", withIntermediateDirectories: false)
+            try FileManager.default.createDirectory(
+                atPath: store.path + "/.changes", withIntermediateDirectories: false)
             let run = dao("verify", store.path)
             #expect(run.status == 1)
-            #expect(run.outputLines.contains("\(store.path)/.changes: not a regular file; every write to the store fails until it is removed"),
-                    "\(run.outputLines)")
+            #expect(
+                run.outputLines.contains(
+                    "\(store.path)/.changes: not a regular file; every write to the store fails until it is removed"),
+                "\(run.outputLines)")
         }
     }
 
@@ -219,10 +259,15 @@ struct CLIVerifyTests {
         try CLIStore.with { store in
             try store.withNotes()
             try store.write("hello", to: "README.txt")
-            try FileManager.default.createDirectory(at: store.url.appendingPathComponent("Not Encoded"), withIntermediateDirectories: false)
+            try FileManager.default.createDirectory(
+                at: store.url.appendingPathComponent("Not Encoded"), withIntermediateDirectories: false)
             let run = dao("verify", store.path)
             #expect(run.status == 1)
-            #expect(run.outputLines.filter { $0.hasSuffix("not part of the store (its directory holds only entity directories and the store's dot-files)") }
+            #expect(
+                run.outputLines.filter {
+                    $0.hasSuffix(
+                        "not part of the store (its directory holds only entity directories and the store's dot-files)")
+                }
                 .count == 2)
         }
     }
@@ -234,12 +279,14 @@ struct CLIVerifyTests {
             try CLIStore.with { other in
                 let plist = try other.context(.propertyList)
                 try plist.save([CLINote(id: "p", text: "plist")])
-                try FileManager.default.copyItem(atPath: other.notePath("p", in: plist), toPath: store.path + "/^note/p.plist")
+                try FileManager.default.copyItem(
+                    atPath: other.notePath("p", in: plist), toPath: store.path + "/^note/p.plist")
             }
             let run = dao("verify", store.path)
             #expect(run.status == 1)
-            #expect(run.outputLines.first == "\(store.path): records in more than one format (2 .json, 1 .plist); "
-                + "a FileStorageContext opens a store of one format only, so it opens this one with neither")
+            #expect(
+                run.outputLines.first == "\(store.path): records in more than one format (2 .json, 1 .plist); "
+                    + "a FileStorageContext opens a store of one format only, so it opens this one with neither")
         }
     }
 
@@ -247,16 +294,22 @@ struct CLIVerifyTests {
         try CLIStore.with { store in
             let context = try store.withNotes(6)
             try Damage.truncated.apply(to: store.notePath("n0", in: context))
-            try FileManager.default.moveItem(atPath: store.notePath("n1", in: context), toPath: store.path + "/^note/n1-copy.json")
+            try FileManager.default.moveItem(
+                atPath: store.notePath("n1", in: context), toPath: store.path + "/^note/n1-copy.json")
             try store.write("DAOKJRN1", to: ".journal")
             try store.write("", to: "^note/.tmp-0")
             let run = dao("verify", store.path)
             #expect(run.status == 1)
             #expect(run.outputLines.count == 5)
-            #expect(run.outputLines.last == "4 problems in \(store.path) (6 records of 1 entity type checked, envelopes only: entities are not decoded)")
-            #expect(Set(run.outputLines.dropLast().map { String($0.prefix { $0 != ":" }) }) == [
-                store.path + "/.journal", store.path + "/^note/.tmp-0", store.path + "/^note/n0.json", store.path + "/^note/n1-copy.json",
-            ])
+            #expect(
+                run.outputLines.last
+                    == "4 problems in \(store.path) (6 records of 1 entity type checked, envelopes only: entities are not decoded)"
+            )
+            #expect(
+                Set(run.outputLines.dropLast().map { String($0.prefix { $0 != ":" }) }) == [
+                    store.path + "/.journal", store.path + "/^note/.tmp-0", store.path + "/^note/n0.json",
+                    store.path + "/^note/n1-copy.json",
+                ])
         }
     }
 
@@ -273,13 +326,16 @@ struct CLIVerifyTests {
     }
 
     @Test func verifyOfAMissingDirectoryIsAUsageError() {
-        dao("verify", "/nonexistent/daokit-store").expectUsageError(startingWith: "dao verify: no such directory: /nonexistent/daokit-store")
+        dao("verify", "/nonexistent/daokit-store").expectUsageError(
+            startingWith: "dao verify: no such directory: /nonexistent/daokit-store")
     }
 
     @Test func verifyOfADirectoryThatIsNotAStoreIsAUsageError() throws {
         try CLIStore.with { store in
-            try FileManager.default.createDirectory(at: store.url.appendingPathComponent("photos"), withIntermediateDirectories: true)
-            dao("verify", store.path).expectUsageError(startingWith: "dao verify: \(store.path) is not a DAOKit file store")
+            try FileManager.default.createDirectory(
+                at: store.url.appendingPathComponent("photos"), withIntermediateDirectories: true)
+            dao("verify", store.path).expectUsageError(
+                startingWith: "dao verify: \(store.path) is not a DAOKit file store")
         }
     }
 
@@ -287,7 +343,8 @@ struct CLIVerifyTests {
         try CLIStore.with { store in
             try FileManager.default.createDirectory(at: store.url, withIntermediateDirectories: true)
             try store.write("x", to: "file")
-            dao("verify", store.path + "/file").expectUsageError(startingWith: "dao verify: not a directory: \(store.path)/file")
+            dao("verify", store.path + "/file").expectUsageError(
+                startingWith: "dao verify: not a directory: \(store.path)/file")
         }
     }
 
@@ -299,8 +356,10 @@ struct CLIVerifyTests {
             try Data(text.replacingOccurrences(of: "note 1", with: "note 7").utf8).write(to: URL(fileURLWithPath: path))
             let run = dao("verify", store.path)
             #expect(run.status == 1)
-            #expect(run.outputLines.first == "\(path): the record's checksum does not match its bytes: the file changed after it was written",
-                    "\(run.output)")
+            #expect(
+                run.outputLines.first
+                    == "\(path): the record's checksum does not match its bytes: the file changed after it was written",
+                "\(run.output)")
         }
     }
 }

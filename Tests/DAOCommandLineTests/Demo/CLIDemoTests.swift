@@ -1,7 +1,8 @@
-@testable import DAOCommandLine
 import DAOKit
 import Foundation
 import Testing
+
+@testable import DAOCommandLine
 
 @Suite("CLI demo")
 struct CLIDemoTests {
@@ -14,8 +15,10 @@ struct CLIDemoTests {
         }
         let captured = Captured()
         let console = Console(output: { captured.output += $0 }, error: { captured.errors += $0 })
-        let status = try DemoCommand(console: console, comparisonBudget: .milliseconds(10), comparisonSize: 24, build: build)
-            .run(directory: directory)
+        let status = try DemoCommand(
+            console: console, comparisonBudget: .milliseconds(10), comparisonSize: 24, build: build
+        )
+        .run(directory: directory)
         return CLIRun(status: status, output: captured.output, errors: captured.errors)
     }
 
@@ -26,7 +29,10 @@ struct CLIDemoTests {
             #expect(run.errors.isEmpty)
             let lines = run.outputLines
             #expect(lines.first == "Store: \(store.path)  (new)")
-            for heading in ["1. Saving", "2. Queries", "3. Updates and erases", "4. What a conversion costs", "Look inside the store:"] {
+            for heading in [
+                "1. Saving", "2. Queries", "3. Updates and erases", "4. What a conversion costs",
+                "Look inside the store:",
+            ] {
                 #expect(lines.contains { $0.hasPrefix(heading) }, "no \(heading)")
             }
             // The unread messages of Work come sorted by date, not by id (8 was sent before 7).
@@ -35,10 +41,16 @@ struct CLIDemoTests {
             #expect(lines[work + 2].hasPrefix("     09:10  Cleo  It touches"))
             #expect(lines.contains("   pinned dialogs: Family, Work"))
             #expect(lines.contains("   counts: 3 users, 4 dialogs, 12 messages (6 unread)"))
-            #expect(lines.contains { $0.hasPrefix("   an observer of that count (observeCount) received the change: ") && $0.hasSuffix(" → 0") })
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("   an observer of that count (observeCount) received the change: ")
+                        && $0.hasSuffix(" → 0")
+                })
             #expect(lines.contains("   pinned dialogs: Book club, Family, Work"))
             #expect(lines.contains("   counts: 3 users, 3 dialogs, 10 messages (3 unread)"))
-            #expect(lines.contains("   create(message 3) again → StorageError: Message \"3\": an entity with this id already exists"))
+            #expect(
+                lines.contains(
+                    "   create(message 3) again → StorageError: Message \"3\": an entity with this id already exists"))
             #expect(lines.contains { $0.contains("→ MappingError: ") && $0.contains("sendAt") })
             // Timings only where they mean something (see the tests of both builds below).
             #expect(lines.contains { $0.contains(" per message ") } == (BuildConfiguration.current == .release))
@@ -47,7 +59,10 @@ struct CLIDemoTests {
             // What the demo says it stored is what the store holds, and the store is sound.
             #expect(dao("verify", store.path).status == 0)
             #expect(try foundationJSON(dao("dump", store.path, "Message").output).count == 10)
-            #expect(try foundationJSON(dao("dump", store.path, "Dialog").output).keys.sorted() == ["book-club", "family", "work"])
+            #expect(
+                try foundationJSON(dao("dump", store.path, "Dialog").output).keys.sorted() == [
+                    "book-club", "family", "work",
+                ])
             let reread = try Messenger.MessagesDao(context: store.context()).read(id: 9)
             #expect(reread?.attachment == URL(string: "https://example.org/covers/left-hand.jpg"))
         }
@@ -57,7 +72,9 @@ struct CLIDemoTests {
         try CLIStore.with { store in
             let lines = try quickDemo(store.path, build: .release).outputLines
             for variant in ["hand-written translator", "EntityMapper", "JSON round trip"] {
-                #expect(lines.contains { $0.hasPrefix("   \(variant) ") && $0.contains(" per message ") }, "no timing for \(variant)")
+                #expect(
+                    lines.contains { $0.hasPrefix("   \(variant) ") && $0.contains(" per message ") },
+                    "no timing for \(variant)")
             }
             #expect(lines.contains { $0.contains("EntityMapper needs no translator code") })
             #expect(!lines.contains { $0.contains("debug build") })
@@ -76,9 +93,9 @@ struct CLIDemoTests {
 
     @Test func theBuildIsDetectedFromHowTheToolWasCompiled() {
         #if DEBUG
-        #expect(BuildConfiguration.current == .debug)
+            #expect(BuildConfiguration.current == .debug)
         #else
-        #expect(BuildConfiguration.current == .release)
+            #expect(BuildConfiguration.current == .release)
         #endif
     }
 
@@ -110,7 +127,8 @@ struct CLIDemoTests {
         try CLIStore.with { store in
             try FileManager.default.createDirectory(at: store.url, withIntermediateDirectories: true)
             try store.write("precious", to: "thesis.txt")
-            dao("demo", store.path).expectUsageError(startingWith: "dao demo: \(store.path) holds other files ('thesis.txt')")
+            dao("demo", store.path).expectUsageError(
+                startingWith: "dao demo: \(store.path) holds other files ('thesis.txt')")
             #expect(try FileManager.default.contentsOfDirectory(atPath: store.path) == ["thesis.txt"])
         }
     }
@@ -119,7 +137,8 @@ struct CLIDemoTests {
         try CLIStore.with { store in
             try FileManager.default.createDirectory(at: store.url, withIntermediateDirectories: true)
             try store.write("x", to: "file")
-            dao("demo", store.path + "/file").expectUsageError(startingWith: "dao demo: not a directory: \(store.path)/file")
+            dao("demo", store.path + "/file").expectUsageError(
+                startingWith: "dao demo: not a directory: \(store.path)/file")
         }
     }
 
@@ -127,7 +146,8 @@ struct CLIDemoTests {
         try CLIStore.with { store in
             try FileManager.default.createDirectory(at: store.url, withIntermediateDirectories: true)
             try store.write("x", to: "file")
-            dao("demo", store.path + "/file/store").expectUsageError(startingWith: "dao demo: cannot open a store in \(store.path)/file/store: ")
+            dao("demo", store.path + "/file/store").expectUsageError(
+                startingWith: "dao demo: cannot open a store in \(store.path)/file/store: ")
         }
     }
 
@@ -147,7 +167,9 @@ struct CLIDemoTests {
             #expect(try strict.map(entity, to: Messenger.Message.self) == message)
         }
         for dialog in MessengerSampleData.dialogs {
-            #expect(try strict.map(strict.map(dialog, to: Messenger.DialogEntity.self), to: Messenger.Dialog.self) == dialog)
+            #expect(
+                try strict.map(strict.map(dialog, to: Messenger.DialogEntity.self), to: Messenger.Dialog.self) == dialog
+            )
         }
         for user in MessengerSampleData.users {
             #expect(try strict.map(strict.map(user, to: Messenger.UserEntity.self), to: Messenger.User.self) == user)

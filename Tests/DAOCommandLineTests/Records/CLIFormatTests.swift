@@ -1,9 +1,10 @@
-@testable import DAOCommandLine
 import DAOKit
 import DAOKitFileStore
 import DAOKitStoreFormat
 import Foundation
 import Testing
+
+@testable import DAOCommandLine
 
 /// The tool names files and reads journals with DAOKit's own code (`FileNameCodec`, `Journal`),
 /// but reads record envelopes with its own parsers, which keep numbers as written; these tests
@@ -12,12 +13,14 @@ import Testing
 struct CLIFormatTests {
     static let awkwardKeys = [
         "plain", "UPPER", "MiXeD-case_1.2", ".hidden", "..", ".", "a/b", "../escape", "", "%", "^", "#", "100%",
-        "caf\u{E9}", "cafe\u{301}", "emoji 🙂", "nul\u{0}byte", "tab\tnew\nline", "ß", String(repeating: "k", count: 250),
+        "caf\u{E9}", "cafe\u{301}", "emoji 🙂", "nul\u{0}byte", "tab\tnew\nline", "ß",
+        String(repeating: "k", count: 250),
         String(repeating: "k", count: 251), String(repeating: "é", count: 200),
     ]
 
-    @Test("a store of awkward keys, hashed names included, verifies clean and dumps by real key",
-          arguments: [FileStorageContext.RecordFormat.json, .propertyList])
+    @Test(
+        "a store of awkward keys, hashed names included, verifies clean and dumps by real key",
+        arguments: [FileStorageContext.RecordFormat.json, .propertyList])
     func aStoreOfAwkwardKeysVerifiesClean(_ format: FileStorageContext.RecordFormat) throws {
         try CLIStore.with { store in
             let context = try store.context(format)
@@ -32,15 +35,19 @@ struct CLIFormatTests {
 
     @Test func jsonTruncationIsReportedWithTheOffsetWhereTheDataEnds() {
         let text = #"{"entity":{"text":"hel"#
-        #expect(throws: JSONSyntaxError(offset: text.utf8.count, reason: "unexpected end of data", isTruncation: true)) {
+        #expect(throws: JSONSyntaxError(offset: text.utf8.count, reason: "unexpected end of data", isTruncation: true))
+        {
             try JSONParser.parse(Array(text.utf8))
         }
     }
 
-    @Test("what RFC 8259 rejects is rejected", arguments: [
-        "01", "1.", ".5", "-", "1e", "[1,]", "{\"a\" 1}", "{\"a\":1,}", "tru", "\"\\x\"", "\"\u{01}\"", "[1] 2", "NaN",
-        "'single'", "{a:1}", "\"\\ud800\"", "\"\\udc00\"",
-    ])
+    @Test(
+        "what RFC 8259 rejects is rejected",
+        arguments: [
+            "01", "1.", ".5", "-", "1e", "[1,]", "{\"a\" 1}", "{\"a\":1,}", "tru", "\"\\x\"", "\"\u{01}\"", "[1] 2",
+            "NaN",
+            "'single'", "{a:1}", "\"\\ud800\"", "\"\\udc00\"",
+        ])
     func jsonParserRejectsInvalidDocuments(_ text: String) {
         #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(Array(text.utf8)) }
     }
@@ -50,12 +57,15 @@ struct CLIFormatTests {
     }
 
     @Test func jsonParserDecodesEscapesAndSurrogatePairs() throws {
-        let value = try JSONParser.parse(Array(#" {"s": "a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude42", "n": -0.5e+3, "l": [true, false, null]} "#.utf8))
-        #expect(value == .object([
-            JSONMember(name: "s", value: .string("a\"\\/\u{8}\u{C}\n\r\té🙂")),
-            JSONMember(name: "n", value: .number("-0.5e+3")),
-            JSONMember(name: "l", value: .array([.bool(true), .bool(false), .null])),
-        ]))
+        let value = try JSONParser.parse(
+            Array(#" {"s": "a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude42", "n": -0.5e+3, "l": [true, false, null]} "#.utf8))
+        #expect(
+            value
+                == .object([
+                    JSONMember(name: "s", value: .string("a\"\\/\u{8}\u{C}\n\r\té🙂")),
+                    JSONMember(name: "n", value: .number("-0.5e+3")),
+                    JSONMember(name: "l", value: .array([.bool(true), .bool(false), .null])),
+                ]))
     }
 
     @Test func jsonParserLimitsNestingInsteadOfExhaustingTheStack() {
@@ -78,7 +88,8 @@ struct CLIFormatTests {
         struct Sample: Codable {
             var flag = true, zero = false, small: UInt8 = 200, negative: Int64 = -5, huge = UInt64.max
             var real = 0.1, float: Float = 1.5, nan = Double.nan, date = Date(timeIntervalSinceReferenceDate: 2.5)
-            var data = Data([0xDE, 0xAD]), ascii = "plain", unicode = "caf\u{E9} 🙂", list = [1, 2], nested = ["k": ["v"]]
+            var data = Data([0xDE, 0xAD]), ascii = "plain", unicode = "caf\u{E9} 🙂", list = [1, 2],
+                nested = ["k": ["v"]]
             var long = String(repeating: "x", count: 40)
         }
         let encoder = PropertyListEncoder()
@@ -86,9 +97,12 @@ struct CLIFormatTests {
         let value = try BinaryPropertyListParser.parse(try encoder.encode(Sample()))
         let expected: [String: DAOCommandLine.JSONValue] = [
             "flag": .bool(true), "zero": .bool(false), "small": .number("200"), "negative": .number("-5"),
-            "huge": .number("18446744073709551615"), "real": .number("0.1"), "float": .number("1.5"), "nan": .string("NaN"),
-            "date": .number("2.5"), "data": .string("3q0="), "ascii": .string("plain"), "unicode": .string("caf\u{E9} 🙂"),
-            "list": .array([.number("1"), .number("2")]), "nested": .object([JSONMember(name: "k", value: .array([.string("v")]))]),
+            "huge": .number("18446744073709551615"), "real": .number("0.1"), "float": .number("1.5"),
+            "nan": .string("NaN"),
+            "date": .number("2.5"), "data": .string("3q0="), "ascii": .string("plain"),
+            "unicode": .string("caf\u{E9} 🙂"),
+            "list": .array([.number("1"), .number("2")]),
+            "nested": .object([JSONMember(name: "k", value: .array([.string("v")]))]),
             "long": .string(String(repeating: "x", count: 40)),
         ]
         for (name, expectedValue) in expected {
@@ -137,18 +151,25 @@ struct CLIFormatTests {
         let tableOffset = bytes.count
         bytes += offsets
         bytes += [0, 0, 0, 0, 0, 0, 1, 1]  // unused, offset size 1, reference size 1
-        func bigEndian(_ value: Int) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
+        func bigEndian(_ value: Int) -> [UInt8] {
+            (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
+        }
         bytes += bigEndian(levels) + bigEndian(0) + bigEndian(tableOffset)
-        let error = try #require(throws: PropertyListSyntaxError.self) { try BinaryPropertyListParser.parse(Data(bytes)) }
+        let error = try #require(throws: PropertyListSyntaxError.self) {
+            try BinaryPropertyListParser.parse(Data(bytes))
+        }
         #expect(error.reason.contains("shared so often"))
     }
 
     @Test func journalsAreToldApartByTheirChecksum() throws {
         try CLIStore.with { store in
             try FileManager.default.createDirectory(at: store.url, withIntermediateDirectories: true)
-            try store.writeUnfinishedJournal(entityDirectory: "^note", entries: [("a.json", Data("old".utf8)), ("b.json", nil)])
+            try store.writeUnfinishedJournal(
+                entityDirectory: "^note", entries: [("a.json", Data("old".utf8)), ("b.json", nil)])
             let data = try Data(contentsOf: store.url.appendingPathComponent(".journal"))
-            #expect(JournalState.parse(data) == .unfinished(entityDirectory: "^note", fileNames: ["a.json", "b.json"], size: data.count))
+            #expect(
+                JournalState.parse(data)
+                    == .unfinished(entityDirectory: "^note", fileNames: ["a.json", "b.json"], size: data.count))
             #expect(JournalState.parse(data.dropLast()) == .torn(size: data.count - 1))
             var flipped = data
             flipped[12] ^= 1

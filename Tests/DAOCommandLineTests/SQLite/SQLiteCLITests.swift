@@ -10,10 +10,13 @@ struct SQLiteCLITests {
     private func populated() throws -> TemporaryDatabase {
         let database = try TemporaryDatabase()
         let context = try database.open()
-        try context.save((1...3).map {
-            CLIReading(id: $0, value: Double($0) / 2, count: Int64($0) * 10, taken: Date(timeIntervalSinceReferenceDate: Double($0)),
-                       raw: Data([UInt8($0)]), isValid: $0 != 2, note: $0 == 1 ? "first" : nil)
-        })
+        try context.save(
+            (1...3).map {
+                CLIReading(
+                    id: $0, value: Double($0) / 2, count: Int64($0) * 10,
+                    taken: Date(timeIntervalSinceReferenceDate: Double($0)),
+                    raw: Data([UInt8($0)]), isValid: $0 != 2, note: $0 == 1 ? "first" : nil)
+            })
         try context.save([CLINote(id: "a", text: "alpha"), CLINote(id: "b", text: "beta")])
         return database
     }
@@ -25,7 +28,9 @@ struct SQLiteCLITests {
         #expect(run.status == 0, "\(run.errors)")
         #expect(run.outputLines.first == "Store   \(database.file.path)")
         #expect(run.outputLines.contains { $0.hasPrefix("Format  DAOKit SQLite layout 1, journal mode wal") })
-        #expect(run.outputLines.contains { $0.hasPrefix("Reading") && $0.contains(" 3 ") && $0.hasSuffix("none") }, "\(run.outputLines)")
+        #expect(
+            run.outputLines.contains { $0.hasPrefix("Reading") && $0.contains(" 3 ") && $0.hasSuffix("none") },
+            "\(run.outputLines)")
         #expect(run.outputLines.contains { $0.hasPrefix("Note") && $0.contains(" 2 ") }, "\(run.outputLines)")
     }
 
@@ -34,22 +39,26 @@ struct SQLiteCLITests {
         defer { database.remove() }
         let run = dao("dump", database.file.path, "Reading", "1")
         #expect(run.status == 0, "\(run.errors)")
-        #expect(run.output == """
-            {
-              "1": {
-                "id": 1,
-                "value": 0.5,
-                "count": 10,
-                "taken": 1.0,
-                "raw": "AQ==",
-                "isValid": true,
-                "note": "first"
-              }
-            }
+        #expect(
+            run.output == """
+                {
+                  "1": {
+                    "id": 1,
+                    "value": 0.5,
+                    "count": 10,
+                    "taken": 1.0,
+                    "raw": "AQ==",
+                    "isValid": true,
+                    "note": "first"
+                  }
+                }
 
-            """)
-        dao("dump", database.file.path, "Nothing").expectUsageError(startingWith: "dao dump: no entity named 'Nothing' in \(database.file.path); its entities are Note, Reading")
-        dao("dump", database.file.path, "Note", "zz").expectUsageError(startingWith: "dao dump: no Note record with key \"zz\"")
+                """)
+        dao("dump", database.file.path, "Nothing").expectUsageError(
+            startingWith: "dao dump: no entity named 'Nothing' in \(database.file.path); its entities are Note, Reading"
+        )
+        dao("dump", database.file.path, "Note", "zz").expectUsageError(
+            startingWith: "dao dump: no Note record with key \"zz\"")
     }
 
     @Test func verifyPassesASoundDatabase() throws {
@@ -66,10 +75,16 @@ struct SQLiteCLITests {
         try sqliteShell(database.file, "UPDATE Note SET text = 42 WHERE daokit_key = 'b'")
         let run = dao("verify", database.file.path)
         #expect(run.status == 1)
-        #expect(run.outputLines.first == "\(database.file.path): Note.text: 1 integer value where daokit_field_kinds records string; queries on it may be answered wrongly")
+        #expect(
+            run.outputLines.first
+                == "\(database.file.path): Note.text: 1 integer value where daokit_field_kinds records string; queries on it may be answered wrongly"
+        )
         // Changed behind the context's back, the row no longer matches its checksum either.
-        #expect(run.outputLines.contains("\(database.file.path): Note \"b\": the row's checksum does not match its contents: bytes of it changed in the file"),
-                "\(run.output)")
+        #expect(
+            run.outputLines.contains(
+                "\(database.file.path): Note \"b\": the row's checksum does not match its contents: bytes of it changed in the file"
+            ),
+            "\(run.output)")
         #expect(run.outputLines.last == "2 problems in \(database.file.path) (2 entity tables, 5 rows)")
     }
 
@@ -97,15 +112,17 @@ struct SQLiteCLITests {
         let database = try TemporaryDatabase()
         defer { database.remove() }
         try Data("hello".utf8).write(to: database.file)
-        dao("inspect", database.file.path).expectUsageError(startingWith: "dao inspect: not a directory: \(database.file.path)")
+        dao("inspect", database.file.path).expectUsageError(
+            startingWith: "dao inspect: not a directory: \(database.file.path)")
     }
 
     @Test func anotherApplicationsDatabaseIsNotADAOKitStore() throws {
         let database = try TemporaryDatabase()
         defer { database.remove() }
         try sqliteShell(database.file, "CREATE TABLE t(x); PRAGMA application_id = 7;")
-        dao("verify", database.file.path).expectUsageError(startingWith:
-            "dao verify: \(database.file.path) is an SQLite database, but not a DAOKit store (application_id 7)")
+        dao("verify", database.file.path).expectUsageError(
+            startingWith:
+                "dao verify: \(database.file.path) is an SQLite database, but not a DAOKit store (application_id 7)")
     }
 
     @Test func theDemoOnSQLiteLeavesADatabaseThatInspectAndVerifyRead() throws {
@@ -119,7 +136,8 @@ struct SQLiteCLITests {
         let inspect = dao("inspect", database.file.path)
         #expect(inspect.outputLines.contains { $0.hasPrefix("Message") && $0.contains(" 10 ") }, "\(inspect.output)")
         // Run again on the same file: the earlier data is replaced.
-        #expect(dao("demo", "--sqlite", database.file.path).outputLines.first == "SQLite store: \(database.file.path)  (an earlier demo's data is replaced)")
+        #expect(
+            dao("demo", "--sqlite", database.file.path).outputLines.first
+                == "SQLite store: \(database.file.path)  (an earlier demo's data is replaced)")
     }
 }
-

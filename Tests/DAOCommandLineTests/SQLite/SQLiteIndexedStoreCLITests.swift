@@ -20,7 +20,10 @@ struct SQLiteIndexedStoreCLITests {
     private func populated() throws -> TemporaryDatabase {
         let database = try TemporaryDatabase()
         let context = try database.open()
-        try context.save((1...40).map { IndexedMessage(id: $0, dialog: "d\($0 % 3)", text: $0 % 2 == 0 ? "Ké \($0)" : "K\u{212A} \($0)") })
+        try context.save(
+            (1...40).map {
+                IndexedMessage(id: $0, dialog: "d\($0 % 3)", text: $0 % 2 == 0 ? "Ké \($0)" : "K\u{212A} \($0)")
+            })
         return database
     }
 
@@ -29,8 +32,11 @@ struct SQLiteIndexedStoreCLITests {
         defer { database.remove() }
         let inspect = dao("inspect", database.file.path)
         #expect(inspect.status == 0, "\(inspect.errors)")
-        #expect(inspect.outputLines.contains { $0.hasPrefix("IndexedMessage") && $0.contains(" 40 ") && $0.contains("(dialog, text)") },
-                "\(inspect.output)")
+        #expect(
+            inspect.outputLines.contains {
+                $0.hasPrefix("IndexedMessage") && $0.contains(" 40 ") && $0.contains("(dialog, text)")
+            },
+            "\(inspect.output)")
         let dump = dao("dump", database.file.path, "IndexedMessage", "7")
         #expect(dump.status == 0, "\(dump.errors)")
         let object = try foundationJSON(dump.output)
@@ -40,8 +46,10 @@ struct SQLiteIndexedStoreCLITests {
         #expect(try foundationJSON(all.output).count == 40)
         let verify = dao("verify", database.file.path)
         #expect(verify.status == 0, "\(verify.output)\(verify.errors)")
-        #expect(verify.outputLines.last?.hasPrefix("OK: \(database.file.path) is sound (integrity_check ok; 1 entity table, 40 rows") == true,
-                "\(verify.output)")
+        #expect(
+            verify.outputLines.last?.hasPrefix(
+                "OK: \(database.file.path) is sound (integrity_check ok; 1 entity table, 40 rows") == true,
+            "\(verify.output)")
     }
 
     @Test func verifyFindsAnIndexThatNoLongerMatchesItsTable() throws {
@@ -58,13 +66,17 @@ struct SQLiteIndexedStoreCLITests {
     /// Rewrites one indexed value in the table only, by dropping the indexes, updating, and
     /// restoring the schema entries without rebuilding them.
     private func corruptIndexEntry(of file: URL) throws {
-        try sqliteShell(file, """
+        try sqliteShell(
+            file,
+            """
             PRAGMA journal_mode = DELETE;
             CREATE TABLE saved AS SELECT type, name, tbl_name, rootpage, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL;
             PRAGMA writable_schema = ON;
             DELETE FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL;
             """)
-        try sqliteShell(file, """
+        try sqliteShell(
+            file,
+            """
             UPDATE "IndexedMessage" SET text = 'changed' WHERE daokit_key = '7';
             PRAGMA writable_schema = ON;
             INSERT INTO sqlite_schema(type, name, tbl_name, rootpage, sql) SELECT * FROM saved;

@@ -22,14 +22,19 @@ struct CLINotAStoreTests {
         try CLIStore.with { store in
             try CLIStore.with { real in
                 let context = try real.withNotes(1)
-                try FileManager.default.createDirectory(at: store.url.appendingPathComponent("^note"), withIntermediateDirectories: true)
-                try FileManager.default.copyItem(atPath: real.notePath("n0", in: context), toPath: store.path + "/^note/n0.json")
+                try FileManager.default.createDirectory(
+                    at: store.url.appendingPathComponent("^note"), withIntermediateDirectories: true)
+                try FileManager.default.copyItem(
+                    atPath: real.notePath("n0", in: context), toPath: store.path + "/^note/n0.json")
             }
             try store.write("x", to: "session.log")
-            try FileManager.default.createDirectory(at: store.url.appendingPathComponent("Build-Cache"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: store.url.appendingPathComponent("Build-Cache"), withIntermediateDirectories: true)
             let before = try store.snapshot()
-            daoRun(Self.arguments(command, store.path)).expectUsageError(startingWith:
-                "dao \(command[0]): \(store.path) is not a DAOKit file store (no .lock file, no .journal, and 2 entries that no store holds, such as Build-Cache)")
+            daoRun(Self.arguments(command, store.path)).expectUsageError(
+                startingWith:
+                    "dao \(command[0]): \(store.path) is not a DAOKit file store (no .lock file, no .journal, and 2 entries that no store holds, such as Build-Cache)"
+            )
             #expect(try store.snapshot() == before)
         }
     }
@@ -37,9 +42,12 @@ struct CLINotAStoreTests {
     @Test(arguments: commands)
     func aDirectoryOfFoldersWithoutRecordsIsNotAStore(_ command: [String]) throws {
         try CLIStore.with { store in
-            try FileManager.default.createDirectory(at: store.url.appendingPathComponent("photos"), withIntermediateDirectories: true)
-            daoRun(Self.arguments(command, store.path)).expectUsageError(startingWith:
-                "dao \(command[0]): \(store.path) is not a DAOKit file store (no .lock file, no .journal and no record folders)")
+            try FileManager.default.createDirectory(
+                at: store.url.appendingPathComponent("photos"), withIntermediateDirectories: true)
+            daoRun(Self.arguments(command, store.path)).expectUsageError(
+                startingWith:
+                    "dao \(command[0]): \(store.path) is not a DAOKit file store (no .lock file, no .journal and no record folders)"
+            )
         }
     }
 
@@ -51,7 +59,8 @@ struct CLINotAStoreTests {
             try? FileManager.default.removeItem(atPath: store.path + "/.journal")
             let run = dao("verify", store.path)
             #expect(run.status == 0, "\(run.errors)")
-            #expect(run.outputLines.last?.hasPrefix("OK: \(store.path) is sound (3 records") == true, "\(run.outputLines)")
+            #expect(
+                run.outputLines.last?.hasPrefix("OK: \(store.path) is sound (3 records") == true, "\(run.outputLines)")
         }
     }
 

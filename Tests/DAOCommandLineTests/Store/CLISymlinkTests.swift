@@ -3,10 +3,11 @@ import DAOKitFileStore
 import DAOKitStoreFormat
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `dao` reads a store through the store format's confined file system, so it reports a link
@@ -45,7 +46,9 @@ struct CLISymlinkTests {
             let run = dao("verify", store.path)
             #expect(run.status == 1)
             #expect(run.outputLines.contains("\(reproduction.recordLink): not a regular file"), "\(run.outputLines)")
-            #expect(run.outputLines.contains { $0.hasPrefix("\(reproduction.folderLink): a symbolic link") }, "\(run.outputLines)")
+            #expect(
+                run.outputLines.contains { $0.hasPrefix("\(reproduction.folderLink): a symbolic link") },
+                "\(run.outputLines)")
             #expect(!run.output.contains("sound"))
         }
     }
@@ -106,7 +109,8 @@ struct CLISymlinkTests {
             let journalPath = store.path + "/.journal"
             try? FileManager.default.removeItem(atPath: journalPath)
             let outside = store.path + "-journal"
-            try Journal(directoryName: "^note", entries: [.init(fileName: "n1.json", previousContents: nil)]).serialized()
+            try Journal(directoryName: "^note", entries: [.init(fileName: "n1.json", previousContents: nil)])
+                .serialized()
                 .write(to: URL(fileURLWithPath: outside))
             defer { _ = unlink(outside) }
             #expect(symlink(outside, journalPath) == 0)

@@ -1,9 +1,10 @@
-@testable import DAOCommandLine
 import DAOKit
 import DAOKitFileStore
 import DAOKitStoreFormat
 import Foundation
 import Testing
+
+@testable import DAOCommandLine
 
 /// What one run of `dao` produced.
 struct CLIRun {
@@ -11,8 +12,12 @@ struct CLIRun {
     let output: String
     let errors: String
 
-    var outputLines: [String] { output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLastIfEmpty }
-    var errorLines: [String] { errors.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLastIfEmpty }
+    var outputLines: [String] {
+        output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLastIfEmpty
+    }
+    var errorLines: [String] {
+        errors.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLastIfEmpty
+    }
 
     /// Checks the contract of a refused command: status 2, nothing on standard output, and exactly
     /// one line on standard error that starts with `prefix` and is not a trap or a backtrace.
@@ -20,13 +25,14 @@ struct CLIRun {
         #expect(status == 2, "status \(status), errors: \(errors)", sourceLocation: sourceLocation)
         #expect(output.isEmpty, "unexpected output: \(output)", sourceLocation: sourceLocation)
         #expect(errorLines.count == 1, "expected one line, got: \(errors)", sourceLocation: sourceLocation)
-        #expect(errors.hasPrefix(prefix), "\(errors.debugDescription) does not start with \(prefix.debugDescription)",
-                sourceLocation: sourceLocation)
+        #expect(
+            errors.hasPrefix(prefix), "\(errors.debugDescription) does not start with \(prefix.debugDescription)",
+            sourceLocation: sourceLocation)
     }
 }
 
-private extension Array where Element == String {
-    var dropLastIfEmpty: [String] { last == "" ? Array(dropLast()) : self }
+extension Array where Element == String {
+    fileprivate var dropLastIfEmpty: [String] { last == "" ? Array(dropLast()) : self }
 }
 
 /// Runs the tool in process, through the same entry point as the executable.
@@ -67,7 +73,8 @@ struct CLIStore {
     var path: String { url.path }
 
     init() {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("daokit-cli-\(UUID().uuidString)", isDirectory: true)
+        url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "daokit-cli-\(UUID().uuidString)", isDirectory: true)
     }
 
     func remove() {
@@ -117,7 +124,9 @@ struct CLIStore {
     /// Writes `.journal` as a batch that stopped half way, with the old contents of each file
     /// (`nil`: the file did not exist before the batch), in DAOKit's own journal format.
     func writeUnfinishedJournal(entityDirectory: String, entries: [(fileName: String, previous: Data?)]) throws {
-        let journal = Journal(directoryName: entityDirectory, entries: entries.map { Journal.Entry(fileName: $0.fileName, previousContents: $0.previous) })
+        let journal = Journal(
+            directoryName: entityDirectory,
+            entries: entries.map { Journal.Entry(fileName: $0.fileName, previousContents: $0.previous) })
         try journal.serialized().write(to: url.appendingPathComponent(".journal"))
     }
 }
@@ -139,8 +148,10 @@ func daoExecutableURL() throws -> URL {
         for _ in 0..<6 {
             let candidate = directory.appendingPathComponent("dao")
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-               FileManager.default.isExecutableFile(atPath: candidate.path) {
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
+                !isDirectory.boolValue,
+                FileManager.default.isExecutableFile(atPath: candidate.path)
+            {
                 return candidate
             }
             directory = directory.deletingLastPathComponent()
@@ -155,7 +166,8 @@ func daoBinary(_ arguments: [String]) throws -> CLIRun {
     process.executableURL = try daoExecutableURL()
     process.arguments = arguments
     // Standard error goes to a file, so that only one pipe needs draining while the child runs.
-    let errorsURL = FileManager.default.temporaryDirectory.appendingPathComponent("daokit-cli-stderr-\(UUID().uuidString)")
+    let errorsURL = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "daokit-cli-stderr-\(UUID().uuidString)")
     guard FileManager.default.createFile(atPath: errorsURL.path, contents: nil) else {
         throw CLITestFailure("cannot create \(errorsURL.path)")
     }
@@ -168,8 +180,9 @@ func daoBinary(_ arguments: [String]) throws -> CLIRun {
     try process.run()
     let outputData = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return CLIRun(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-                  errors: String(decoding: try Data(contentsOf: errorsURL), as: UTF8.self))
+    return CLIRun(
+        status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+        errors: String(decoding: try Data(contentsOf: errorsURL), as: UTF8.self))
 }
 
 struct CLITestFailure: Error, CustomStringConvertible {

@@ -1,12 +1,13 @@
 import DAOKitInternals
 import DAOKitStoreFormat
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A ``FileSystem`` that forwards to another one and makes chosen calls fail, for tests.
@@ -88,13 +89,13 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
             switch mode {
             case .passThrough:
                 return nil
-            case let .fail(number, code):
+            case .fail(let number, let code):
                 return calls == number ? code : nil
-            case let .crash(after):
+            case .crash(let after):
                 return calls > after && !releases ? EIO : nil
-            case let .denyWrites(code):
+            case .denyWrites(let code):
                 return changes ? code : nil
-            case let .fullDisk(from):
+            case .fullDisk(let from):
                 return calls >= from && needsSpace ? ENOSPC : nil
             }
         }
@@ -105,14 +106,19 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
     }
 
     func open(_ path: String, _ flags: Int32, _ mode: mode_t) throws(FileSystemError) -> Int32 {
-        try enter("open", path, changes: flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC) != 0, needsSpace: creates(path, flags))
+        try enter(
+            "open", path, changes: flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC) != 0,
+            needsSpace: creates(path, flags))
         return try base.open(path, flags, mode)
     }
 
     func close(_ fd: Int32, path: String) throws(FileSystemError) {
         // The descriptor is released whatever happens, as with the real close(2).
         let injected: FileSystemError?
-        do { try enter("close", path, releases: true); injected = nil } catch { injected = error }
+        do {
+            try enter("close", path, releases: true)
+            injected = nil
+        } catch { injected = error }
         try base.close(fd, path: path)
         if let injected { throw injected }
     }
@@ -162,8 +168,12 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
         try base.unlink(path)
     }
 
-    func open(_ name: String, in directory: Int32, _ flags: Int32, _ mode: mode_t, path: String) throws(FileSystemError) -> Int32 {
-        try enter("open", path, changes: flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC) != 0, needsSpace: creates(path, flags))
+    func open(_ name: String, in directory: Int32, _ flags: Int32, _ mode: mode_t, path: String) throws(FileSystemError)
+        -> Int32
+    {
+        try enter(
+            "open", path, changes: flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC) != 0,
+            needsSpace: creates(path, flags))
         return try base.open(name, in: directory, flags, mode, path: path)
     }
 
@@ -207,7 +217,10 @@ final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
     func lock(_ fd: Int32, _ request: AdvisoryLockRequest, path: String) throws(FileSystemError) {
         if request == .unlock {
             let injected: FileSystemError?
-            do { try enter("flock", path, releases: true); injected = nil } catch { injected = error }
+            do {
+                try enter("flock", path, releases: true)
+                injected = nil
+            } catch { injected = error }
             try base.lock(fd, .unlock, path: path)
             if let injected { throw injected }
         } else {

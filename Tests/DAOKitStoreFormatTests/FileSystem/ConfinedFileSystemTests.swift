@@ -2,10 +2,11 @@ import DAOKitInternals
 import DAOKitStoreFormat
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// ``POSIXFileSystem/confined(to:)``: below the root no call follows a symbolic link; calls that
@@ -22,7 +23,7 @@ struct ConfinedFileSystemTests {
 
     @Test func aRegularPathReadsAsUsual() throws {
         try with { tree in
-            guard case let .bytes(data) = try tree.files.readContents(of: tree.root + "/folder/file") else {
+            guard case .bytes(let data) = try tree.files.readContents(of: tree.root + "/folder/file") else {
                 Issue.record("not read")
                 return
             }
@@ -34,7 +35,9 @@ struct ConfinedFileSystemTests {
     @Test func aLinkedFolderOnTheWayIsRefusedNamingTheFolder() throws {
         try with { tree in
             tree.link("linked", to: tree.outside)
-            let error = try #require(throws: FileSystemError.self) { try tree.files.readContents(of: tree.root + "/linked/file") }
+            let error = try #require(throws: FileSystemError.self) {
+                try tree.files.readContents(of: tree.root + "/linked/file")
+            }
             #expect(error.refusal == .notADirectory)
             #expect(error.path == tree.root + "/linked")
             let write = try #require(throws: FileSystemError.self) {
@@ -48,7 +51,9 @@ struct ConfinedFileSystemTests {
     @Test func listingALinkedFolderIsRefusedNamingIt() throws {
         try with { tree in
             tree.link("linked", to: tree.outside)
-            let error = try #require(throws: FileSystemError.self) { try tree.files.contentsOfDirectory(tree.root + "/linked") }
+            let error = try #require(throws: FileSystemError.self) {
+                try tree.files.contentsOfDirectory(tree.root + "/linked")
+            }
             #expect(error.refusal == .notADirectory)
             #expect(error.path == tree.root + "/linked")
         }
@@ -59,7 +64,8 @@ struct ConfinedFileSystemTests {
             tree.link("folder/link", to: tree.outside + "/file")
             #expect(try tree.files.readContents(of: tree.root + "/folder/link") == .notRegularFile)
             let error = try #require(throws: FileSystemError.self) {
-                try tree.files.writeFile(tree.root + "/folder/link", Data("x".utf8), flags: O_WRONLY | O_CREAT | O_NOFOLLOW, sync: false)
+                try tree.files.writeFile(
+                    tree.root + "/folder/link", Data("x".utf8), flags: O_WRONLY | O_CREAT | O_NOFOLLOW, sync: false)
             }
             #expect(error.code == ELOOP)
             #expect(tree.outsideText == "outside")
@@ -120,9 +126,11 @@ struct ConfinedFileSystemTests {
     @Test func foldersWhoseNamesDifferOnlyInUnicodeNormalizationAreDifferentFolders() throws {
         try with { tree in
             // "é" precomposed and decomposed: equal as Swift strings, two folders to the system.
-            let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+            let composed = "caf\u{E9}"
+            let decomposed = "cafe\u{301}"
             for name in [composed, decomposed] {
-                try FileManager.default.createDirectory(atPath: tree.root + "/" + name, withIntermediateDirectories: false)
+                try FileManager.default.createDirectory(
+                    atPath: tree.root + "/" + name, withIntermediateDirectories: false)
             }
             try Data("x".utf8).write(to: URL(fileURLWithPath: tree.root + "/" + composed + "/file"))
             try tree.files.rename(tree.root + "/" + composed + "/file", tree.root + "/" + decomposed + "/file")
@@ -134,7 +142,9 @@ struct ConfinedFileSystemTests {
     @Test func aFIFOOnTheWayIsRefusedWithoutBlocking() throws {
         try with { tree in
             #expect(mkfifo(tree.root + "/pipe", 0o644) == 0)
-            let error = try #require(throws: FileSystemError.self) { try tree.files.readContents(of: tree.root + "/pipe/file") }
+            let error = try #require(throws: FileSystemError.self) {
+                try tree.files.readContents(of: tree.root + "/pipe/file")
+            }
             #expect(error.refusal == .notADirectory)
             #expect(error.path == tree.root + "/pipe")
         }
@@ -142,7 +152,9 @@ struct ConfinedFileSystemTests {
 
     @Test func aRegularFileOnTheWayIsAnOrdinaryErrorNamingIt() throws {
         try with { tree in
-            let error = try #require(throws: FileSystemError.self) { try tree.files.readContents(of: tree.root + "/folder/file/x") }
+            let error = try #require(throws: FileSystemError.self) {
+                try tree.files.readContents(of: tree.root + "/folder/file/x")
+            }
             #expect(error.code == ENOTDIR)
             #expect(error.refusal == nil)
         }
@@ -150,7 +162,9 @@ struct ConfinedFileSystemTests {
 
     @Test func aPathClimbingOutOfTheRootIsRefused() throws {
         try with { tree in
-            #expect(throws: FileSystemError.self) { try tree.files.readContents(of: tree.root + "/folder/../../outside/file") }
+            #expect(throws: FileSystemError.self) {
+                try tree.files.readContents(of: tree.root + "/folder/../../outside/file")
+            }
         }
     }
 
@@ -169,7 +183,9 @@ struct ConfinedFileSystemTests {
     @Test func aMissingRootOrOneThatIsAFileCannotBeConfinedTo() throws {
         try with { tree in
             #expect(throws: FileSystemError.self) { try POSIXFileSystem().confined(to: tree.root + "/missing") }
-            let error = try #require(throws: FileSystemError.self) { try POSIXFileSystem().confined(to: tree.root + "/folder/file") }
+            let error = try #require(throws: FileSystemError.self) {
+                try POSIXFileSystem().confined(to: tree.root + "/folder/file")
+            }
             #expect(error.code == ENOTDIR)
         }
     }

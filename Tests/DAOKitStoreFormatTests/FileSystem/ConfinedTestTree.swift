@@ -1,10 +1,11 @@
 import DAOKitStoreFormat
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A store root holding `folder/`, a file system confined to it, and beside the root
@@ -16,7 +17,8 @@ struct ConfinedTestTree {
     let files: any FileSystem
 
     private init() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("daokit-confined-\(UUID().uuidString)").path
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("daokit-confined-\(UUID().uuidString)")
+            .path
         root = base + "/root"
         outside = base + "/outside"
         for directory in [root + "/folder", outside] {

@@ -1,10 +1,11 @@
 import DAOKitInternals
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The calls on an entry of a directory already open (``FileSystem/open(_:in:_:_:path:)`` and its
@@ -23,11 +24,15 @@ struct DirectoryEntryCallsTests {
 
     @Test func aFileIsCreatedRenamedReadRewrittenAndRemovedByName() throws {
         try with { tree, folder, path in
-            try tree.files.writeFile(".tmp", in: folder, path: path(".tmp"), Data("first".utf8),
-                                     flags: O_WRONLY | O_CREAT | O_EXCL, sync: true)
+            try tree.files.writeFile(
+                ".tmp", in: folder, path: path(".tmp"), Data("first".utf8),
+                flags: O_WRONLY | O_CREAT | O_EXCL, sync: true)
             try tree.files.rename(".tmp", to: "record", in: folder, path: path("record"))
-            #expect(try tree.files.readContents(of: "record", in: folder, path: path("record")) == .bytes(Data("first".utf8)))
-            try tree.files.overwriteFile("record", in: folder, path: path("record"), Data("2nd".utf8), previousLength: 5)
+            #expect(
+                try tree.files.readContents(of: "record", in: folder, path: path("record"))
+                    == .bytes(Data("first".utf8)))
+            try tree.files.overwriteFile(
+                "record", in: folder, path: path("record"), Data("2nd".utf8), previousLength: 5)
             #expect(try String(contentsOfFile: path("record"), encoding: .utf8) == "2nd")
             try tree.files.unlinkIfPresent("record", in: folder, path: path("record"))
             try tree.files.unlinkIfPresent("record", in: folder, path: path("record"))
@@ -41,12 +46,14 @@ struct DirectoryEntryCallsTests {
             tree.link("folder/link", to: tree.outside + "/file")
             #expect(try tree.files.readContents(of: "link", in: folder, path: path("link")) == .notRegularFile)
             let overwrite = try #require(throws: FileSystemError.self) {
-                try tree.files.overwriteFile("link", in: folder, path: path("link"), Data("x".utf8), previousLength: nil)
+                try tree.files.overwriteFile(
+                    "link", in: folder, path: path("link"), Data("x".utf8), previousLength: nil)
             }
             #expect(overwrite.isNotRegularFile)
             #expect(overwrite.path == path("link"))
             let create = try #require(throws: FileSystemError.self) {
-                try tree.files.writeFile("link", in: folder, path: path("link"), Data("x".utf8), flags: O_WRONLY | O_CREAT, sync: false)
+                try tree.files.writeFile(
+                    "link", in: folder, path: path("link"), Data("x".utf8), flags: O_WRONLY | O_CREAT, sync: false)
             }
             #expect(create.code == ELOOP)
             #expect(tree.outsideText == "outside")
@@ -65,7 +72,9 @@ struct DirectoryEntryCallsTests {
         }
     }
 
-    @Test("A name that is not one component is refused, nothing done", arguments: ["", ".", "..", "../outside", "sub/file", "/etc/passwd"])
+    @Test(
+        "A name that is not one component is refused, nothing done",
+        arguments: ["", ".", "..", "../outside", "sub/file", "/etc/passwd"])
     func aNameThatIsNotOneComponentIsRefused(_ name: String) throws {
         try with { tree, folder, path in
             let open = try #require(throws: FileSystemError.self) {
@@ -77,7 +86,9 @@ struct DirectoryEntryCallsTests {
             }
             #expect(rename.code == EXDEV)
             #expect(throws: FileSystemError.self) { try tree.files.rename("x", to: name, in: folder, path: path(name)) }
-            let unlink = try #require(throws: FileSystemError.self) { try tree.files.unlink(name, in: folder, path: path(name)) }
+            let unlink = try #require(throws: FileSystemError.self) {
+                try tree.files.unlink(name, in: folder, path: path(name))
+            }
             #expect(unlink.code == EXDEV)
             #expect(try tree.files.contentsOfDirectory(tree.path("folder")).isEmpty)
             #expect(tree.outsideText == "outside")

@@ -4,23 +4,36 @@ import Testing
 
 @Suite("Journal")
 struct JournalTests {
-    static let sample = Journal(directoryName: "^note", entries: [
-        .init(fileName: "a.json", previousContents: Data("{\"old\":1}".utf8)),
-        .init(fileName: "b.json", previousContents: nil),
-        .init(fileName: "%.json", previousContents: Data()),
-    ])
+    static let sample = Journal(
+        directoryName: "^note",
+        entries: [
+            .init(fileName: "a.json", previousContents: Data("{\"old\":1}".utf8)),
+            .init(fileName: "b.json", previousContents: nil),
+            .init(fileName: "%.json", previousContents: Data()),
+        ])
 
     /// Built by hand from the layout documented on ``Journal`` (and in the README), so that the
     /// code cannot drift from the documentation that other tools read journals by.
     @Test func theBytesFollowTheDocumentedLayout() {
         var bytes = Array("DAOKJRN1".utf8)
-        func append<I: FixedWidthInteger>(_ value: I) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
-        func append(_ text: String) { append(UInt32(text.utf8.count)); bytes.append(contentsOf: text.utf8) }
+        func append<I: FixedWidthInteger>(_ value: I) {
+            withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        func append(_ text: String) {
+            append(UInt32(text.utf8.count))
+            bytes.append(contentsOf: text.utf8)
+        }
         append("^note")
         append(UInt32(3))
-        append("a.json"); bytes.append(1); append(UInt64(9)); bytes.append(contentsOf: Array("{\"old\":1}".utf8))
-        append("b.json"); bytes.append(0)
-        append("%.json"); bytes.append(1); append(UInt64(0))
+        append("a.json")
+        bytes.append(1)
+        append(UInt64(9))
+        bytes.append(contentsOf: Array("{\"old\":1}".utf8))
+        append("b.json")
+        bytes.append(0)
+        append("%.json")
+        bytes.append(1)
+        append(UInt64(0))
         // FNV-1a 64 of everything before it.
         append(bytes.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 })
         #expect(Array(Self.sample.serialized()) == bytes)

@@ -35,7 +35,8 @@ struct FileNameCodecTests {
         #expect("caf\u{e9}" == "cafe\u{301}")
         #expect(FileNameCodec.encode("caf\u{e9}") == "caf%c3%a9")
         #expect(FileNameCodec.encode("cafe\u{301}") == "caf%c3%a9")
-        #expect(FileNameCodec.encode(String(repeating: "e\u{301}", count: 100), suffixLength: 5)
+        #expect(
+            FileNameCodec.encode(String(repeating: "e\u{301}", count: 100), suffixLength: 5)
                 == FileNameCodec.encode(String(repeating: "\u{e9}", count: 100), suffixLength: 5))
     }
 
@@ -71,8 +72,9 @@ struct FileNameCodecTests {
         #expect(FileNameCodec.encode(String(repeating: "日", count: 30), suffixLength: 5).hasPrefix("#"))
     }
 
-    @Test("names the encoder never produces do not decode",
-          arguments: ["ABC", "A", "%2F", "%zz", "%2", "%4", "^A", "^", "%61", "%41", "#abc", "a^", "%ff", "%c3", "a%2e."])
+    @Test(
+        "names the encoder never produces do not decode",
+        arguments: ["ABC", "A", "%2F", "%zz", "%2", "%4", "^A", "^", "%61", "%41", "#abc", "a^", "%ff", "%c3", "a%2e."])
     func nonCanonicalNamesDoNotDecode(_ stem: String) {
         #expect(FileNameCodec.decode(stem) == nil)
     }
@@ -81,8 +83,10 @@ struct FileNameCodecTests {
         let hashed = FileNameCodec.encode(String(repeating: "k", count: 300), suffixLength: 5)
         #expect(FileNameCodec.isHashed(hashed))
         #expect(FileNameCodec.isHashed("#" + String(repeating: "0", count: 64)))
-        for stem in ["#", "#" + String(repeating: "0", count: 63), "#" + String(repeating: "A", count: 64),
-                     "#" + String(repeating: "0", count: 65), "x" + String(repeating: "0", count: 64), "plain", "%23abc"] {
+        for stem in [
+            "#", "#" + String(repeating: "0", count: 63), "#" + String(repeating: "A", count: 64),
+            "#" + String(repeating: "0", count: 65), "x" + String(repeating: "0", count: 64), "plain", "%23abc",
+        ] {
             #expect(!FileNameCodec.isHashed(stem), "\(stem)")
         }
     }
@@ -90,14 +94,20 @@ struct FileNameCodecTests {
 
 @Suite("SHA256")
 struct SHA256Tests {
-    @Test("matches the FIPS 180-4 test vectors", arguments: [
-        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
-        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
-        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
-        ("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
-         "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"),
-    ])
+    @Test(
+        "matches the FIPS 180-4 test vectors",
+        arguments: [
+            ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+            ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+            (
+                "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+                "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+            ),
+            (
+                "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+                "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"
+            ),
+        ])
     func matchesTheStandardVectors(_ message: String, _ digest: String) {
         #expect(SHA256.hexDigest(message) == digest)
     }

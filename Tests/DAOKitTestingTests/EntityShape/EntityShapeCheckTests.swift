@@ -175,7 +175,10 @@ enum Tasks {
     }
 
     struct Owner: Codable { var name: String }
-    struct OwnerWithAge: Codable { var name: String; var age: Int }
+    struct OwnerWithAge: Codable {
+        var name: String
+        var age: Int
+    }
 
     struct WithOwner: Storable {
         static var entityName: String { "owned" }
@@ -207,7 +210,9 @@ struct EntityShapeCheckTests {
             return []
         } catch let failure as EntityShapeCheckFailure {
             #expect(failure.entityName == New.entityName)
-            #expect(failure.description.hasPrefix("\(New.entityName) version 2: \(failure.problems.count) stored-shape problem"))
+            #expect(
+                failure.description.hasPrefix(
+                    "\(New.entityName) version 2: \(failure.problems.count) stored-shape problem"))
             return failure.problems
         }
     }
@@ -219,15 +224,19 @@ struct EntityShapeCheckTests {
         #expect(problems.map(\.kind) == [.addedWithoutDefault])
         #expect(problems.first?.field == "points")
         #expect(problems.first?.olderVersion == 1)
-        #expect(problems.first?.message.hasPrefix("`points` was added without a default: declare one or make it optional") == true)
+        #expect(
+            problems.first?.message.hasPrefix("`points` was added without a default: declare one or make it optional")
+                == true)
     }
 
     @Test func aRenameFails() throws {
         let problems = try problems(from: Tasks.V1.self, to: Tasks.Renamed.self, rollback: .notChecked)
         #expect(problems.map(\.kind) == [.renamed])
         #expect(problems.first?.field == "remark")
-        #expect(problems.first?.message
-            == "`note` disappeared while `remark` of the same kind appeared: declare the rename or a migration step")
+        #expect(
+            problems.first?.message
+                == "`note` disappeared while `remark` of the same kind appeared: declare the rename or a migration step"
+        )
     }
 
     @Test func anIntegerThatBecameTextFails() throws {
@@ -241,7 +250,10 @@ struct EntityShapeCheckTests {
         let problems = try problems(from: Tasks.V1.self, to: Tasks.NoteRemoved.self)
         #expect(problems.map(\.kind) == [.removedButStillRequired])
         #expect(problems.first?.field == "note")
-        #expect(problems.first?.message.hasPrefix("`note` was removed, but version 1 (a rollback, or an older app on the same store) requires it") == true)
+        #expect(
+            problems.first?.message.hasPrefix(
+                "`note` was removed, but version 1 (a rollback, or an older app on the same store) requires it") == true
+        )
     }
 
     @Test func anEnumThatGainedACaseFailsBecauseThePreviousVersionCannotReadIt() throws {
@@ -290,7 +302,9 @@ struct EntityShapeCheckTests {
         let problems = try problems(from: Tasks.V1.self, to: Tasks.LostCase.self, rollback: .notChecked)
         #expect(problems.map(\.kind) == [.lostEnumCases])
         #expect(problems.first?.field == "status")
-        #expect(problems.first?.message.hasPrefix("`status` lost the case `done`: records of version 1 holding it cannot be read") == true)
+        #expect(
+            problems.first?.message.hasPrefix(
+                "`status` lost the case `done`: records of version 1 holding it cannot be read") == true)
     }
 
     @Test func anOptionalFieldThatBecameRequiredFails() throws {
@@ -315,7 +329,9 @@ struct EntityShapeCheckTests {
         let problems = try problems(from: Tasks.V1.self, to: Tasks.DueRequiredUnlessNoted.self)
         #expect(problems.map(\.kind) == [.unreadableRecord])
         #expect(problems.first?.field == nil)
-        #expect(problems.first?.message.hasPrefix("a record of version 1 cannot be read by the current DueRequiredUnlessNoted") == true)
+        #expect(
+            problems.first?.message.hasPrefix(
+                "a record of version 1 cannot be read by the current DueRequiredUnlessNoted") == true)
         #expect(problems.first?.message.contains("NoDueDate") == true)
     }
 
@@ -348,16 +364,18 @@ struct EntityShapeCheckTests {
         let failure = try #require(throws: EntityShapeCheckFailure.self) { try check.verify() }
         #expect(failure.problems.map(\.kind) == [.snapshotRecorded])
         #expect(failure.problems.first?.message.contains("commit this file") == true)
-        #expect(try folder.read("tasks.v1.shape").hasSuffix("""
-            @version 1
-            id: string
-            title: string
-            note: string
-            count: integer
-            status: enum(open,done)
-            due: date?
+        #expect(
+            try folder.read("tasks.v1.shape").hasSuffix(
+                """
+                @version 1
+                id: string
+                title: string
+                note: string
+                count: integer
+                status: enum(open,done)
+                due: date?
 
-            """))
+                """))
         try check.verify()
     }
 
@@ -401,9 +419,19 @@ struct EntityShapeCheckTests {
     /// the JSON contexts' decoding reads: a wrong placeholder for any kind would fail here.
     struct EveryKind: Storable {
         static var entityName: String { "every-kind" }
-        enum Priority: Int, Codable, CaseIterable { case low = 1, high = 5 }
-        struct Line: Codable { var sku: String; var quantity: UInt8 }
-        final class Node: Codable { var label: String; var children: [Node]; var parent: Node? }
+        enum Priority: Int, Codable, CaseIterable {
+            case low = 1
+            case high = 5
+        }
+        struct Line: Codable {
+            var sku: String
+            var quantity: UInt8
+        }
+        final class Node: Codable {
+            var label: String
+            var children: [Node]
+            var parent: Node?
+        }
         var id: UUID
         var ratio: Float
         var flag: Bool

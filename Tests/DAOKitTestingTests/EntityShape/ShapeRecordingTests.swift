@@ -5,9 +5,18 @@ import Testing
 @Suite("The recorded shape of a type is what its records hold")
 struct ShapeRecordingTests {
     enum Status: String, Codable, CaseIterable { case open, done }
-    enum Priority: Int, Codable, CaseIterable { case low = 1, high = 5 }
-    struct Owner: Codable { var name: String; var email: String? }
-    struct Line: Codable { var sku: String; var quantity: Int }
+    enum Priority: Int, Codable, CaseIterable {
+        case low = 1
+        case high = 5
+    }
+    struct Owner: Codable {
+        var name: String
+        var email: String?
+    }
+    struct Line: Codable {
+        var sku: String
+        var quantity: Int
+    }
 
     struct Everything: Codable {
         var text: String
@@ -34,34 +43,35 @@ struct ShapeRecordingTests {
 
     @Test func everyKindOptionalityNestingAndEnumCaseIsRecorded() throws {
         let shape = try EntityShape(of: Everything.self)
-        #expect(shape.description == """
-            text: string
-            count: integer
-            small: integer
-            ratio: floating
-            flag: bool
-            due: date?
-            blob: data
-            link: url
-            amount: decimal
-            token: uuid
-            tags: [string]
-            labels: [string]
-            maybeTags: [string?]
-            scores: [string: integer]
-            byYear: [integer: [{}]]
-            byYear[][].sku: string
-            byYear[][].quantity: integer
-            status: enum(open,done)
-            priority: integer-enum(1,5)?
-            owner: {}
-            owner.name: string
-            owner.email: string?
-            lines: [{}]
-            lines[].sku: string
-            lines[].quantity: integer
-            grid: [[floating]]
-            """)
+        #expect(
+            shape.description == """
+                text: string
+                count: integer
+                small: integer
+                ratio: floating
+                flag: bool
+                due: date?
+                blob: data
+                link: url
+                amount: decimal
+                token: uuid
+                tags: [string]
+                labels: [string]
+                maybeTags: [string?]
+                scores: [string: integer]
+                byYear: [integer: [{}]]
+                byYear[][].sku: string
+                byYear[][].quantity: integer
+                status: enum(open,done)
+                priority: integer-enum(1,5)?
+                owner: {}
+                owner.name: string
+                owner.email: string?
+                lines: [{}]
+                lines[].sku: string
+                lines[].quantity: integer
+                grid: [[floating]]
+                """)
     }
 
     struct HandWritten: Codable {
@@ -87,14 +97,15 @@ struct ShapeRecordingTests {
 
     @Test func decodeIfPresentAndContainsMakeAFieldOptionalAndNestedContainersNest() throws {
         let shape = try EntityShape(of: HandWritten.self)
-        #expect(shape.description == """
-            title: string
-            points: integer?
-            note: string?
-            place: {}
-            place.x: integer
-            place.y: integer
-            """)
+        #expect(
+            shape.description == """
+                title: string
+                points: integer?
+                note: string?
+                place: {}
+                place.x: integer
+                place.y: integer
+                """)
     }
 
     /// Stored as a single value: recorded as the value's kind.
@@ -133,12 +144,13 @@ struct ShapeRecordingTests {
 
     @Test func aTypeInsideItselfIsRecordedOnceBehindAnOptionalOrACollection() throws {
         let shape = try EntityShape(of: TreeNode.self)
-        #expect(shape.description == """
-            name: string
-            children: [recursive(TreeNode)]
-            parent: recursive(TreeNode)?
-            byName: [string: recursive(TreeNode)]
-            """)
+        #expect(
+            shape.description == """
+                name: string
+                children: [recursive(TreeNode)]
+                parent: recursive(TreeNode)?
+                byName: [string: recursive(TreeNode)]
+                """)
     }
 
     class Base: Codable {
@@ -164,7 +176,10 @@ struct ShapeRecordingTests {
     // MARK: What cannot be recorded, and says so
 
     enum LooseStatus: String, Codable { case open, done }
-    struct WithLooseStatus: Codable { var id: String; var status: LooseStatus }
+    struct WithLooseStatus: Codable {
+        var id: String
+        var status: LooseStatus
+    }
 
     @Test func aRawValueEnumThatIsNotCaseIterableIsAnErrorNamingTheField() throws {
         let error = try #require(throws: ShapeRecordingError.self) { try EntityShape(of: WithLooseStatus.self) }
@@ -174,8 +189,14 @@ struct ShapeRecordingTests {
         #expect(error.description.contains("CaseIterable"))
     }
 
-    enum Payment: Codable { case cash, card(number: String) }
-    struct WithPayment: Codable { var id: String; var payment: Payment }
+    enum Payment: Codable {
+        case cash
+        case card(number: String)
+    }
+    struct WithPayment: Codable {
+        var id: String
+        var payment: Payment
+    }
 
     @Test func anEnumWithAssociatedValuesIsAnErrorNamingTheField() throws {
         let error = try #require(throws: ShapeRecordingError.self) { try EntityShape(of: WithPayment.self) }
@@ -194,7 +215,10 @@ struct ShapeRecordingTests {
         #expect(error.reason.contains("holds itself through a required field"))
     }
 
-    struct KeyedByUUID: Codable { var id: String; var owners: [UUID: String] }
+    struct KeyedByUUID: Codable {
+        var id: String
+        var owners: [UUID: String]
+    }
 
     @Test func aDictionaryKeyedByAnotherTypeThanStringOrIntegerIsAnError() throws {
         let error = try #require(throws: ShapeRecordingError.self) { try EntityShape(of: KeyedByUUID.self) }
@@ -268,7 +292,8 @@ struct ShapeRecordingTests {
     struct Mixed: Codable {
         var pair: (String, Int)
         init(from decoder: any Decoder) throws {
-            var container = try decoder.container(keyedBy: AnyKey.self).nestedUnkeyedContainer(forKey: AnyKey(stringValue: "pair"))
+            var container = try decoder.container(keyedBy: AnyKey.self).nestedUnkeyedContainer(
+                forKey: AnyKey(stringValue: "pair"))
             pair = (try container.decode(String.self), try container.decode(Int.self))
         }
         func encode(to encoder: any Encoder) throws {}

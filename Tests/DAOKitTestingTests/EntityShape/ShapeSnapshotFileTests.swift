@@ -5,7 +5,8 @@ import Testing
 
 /// A throwaway snapshot folder, removed by `remove()`.
 struct SnapshotFolder {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("shapes-\(UUID().uuidString)", isDirectory: true)
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "shapes-\(UUID().uuidString)", isDirectory: true)
 
     func remove() { try? FileManager.default.removeItem(at: url) }
 
@@ -21,9 +22,19 @@ struct SnapshotFolder {
 
 @Suite("A snapshot file is the recorded shape, read back exactly or refused with its line")
 struct ShapeSnapshotFileTests {
-    struct Item: Codable { var name: String; var sizes: [Int: Double]? }
-    enum Odd: String, Codable, CaseIterable { case plain, spaced = "two words", comma = "a,b" }
-    final class Node: Codable { var label: String; var next: Node? }
+    struct Item: Codable {
+        var name: String
+        var sizes: [Int: Double]?
+    }
+    enum Odd: String, Codable, CaseIterable {
+        case plain
+        case spaced = "two words"
+        case comma = "a,b"
+    }
+    final class Node: Codable {
+        var label: String
+        var next: Node?
+    }
 
     struct Tricky: Storable {
         static var entityName: String { "tricky/entity" }
@@ -36,7 +47,11 @@ struct ShapeSnapshotFileTests {
         var node: Node
 
         enum CodingKeys: String, CodingKey {
-            case id, plain = "with space", dotted = "a.b", odd = "\"quoted\"", items, byKey, node
+            case id
+            case plain = "with space"
+            case dotted = "a.b"
+            case odd = "\"quoted\""
+            case items, byKey, node
         }
     }
 
@@ -46,26 +61,27 @@ struct ShapeSnapshotFileTests {
         let check = EntityShapeCheck(Tricky.self, version: 1, snapshots: folder.url)
         let url = try check.record()
         #expect(url.lastPathComponent == "tricky%2Fentity.v1.shape")
-        #expect(try folder.read(url.lastPathComponent) == """
-            # The stored shape of tricky/entity at version 1, recorded by DAOKitTesting's EntityShapeCheck.
-            # Commit this file and do not edit it: every later version is checked against it.
-            @entity "tricky/entity"
-            @version 1
-            id: string
-            "with space": string
-            "a.b": integer
-            "\\"quoted\\"": enum(plain,"two words","a,b")?
-            items: [[{}]]
-            items[][].name: string
-            items[][].sizes: [integer: floating]?
-            byKey: [string: {}]
-            byKey[].name: string
-            byKey[].sizes: [integer: floating]?
-            node: {}
-            node.label: string
-            node.next: recursive(Node)?
+        #expect(
+            try folder.read(url.lastPathComponent) == """
+                # The stored shape of tricky/entity at version 1, recorded by DAOKitTesting's EntityShapeCheck.
+                # Commit this file and do not edit it: every later version is checked against it.
+                @entity "tricky/entity"
+                @version 1
+                id: string
+                "with space": string
+                "a.b": integer
+                "\\"quoted\\"": enum(plain,"two words","a,b")?
+                items: [[{}]]
+                items[][].name: string
+                items[][].sizes: [integer: floating]?
+                byKey: [string: {}]
+                byKey[].name: string
+                byKey[].sizes: [integer: floating]?
+                node: {}
+                node.label: string
+                node.next: recursive(Node)?
 
-            """)
+                """)
         // Unchanged at the same version: the snapshot read back equals the recorded shape.
         try check.verify()
     }

@@ -1,13 +1,15 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitInternals
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The `async` overloads of `BaseDao`: they return what the synchronous methods return, run off the
@@ -25,8 +27,10 @@ struct AsyncDaoTests {
         try await dao.persist([note("c", 5), note("d", 6)])
         #expect(try await dao.read(id: "a") == note("a", 3))
         #expect(try await dao.read().count == 4)
-        #expect(try await dao.read(where: #Predicate { $0.number > 3 }, sortedBy: [SortDescriptor(\.number, order: .reverse)], limit: 2)
-            == [note("d", 6), note("c", 5)])
+        #expect(
+            try await dao.read(
+                where: #Predicate { $0.number > 3 }, sortedBy: [SortDescriptor(\.number, order: .reverse)], limit: 2)
+                == [note("d", 6), note("c", 5)])
         #expect(try await dao.count() == 4)
         #expect(try await dao.count(where: #Predicate { $0.number > 4 }) == 2)
         #expect(try await dao.storedIDs().sorted() == ["a", "b", "c", "d"])
@@ -41,7 +45,9 @@ struct AsyncDaoTests {
         #expect(try await dao.count() == 0)
     }
 
-    @Test("a thousand concurrent calls run on DAOKit's few threads, never on the cooperative pool", arguments: LiveContextKind.allCases)
+    @Test(
+        "a thousand concurrent calls run on DAOKit's few threads, never on the cooperative pool",
+        arguments: LiveContextKind.allCases)
     func aThousandConcurrentCallsRunOnDAOKitsFewThreadsNeverOnTheCooperativePool(_ kind: LiveContextKind) async throws {
         let (base, cleanUp) = try kind.make()
         defer { cleanUp() }
@@ -69,7 +75,8 @@ struct AsyncDaoTests {
         #expect(finished.withLock { $0 } == 1_000)
         #expect(try await dao.count() == 50)  // the even indexes write n0, n2, … n98
         let threads = context.threadNames
-        #expect(!threads.isEmpty && threads.allSatisfy { $0.hasPrefix("DAOKit work ") }, "calls ran on \(threads.sorted())")
+        #expect(
+            !threads.isEmpty && threads.allSatisfy { $0.hasPrefix("DAOKit work ") }, "calls ran on \(threads.sorted())")
         // A thousand callers wait in a queue; they never make a thread each.
         #expect(threads.count <= BlockingExecutor.shared.threadCount, "calls ran on \(threads.count) threads")
     }

@@ -9,7 +9,8 @@ import Testing
 struct BaseDaoSalvageTests {
     private func plantedContext() throws -> InMemoryStorageContext {
         let context = InMemoryStorageContext()
-        try context.save([1, 2, 4].map { FixtureTaskEntity(id: $0, title: "task \($0)", status: $0 == 2 ? .done : .open) })
+        try context.save(
+            [1, 2, 4].map { FixtureTaskEntity(id: $0, title: "task \($0)", status: $0 == 2 ? .done : .open) })
         try context.save([FixtureTaskRecord(id: 3, title: "newer", status: "archived")])
         return context
     }

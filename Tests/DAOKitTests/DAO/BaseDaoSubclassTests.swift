@@ -44,7 +44,9 @@ struct BaseDaoSubclassTests {
         let dao = ValidatingDao(context: InMemoryStorageContext())
         try dao.persist(Note(id: 1, text: "kept", pinned: false))
         #expect(throws: EmptyText.self) { try dao.persist(Note(id: 2, text: "", pinned: false)) }
-        #expect(throws: EmptyText.self) { try dao.persist([Note(id: 3, text: "ok", pinned: false), Note(id: 4, text: "", pinned: true)]) }
+        #expect(throws: EmptyText.self) {
+            try dao.persist([Note(id: 3, text: "ok", pinned: false), Note(id: 4, text: "", pinned: true)])
+        }
         #expect(try dao.read().map(\.id) == [1])
     }
 
@@ -56,7 +58,10 @@ struct BaseDaoSubclassTests {
 
     @Test func aSubclassQueryReturnsWhatItSelects() throws {
         let dao = PinnedDao(context: InMemoryStorageContext())
-        try dao.persist([Note(id: 3, text: "c", pinned: true), Note(id: 1, text: "a", pinned: true), Note(id: 2, text: "b", pinned: false)])
+        try dao.persist([
+            Note(id: 3, text: "c", pinned: true), Note(id: 1, text: "a", pinned: true),
+            Note(id: 2, text: "b", pinned: false),
+        ])
         #expect(try dao.pinned().map(\.id) == [1, 3])
     }
 }

@@ -50,7 +50,9 @@ struct BaseDaoTests {
         #expect(error.kind == .duplicateID)
         #expect(error.entityName == "FixtureMessageEntity")
         #expect(error.key == message.id.uuidString)
-        #expect(error.description == "FixtureMessageEntity \"\(message.id.uuidString)\": an entity with this id already exists")
+        #expect(
+            error.description
+                == "FixtureMessageEntity \"\(message.id.uuidString)\": an entity with this id already exists")
     }
 
     @Test func updateReplacesAStoredValue() throws {
@@ -135,7 +137,8 @@ struct BaseDaoTests {
 /// An app's DAO: its own queries, built from BaseDao's public methods.
 private final class MessageDao: BaseDao<FixtureMessage, FixtureMessageEntity>, @unchecked Sendable {
     func unread(in dialogID: String) throws -> [FixtureMessage] {
-        try read(where: #Predicate { $0.dialogID == dialogID && !$0.isRead },
-                 sortedBy: [SortDescriptor(\.date, order: .reverse)])
+        try read(
+            where: #Predicate { $0.dialogID == dialogID && !$0.isRead },
+            sortedBy: [SortDescriptor(\.date, order: .reverse)])
     }
 }

@@ -33,25 +33,76 @@ struct OverridesOnEveryPathTests {
             guard notes.allSatisfy({ !$0.text.isEmpty }) else { throw EmptyText() }
         }
 
-        override func create(_ domain: Note) throws { record("create"); try validate([domain]); try super.create(domain) }
-        override func update(_ domain: Note) throws { record("update"); try validate([domain]); try super.update(domain) }
-        override func persist(_ domain: Note) throws { record("persist"); try validate([domain]); try super.persist(domain) }
-        override func persist(_ domains: [Note]) throws { record("persist[]"); try validate(domains); try super.persist(domains) }
-        override func read(id: Int) throws -> Note? { record("read(id:)"); return try super.read(id: id) }
-        override func read() throws -> [Note] { record("read()"); return try super.read() }
-        override func read(where predicate: Predicate<Note>?, sortedBy: [SortDescriptor<Note>], limit: Int?, offset: Int) throws -> [Note] {
+        override func create(_ domain: Note) throws {
+            record("create")
+            try validate([domain])
+            try super.create(domain)
+        }
+        override func update(_ domain: Note) throws {
+            record("update")
+            try validate([domain])
+            try super.update(domain)
+        }
+        override func persist(_ domain: Note) throws {
+            record("persist")
+            try validate([domain])
+            try super.persist(domain)
+        }
+        override func persist(_ domains: [Note]) throws {
+            record("persist[]")
+            try validate(domains)
+            try super.persist(domains)
+        }
+        override func read(id: Int) throws -> Note? {
+            record("read(id:)")
+            return try super.read(id: id)
+        }
+        override func read() throws -> [Note] {
+            record("read()")
+            return try super.read()
+        }
+        override func read(
+            where predicate: Predicate<Note>?, sortedBy: [SortDescriptor<Note>], limit: Int?, offset: Int
+        ) throws -> [Note] {
             record("read(where:)")
             return try super.read(where: predicate, sortedBy: sortedBy, limit: limit, offset: offset)
         }
-        override func count() throws -> Int { record("count()"); return try super.count() }
-        override func count(where predicate: Predicate<Note>) throws -> Int { record("count(where:)"); return try super.count(where: predicate) }
-        override func erase(id: Int) throws { record("erase(id:)"); try super.erase(id: id) }
-        override func erase(ids: [Int]) throws { record("erase(ids:)"); try super.erase(ids: ids) }
-        override func erase(where predicate: Predicate<Note>) throws { record("erase(where:)"); try super.erase(where: predicate) }
-        override func erase() throws { record("erase()"); try super.erase() }
-        override func readReadable() throws -> ReadableRecords<Note, Int> { record("readReadable()"); return try super.readReadable() }
-        override func storedIDs() throws -> [Int] { record("storedIDs()"); return try super.storedIDs() }
-        override func erase(storageKeys: [String]) throws { record("erase(storageKeys:)"); try super.erase(storageKeys: storageKeys) }
+        override func count() throws -> Int {
+            record("count()")
+            return try super.count()
+        }
+        override func count(where predicate: Predicate<Note>) throws -> Int {
+            record("count(where:)")
+            return try super.count(where: predicate)
+        }
+        override func erase(id: Int) throws {
+            record("erase(id:)")
+            try super.erase(id: id)
+        }
+        override func erase(ids: [Int]) throws {
+            record("erase(ids:)")
+            try super.erase(ids: ids)
+        }
+        override func erase(where predicate: Predicate<Note>) throws {
+            record("erase(where:)")
+            try super.erase(where: predicate)
+        }
+        override func erase() throws {
+            record("erase()")
+            try super.erase()
+        }
+        override func readReadable() throws -> ReadableRecords<Note, Int> {
+            record("readReadable()")
+            return try super.readReadable()
+        }
+        override func storedIDs() throws -> [Int] {
+            record("storedIDs()")
+            return try super.storedIDs()
+        }
+        override func erase(storageKeys: [String]) throws {
+            record("erase(storageKeys:)")
+            try super.erase(storageKeys: storageKeys)
+        }
     }
 
     /// A subclass that only adds a query, and says its synchronous methods are not overridden.
@@ -82,7 +133,9 @@ struct OverridesOnEveryPathTests {
         await #expect(throws: EmptyText.self) { try await notes.create(Note(id: 2, text: "")) }
         await #expect(throws: EmptyText.self) { try await notes.update(Note(id: 1, text: "")) }
         await #expect(throws: EmptyText.self) { try await notes.persist(Note(id: 3, text: "")) }
-        await #expect(throws: EmptyText.self) { try await notes.persist([Note(id: 4, text: "ok"), Note(id: 5, text: "")]) }
+        await #expect(throws: EmptyText.self) {
+            try await notes.persist([Note(id: 4, text: "ok"), Note(id: 5, text: "")])
+        }
         #expect(try await notes.read() == [Note(id: 1, text: "kept")])
     }
 
@@ -116,11 +169,12 @@ struct OverridesOnEveryPathTests {
         try await notes.erase(ids: [1])
         try await notes.erase(where: #Predicate { $0.id > 5 })
         try await notes.erase()
-        #expect(notes.calls == [
-            "create", "update", "persist", "persist[]", "read(id:)", "read()", "read(where:)", "count()",
-            "count(where:)", "readReadable()", "storedIDs()", "erase(storageKeys:)", "erase(id:)", "erase(ids:)",
-            "erase(where:)", "erase()",
-        ])
+        #expect(
+            notes.calls == [
+                "create", "update", "persist", "persist[]", "read(id:)", "read()", "read(where:)", "count()",
+                "count(where:)", "readReadable()", "storedIDs()", "erase(storageKeys:)", "erase(id:)", "erase(ids:)",
+                "erase(where:)", "erase()",
+            ])
     }
 
     @Test(arguments: ContextKind.allCases)

@@ -48,8 +48,12 @@ struct QueryExplanationTests {
         try withDao(factory) { dao in
             let blocked = Status.blocked
             let explanation = try dao.explain(where: #Predicate { $0.projectID == 1 && $0.status == blocked }, limit: 5)
-            #expect(explanation.storageQuery.filter == .and([.compare("projectID", .equal, .int(1)),
-                                                             .compare("status", .equal, .string("blocked"))]))
+            #expect(
+                explanation.storageQuery.filter
+                    == .and([
+                        .compare("projectID", .equal, .int(1)),
+                        .compare("status", .equal, .string("blocked")),
+                    ]))
             #expect(explanation.storageQuery.limit == 5)
             #expect(explanation.filterIsExact && !explanation.evaluatesPredicateInSwift && !explanation.pagesInSwift)
             let access = try #require(explanation.access)
@@ -67,7 +71,8 @@ struct QueryExplanationTests {
     @Test(arguments: explained)
     func aPredicateOnAComputedPropertyRunsInSwiftOverAScan(_ factory: ContextFactory) throws {
         try withDao(factory) { dao in
-            let explanation = try dao.explain(where: #Predicate { $0.shout == "T3" }, sortedBy: [SortDescriptor(\.id)], limit: 2)
+            let explanation = try dao.explain(
+                where: #Predicate { $0.shout == "T3" }, sortedBy: [SortDescriptor(\.id)], limit: 2)
             #expect(explanation.storageQuery.filter == nil)
             #expect(explanation.evaluatesPredicateInSwift && explanation.pagesInSwift && !explanation.filterIsExact)
             #expect(explanation.scansEveryRecord, "\(factory): \(explanation)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// Eight threads map adversarial values at once for a bounded time — containers kept and touched
@@ -14,7 +15,9 @@ struct AdversarialStressTests {
         let deadline = Date().addingTimeInterval(2)
         let outcomes = try await withThrowingTaskGroup(of: StressOutcome.self) { group in
             for worker in 0..<8 {
-                group.addTask { try await onThread(stackSize: 8 << 20) { runStress(worker: worker, kept: kept, until: deadline) } }
+                group.addTask {
+                    try await onThread(stackSize: 8 << 20) { runStress(worker: worker, kept: kept, until: deadline) }
+                }
             }
             return try await group.reduce(into: StressOutcome()) { $0.add($1) }
         }
@@ -50,7 +53,9 @@ final class SharedKept: @unchecked Sendable {
         let (keyed, unkeyed) = lock.withLock { (self.keyed, self.unkeyedDecoding) }
         var refused = true
         if var keyed {
-            refused = refused && (try? keyed.encode(1, forKey: MappingTestKey(stringValue: "x"))) == nil && keyed.codingPath.isEmpty
+            refused =
+                refused && (try? keyed.encode(1, forKey: MappingTestKey(stringValue: "x"))) == nil
+                && keyed.codingPath.isEmpty
         }
         if var unkeyed {
             refused = refused && (try? unkeyed.decode(Int.self)) == nil && unkeyed.codingPath.isEmpty
@@ -81,7 +86,8 @@ private func runStress(worker: Int, kept: SharedKept, until deadline: Date) -> S
         // Small errors thrown at random depths, sometimes swallowed.
         let depth = seed % 40
         do {
-            _ = try mapper.map(ThrowsAtDepth(depth: depth, swallowAt: seed % 3 == 0 ? depth / 2 : -1), to: [String: Int].self)
+            _ = try mapper.map(
+                ThrowsAtDepth(depth: depth, swallowAt: seed % 3 == 0 ? depth / 2 : -1), to: [String: Int].self)
             check("error expected", false)
         } catch let error as MappingError {
             outcome.expectedErrors += 1
@@ -91,9 +97,15 @@ private func runStress(worker: Int, kept: SharedKept, until deadline: Date) -> S
         }
         // Run-time keys written twice.
         let key = "key_\(seed)_built_at_run_time_long_enough"
-        check("repeated key", (try? mapper.map(WritesTwice(first: key, firstValue: 1, secondValue: 2), to: [String: Int].self)) == [key: 2])
+        check(
+            "repeated key",
+            (try? mapper.map(WritesTwice(first: key, firstValue: 1, secondValue: 2), to: [String: Int].self)) == [
+                key: 2
+            ])
         // A map re-entered from encode(to:).
-        check("re-entrant", (try? mapper.map(ReentrantValue(seed: seed), to: [String: Int].self)) == ["outer": seed, "inner": seed])
+        check(
+            "re-entrant",
+            (try? mapper.map(ReentrantValue(seed: seed), to: [String: Int].self)) == ["outer": seed, "inner": seed])
         outcome.rounds += 1
     }
     return outcome
@@ -135,7 +147,9 @@ final class ThreadSpecificKept: @unchecked Sendable {
 }
 
 extension EntityMapper {
-    func map<Source: Encodable>(_ value: Source, to type: KeepsUnkeyedDecoding.Type, keeping kept: SharedKept) throws -> KeepsUnkeyedDecoding {
+    func map<Source: Encodable>(_ value: Source, to type: KeepsUnkeyedDecoding.Type, keeping kept: SharedKept) throws
+        -> KeepsUnkeyedDecoding
+    {
         KeepsUnkeyedDecoding.target.value = kept
         defer { KeepsUnkeyedDecoding.target.value = nil }
         return try map(value, to: type)

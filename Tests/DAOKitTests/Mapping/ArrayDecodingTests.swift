@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// Arrays are decoded by the mapper itself, into storage reserved for their length
@@ -15,7 +16,8 @@ struct ArrayDecodingTests {
     }
 
     @Test func aNestedArrayOfKeyedValuesDecodesEveryElementInOrder() throws {
-        let dialog = Dialog(id: 1, isPinned: true, title: "t", messages: (1...20).map { Message.sample($0) }, tags: ["a", "b"])
+        let dialog = Dialog(
+            id: 1, isPinned: true, title: "t", messages: (1...20).map { Message.sample($0) }, tags: ["a", "b"])
         let entity = try EntityMapper().map(dialog, to: DialogEntity.self)
         #expect(entity.messages.map(\.plain) == dialog.messages)
         #expect(entity.tags == ["a", "b"])
@@ -32,7 +34,9 @@ struct ArrayDecodingTests {
         let error = try #require(throws: MappingError.self) {
             try EntityMapper().map(TextValues(values: ["1", "2", "x"].map(TextOrNumber.text)), to: Numbers.self)
         }
-        #expect(error.description == "Cannot map TextValues to Numbers: type mismatch (expected Int, found String) at values[0]")
+        #expect(
+            error.description
+                == "Cannot map TextValues to Numbers: type mismatch (expected Int, found String) at values[0]")
     }
 
     @Test func anElementMissingAKeyFailsAtThatElementsPath() throws {
@@ -46,7 +50,10 @@ struct ArrayDecodingTests {
     }
 
     @Test func strictModeStillSeesAnUnreadKeyInsideAnArrayElement() throws {
-        struct Wide: Encodable { let id: Int; let extra: Int }
+        struct Wide: Encodable {
+            let id: Int
+            let extra: Int
+        }
         struct Narrow: Decodable { let id: Int }
         #expect(throws: MappingError.self) {
             try EntityMapper(strict: true).map([Wide(id: 1, extra: 2)], to: [Narrow].self)
@@ -84,7 +91,7 @@ private enum TextOrNumber: Encodable {
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
-        case let .text(text): try container.encode(text)
+        case .text(let text): try container.encode(text)
         }
     }
 }

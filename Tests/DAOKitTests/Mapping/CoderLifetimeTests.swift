@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// The mapper reuses its coders per thread for speed; these tests hold it to never letting that
@@ -49,7 +50,8 @@ struct CoderLifetimeTests {
 
     @Test func manyMappingsOnOneThreadStayIndependent() throws {
         for id in 0..<2_000 {
-            let message = Message.sample(id, attachment: id.isMultiple(of: 3) ? nil : URL(string: "https://e.com/\(id)"))
+            let message = Message.sample(
+                id, attachment: id.isMultiple(of: 3) ? nil : URL(string: "https://e.com/\(id)"))
             #expect(try mapper.map(message, to: MessageEntity.self).plain == message)
         }
     }

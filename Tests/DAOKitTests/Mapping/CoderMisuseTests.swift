@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// Codable lets user code keep encoders, decoders and containers past the call they were made for.
@@ -57,7 +58,8 @@ struct CoderMisuseTests {
 
     @Test func aContainerKeptFromDeepInsideADeepValueIsRefused() async throws {
         let keeper = ContainerKeeper()
-        try await Task.detached { _ = try EntityMapper().map(DeepKeeper(depth: 300, keeper: keeper), to: Skip.self) }.value
+        try await Task.detached { _ = try EntityMapper().map(DeepKeeper(depth: 300, keeper: keeper), to: Skip.self) }
+            .value
         #expect(throws: EncodingError.self) { try keeper.writeLate() }
         var container = try #require(keeper.container)
         var superEncoder = container.superEncoder().singleValueContainer()
@@ -89,7 +91,9 @@ struct CoderMisuseTests {
     }
 
     @Test func anErrorSwallowedByTryDoesNotLendItsPathToALaterOne() throws {
-        let error = try #require(throws: MappingError.self) { try mapper.map(SwallowsThenThrows(), to: [String: Int].self) }
+        let error = try #require(throws: MappingError.self) {
+            try mapper.map(SwallowsThenThrows(), to: [String: Int].self)
+        }
         #expect(error.kind == .userError)
         #expect(error.underlyingError as? ValidationError == .negative(-7))
         #expect(error.path == "<root>")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// One mapper shared by many tasks at once: per-thread coders must keep every result correct.
@@ -18,8 +19,12 @@ struct ConcurrencyTests {
                         let back = try mapper.map(entity, to: Message.self)
                         if back != message { mismatches += 1 }
                         if round.isMultiple(of: 50) {
-                            let dialog = Dialog(id: id, isPinned: true, title: "d\(id)", messages: (0..<5).map { Message.sample(id + $0) }, tags: ["t\(task)"])
-                            if try mapper.map(mapper.map(dialog, to: DialogEntity.self), to: Dialog.self) != dialog { mismatches += 1 }
+                            let dialog = Dialog(
+                                id: id, isPinned: true, title: "d\(id)",
+                                messages: (0..<5).map { Message.sample(id + $0) }, tags: ["t\(task)"])
+                            if try mapper.map(mapper.map(dialog, to: DialogEntity.self), to: Dialog.self) != dialog {
+                                mismatches += 1
+                            }
                         }
                     }
                     return mismatches

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// Keyed, unkeyed, single-value and nested containers, top-level arrays and class hierarchies.
@@ -15,7 +16,9 @@ struct ContainerTests {
     }
 
     @Test func nestedKeyedAndUnkeyedValuesMapAtEveryLevel() throws {
-        let dialog = Dialog(id: 7, isPinned: true, title: "Team", messages: (1...20).map { Message.sample($0) }, tags: ["work", "urgent"])
+        let dialog = Dialog(
+            id: 7, isPinned: true, title: "Team", messages: (1...20).map { Message.sample($0) },
+            tags: ["work", "urgent"])
         let entity = try mapper.map(dialog, to: DialogEntity.self)
         #expect(entity.messages.map(\.plain) == dialog.messages)
         #expect(entity.tags == dialog.tags)
@@ -126,7 +129,10 @@ struct NestedContainers: Codable, Equatable, Sendable {
 }
 
 struct NestedContainersFlatView: Decodable {
-    struct Details: Decodable { let inner: Int; let list: [Int] }
+    struct Details: Decodable {
+        let inner: Int
+        let list: [Int]
+    }
     let name: String
     let details: Details
 }
@@ -168,7 +174,10 @@ final class Dog: Animal, Equatable, @unchecked Sendable {
 }
 
 struct DogRecord: Decodable {
-    struct AnimalFields: Decodable { let name: String; let legs: Int }
+    struct AnimalFields: Decodable {
+        let name: String
+        let legs: Int
+    }
     let isGoodBoy: Bool
     let `super`: AnimalFields
 }

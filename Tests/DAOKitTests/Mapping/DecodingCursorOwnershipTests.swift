@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// Keyed decoding containers refer to their cursor without retaining it; the decoder's container
@@ -29,7 +30,8 @@ struct DecodingCursorOwnershipTests {
         let keeper = KeptDecodingContainers()
         _ = try EntityMapper().map(["a": ["b": 1]], to: KeepsKeyedDecoding.self, keeping: keeper)
         for index in 0..<50 {
-            #expect(try EntityMapper().map(["a": ["b": index]], to: [String: [String: Int]].self) == ["a": ["b": index]])
+            #expect(
+                try EntityMapper().map(["a": ["b": index]], to: [String: [String: Int]].self) == ["a": ["b": index]])
         }
         let nested = try #require(keeper.nested)
         #expect(throws: DecodingError.self) { try nested.decode(Int.self, forKey: MappingTestKey(stringValue: "b")) }
@@ -57,10 +59,16 @@ struct DecodingCursorOwnershipTests {
         #expect(try container.decode(Int.self, forKey: MappingTestKey(stringValue: "id")) == 7)
         #expect(try container.decode(String.self, forKey: MappingTestKey(stringValue: "name")) == "seven")
         #expect(try container.decodeIfPresent(String.self, forKey: MappingTestKey(stringValue: "none")) == nil)
-        #expect(throws: DecodingError.self) { try container.decode(Int.self, forKey: MappingTestKey(stringValue: "none")) }
-        #expect(throws: DecodingError.self) { try container.decode(Int.self, forKey: MappingTestKey(stringValue: "name")) }
+        #expect(throws: DecodingError.self) {
+            try container.decode(Int.self, forKey: MappingTestKey(stringValue: "none"))
+        }
+        #expect(throws: DecodingError.self) {
+            try container.decode(Int.self, forKey: MappingTestKey(stringValue: "name"))
+        }
         arena.reset()
-        #expect(throws: DecodingError.self) { try container.decode(Int.self, forKey: MappingTestKey(stringValue: "id")) }
+        #expect(throws: DecodingError.self) {
+            try container.decode(Int.self, forKey: MappingTestKey(stringValue: "id"))
+        }
     }
 }
 
@@ -68,7 +76,8 @@ struct DecodingCursorOwnershipTests {
 private struct KeepsKeyedDecoding: Decodable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: MappingTestKey.self)
-        let nested = try container.nestedContainer(keyedBy: MappingTestKey.self, forKey: MappingTestKey(stringValue: "a"))
+        let nested = try container.nestedContainer(
+            keyedBy: MappingTestKey.self, forKey: MappingTestKey(stringValue: "a"))
         _ = try nested.decode(Int.self, forKey: MappingTestKey(stringValue: "b"))
         Self.keeper.value?.keep(outer: container, nested: nested)
     }
@@ -76,8 +85,10 @@ private struct KeepsKeyedDecoding: Decodable {
     static let keeper = ThreadSpecificDecodingKeeper()
 }
 
-private extension EntityMapper {
-    func map<Source: Encodable>(_ value: Source, to type: KeepsKeyedDecoding.Type, keeping keeper: KeptDecodingContainers) throws -> KeepsKeyedDecoding {
+extension EntityMapper {
+    fileprivate func map<Source: Encodable>(
+        _ value: Source, to type: KeepsKeyedDecoding.Type, keeping keeper: KeptDecodingContainers
+    ) throws -> KeepsKeyedDecoding {
         KeepsKeyedDecoding.keeper.value = keeper
         defer { KeepsKeyedDecoding.keeper.value = nil }
         return try map(value, to: type)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// Values nest as deep as the caller's thread's stack holds, all of it on that thread: deeper than a
@@ -14,7 +15,8 @@ struct DeepNestingTests {
     }
 
     @Test func sixHundredLevelsMapOnASwiftConcurrencyThread() async throws {
-        let depth = try await Task.detached { try EntityMapper().map(Nest(depth: 600), to: NestCounter.self).depth }.value
+        let depth = try await Task.detached { try EntityMapper().map(Nest(depth: 600), to: NestCounter.self).depth }
+            .value
         #expect(depth == 600)
     }
 
@@ -26,7 +28,9 @@ struct DeepNestingTests {
     }
 
     @Test func aDeepKeyedTreeKeepsItsPathsInErrors() throws {
-        let error = try #require(throws: MappingError.self) { try mapper.map(KeyedNest(depth: 700), to: StrictLeaf.self) }
+        let error = try #require(throws: MappingError.self) {
+            try mapper.map(KeyedNest(depth: 700), to: StrictLeaf.self)
+        }
         #expect(error.kind == .keyNotFound)
         #expect(error.codingPath.count == 700 + 1)
         #expect(error.path.hasPrefix("child.child.child"))
@@ -35,7 +39,9 @@ struct DeepNestingTests {
 
     @Test func nestingBeyondTheAbsoluteLimitIsACorruptValueNotACrash() async throws {
         let message = try await onThread(stackSize: StackSizes.huge) { () -> String? in
-            let error = try #require(throws: MappingError.self) { try EntityMapper().map(Nest(depth: 100_001), to: NestCounter.self) }
+            let error = try #require(throws: MappingError.self) {
+                try EntityMapper().map(Nest(depth: 100_001), to: NestCounter.self)
+            }
             guard let message = error.kind.message else { return nil }
             return message
         }
@@ -44,7 +50,9 @@ struct DeepNestingTests {
 
     @Test func encodingDeeperThanTheThreadsStackHoldsIsAnErrorNotACrash() async throws {
         let message = try await onThread(stackSize: StackSizes.small) { () -> String? in
-            let error = try #require(throws: MappingError.self) { try EntityMapper().map(Nest(depth: 50_000), to: NestCounter.self) }
+            let error = try #require(throws: MappingError.self) {
+                try EntityMapper().map(Nest(depth: 50_000), to: NestCounter.self)
+            }
             guard let message = error.kind.message else { return nil }
             return message
         }
@@ -74,7 +82,9 @@ struct DeepNestingTests {
 
     @Test func userCodeAtEveryDepthSeesTheCallersTaskLocals() async throws {
         let seen = try DeepDecoding.$marker.withValue("caller") {
-            try DeepDecoding.$levelsLeft.withValue(1_000) { try EntityMapper().map(0, to: DeepDecoding.self).markerAtBottom }
+            try DeepDecoding.$levelsLeft.withValue(1_000) {
+                try EntityMapper().map(0, to: DeepDecoding.self).markerAtBottom
+            }
         }
         #expect(seen == "caller")
     }

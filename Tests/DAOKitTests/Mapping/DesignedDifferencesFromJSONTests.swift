@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// Where the mapper differs from a `JSONEncoder` + `JSONDecoder` round trip on purpose (README's

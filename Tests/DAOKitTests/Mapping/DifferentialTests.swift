@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// Mapping a value to its own type must give what a `JSONEncoder`/`JSONDecoder` round trip gives,
@@ -42,7 +43,8 @@ struct DifferentialCase: Sendable, CustomTestStringConvertible {
 enum DifferentialCorpus {
     static let cases: [DifferentialCase] = [
         DifferentialCase(Message.sample(1, note: "hi")),
-        DifferentialCase(Dialog(id: 1, isPinned: true, title: "t", messages: (1...3).map { Message.sample($0) }, tags: ["a"])),
+        DifferentialCase(
+            Dialog(id: 1, isPinned: true, title: "t", messages: (1...3).map { Message.sample($0) }, tags: ["a"])),
         DifferentialCase(NestedContainers(name: "n", inner: 2, list: [3, 4])),
         DifferentialCase(Dog(name: "Rex", legs: 4, isGoodBoy: true)),
         DifferentialCase(Cat(name: "Tom", legs: 4, lives: 9)),
@@ -55,15 +57,21 @@ enum DifferentialCorpus {
         DifferentialCase([3: "three", -1: "minus one"]),
         DifferentialCase([MessageKind.photo: 2, .text: 1]),
         DifferentialCase([1, nil, 3] as [Int?]),
-        DifferentialCase(AllOptionals(bool: false, int8: 1, int16: 2, int32: 3, int64: 4, uint: 5, uint8: 6, uint16: 7,
-                                      uint32: 8, uint64: 9, float: 10.5, double: 11.25, string: "12", int: 13)),
+        DifferentialCase(
+            AllOptionals(
+                bool: false, int8: 1, int16: 2, int32: 3, int64: 4, uint: 5, uint8: 6, uint16: 7,
+                uint32: 8, uint64: 9, float: 10.5, double: 11.25, string: "12", int: 13)),
         DifferentialCase(AllOptionals()),
         DifferentialCase(Reordered(a: 1, b: "b", c: 2.5, d: [])),
         DifferentialCase(Tree.node("root", [.leaf(1), .node("inner", [.leaf(2), .leaf(3)])])),
         DifferentialCase(Set(["x", "y", "z"])),
         DifferentialCase([[1, 2], [], [3]]),
-        DifferentialCase(Invoiced(total: Decimal(string: "1234.5678")!, lines: [Decimal(1), Decimal(string: "0.01")!])),
-        DifferentialCase(Stamped(at: Date(timeIntervalSinceReferenceDate: 123_456.789), id: UUID(), link: URL(string: "https://swift.org/a?b=c")!)),
+        DifferentialCase(
+            Invoiced(total: Decimal(string: "1234.5678")!, lines: [Decimal(1), Decimal(string: "0.01")!])),
+        DifferentialCase(
+            Stamped(
+                at: Date(timeIntervalSinceReferenceDate: 123_456.789), id: UUID(),
+                link: URL(string: "https://swift.org/a?b=c")!)),
         DifferentialCase(Blob(bytes: Data([0, 1, 2, 255]))),
         DifferentialCase(Extremes()),
         DifferentialCase(Floats(single: 1.5, double: -0.25, tiny: .leastNonzeroMagnitude)),
@@ -106,7 +114,8 @@ final class Puppy: Animal, Equatable, @unchecked Sendable {
         try super.encode(to: container.superEncoder(forKey: .animal))
     }
     static func == (lhs: Puppy, rhs: Puppy) -> Bool {
-        lhs.name == rhs.name && lhs.legs == rhs.legs && lhs.isGoodBoy == rhs.isGoodBoy && lhs.ageInWeeks == rhs.ageInWeeks
+        lhs.name == rhs.name && lhs.legs == rhs.legs && lhs.isGoodBoy == rhs.isGoodBoy
+            && lhs.ageInWeeks == rhs.ageInWeeks
     }
 }
 
@@ -178,7 +187,11 @@ struct ExplicitNulls: Codable, Equatable, Sendable {
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         if let first { try container.encode(first, forKey: .first) } else { try container.encodeNil(forKey: .first) }
-        if let second { try container.encode(second, forKey: .second) } else { try container.encodeNil(forKey: .second) }
+        if let second {
+            try container.encode(second, forKey: .second)
+        } else {
+            try container.encodeNil(forKey: .second)
+        }
     }
 }
 

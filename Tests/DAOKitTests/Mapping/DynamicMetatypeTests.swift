@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// `map(_:to:)` decodes the metatype it is given, not its static type: `Employee.self as

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// A value whose `encode(to:)` writes nothing. `JSONEncoder` refuses it at the top level ("did not
@@ -22,9 +23,14 @@ struct EmptyEncodingTests {
 
     @Test func aTopLevelValueThatEncodesNothingMapsToWhatJSONReadsFromAnEmptyObject() throws {
         #expect(try mapper.map(Nothing(), to: Nothing.self) == (try jsonReadingEmptyObject(as: Nothing.self).get()))
-        #expect(try mapper.map(Nothing(), to: [String: Int].self) == (try jsonReadingEmptyObject(as: [String: Int].self).get()))
-        #expect(try mapper.map(Nothing(), to: [Int: Bool].self) == (try jsonReadingEmptyObject(as: [Int: Bool].self).get()))
-        #expect(try mapper.map(Nothing(), to: AllOptionals.self) == (try jsonReadingEmptyObject(as: AllOptionals.self).get()))
+        #expect(
+            try mapper.map(Nothing(), to: [String: Int].self)
+                == (try jsonReadingEmptyObject(as: [String: Int].self).get()))
+        #expect(
+            try mapper.map(Nothing(), to: [Int: Bool].self) == (try jsonReadingEmptyObject(as: [Int: Bool].self).get()))
+        #expect(
+            try mapper.map(Nothing(), to: AllOptionals.self)
+                == (try jsonReadingEmptyObject(as: AllOptionals.self).get()))
     }
 
     @Test func aValueThatEncodesNothingMapsTheSameAtTheTopLevelAndNested() throws {
@@ -46,7 +52,9 @@ struct EmptyEncodingTests {
         #expect(try mapper.map(LeavesKeyedEmpty(), to: [String: Int].self) == [:])
         #expect(try mapper.map(LeavesUnkeyedEmpty(), to: [Int].self) == [])
         #expect(try JSONDecoder().decode([Int].self, from: JSONEncoder().encode(LeavesUnkeyedEmpty())) == [])
-        let error = try #require(throws: MappingError.self) { try mapper.map(LeavesUnkeyedEmpty(), to: [String: Int].self) }
+        let error = try #require(throws: MappingError.self) {
+            try mapper.map(LeavesUnkeyedEmpty(), to: [String: Int].self)
+        }
         guard let found = error.kind.found else {
             Issue.record("expected a type mismatch, got \(error.kind)")
             return
@@ -71,7 +79,8 @@ struct EmptyEncodingTests {
     }
 
     @Test(arguments: [
-        EmptyTarget(Int.self), EmptyTarget(Int?.self), EmptyTarget(String.self), EmptyTarget(Bool.self), EmptyTarget(Date.self),
+        EmptyTarget(Int.self), EmptyTarget(Int?.self), EmptyTarget(String.self), EmptyTarget(Bool.self),
+        EmptyTarget(Date.self),
     ])
     func readingAPrimitiveFromAValueThatEncodesNothingIsATypeMismatchAsInJSON(_ target: EmptyTarget) throws {
         try target.check(mapper)
@@ -93,8 +102,9 @@ struct EmptyTarget: Sendable, CustomTestStringConvertible {
         testDescription = String(describing: T.self)
         check = { mapper in
             let outcome = Result { try mapper.map(Nothing(), to: T.self) }
-            guard case let .failure(failure) = outcome, let error = failure as? MappingError,
-                  let found = error.kind.found else {
+            guard case .failure(let failure) = outcome, let error = failure as? MappingError,
+                let found = error.kind.found
+            else {
                 Issue.record("expected a type mismatch, got \(outcome)")
                 return
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// Enums with raw and associated values, and dictionaries with String, Int and enum keys.
@@ -24,7 +25,9 @@ struct EnumAndDictionaryTests {
     }
 
     @Test func enumsWithAssociatedValuesKeepEveryCase() throws {
-        let values: [Shape] = [.circle(radius: 2), .rectangle(width: 3, height: 4), .named("tri", sides: [1, 2, 3]), .empty]
+        let values: [Shape] = [
+            .circle(radius: 2), .rectangle(width: 3, height: 4), .named("tri", sides: [1, 2, 3]), .empty,
+        ]
         #expect(try mapper.map(values, to: [Shape].self) == values)
     }
 

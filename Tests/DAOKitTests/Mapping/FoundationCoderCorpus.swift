@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 // The differential corpus grown from the shapes Foundation's own coder tests exercise (its
@@ -34,7 +35,8 @@ extension DifferentialCase {
 }
 
 enum FoundationCoderCorpus {
-    static let cases: [DifferentialCase] = topLevelShapes + containerShapes + optionalShapes + keyShapes
+    static let cases: [DifferentialCase] =
+        topLevelShapes + containerShapes + optionalShapes + keyShapes
         + enumShapes + numberShapes + decoderStateShapes + metatypeShapes
 
     static let topLevelShapes: [DifferentialCase] = [
@@ -47,13 +49,17 @@ enum FoundationCoderCorpus {
         DifferentialCase(PostalAddress.sample),
         DifferentialCase(Member(name: "Ada", email: "ada@example.com")),
         DifferentialCase(StaffMember(name: "Grace", email: "grace@example.com", staffNumber: 7)),
-        DifferentialCase(Firm(address: .sample, staff: [StaffMember(name: "Lin", email: "lin@example.com", staffNumber: 1)])),
+        DifferentialCase(
+            Firm(address: .sample, staff: [StaffMember(name: "Lin", email: "lin@example.com", staffNumber: 1)])),
         DifferentialCase(TriState.yes),
         DifferentialCase([TriState.yes, .no, .unknown]),
         DifferentialCase(LuckyNumbers()),
         DifferentialCase(Lookup(entries: ["swift": 6, "localhost": 127])),
         DifferentialCase(URL(string: "https://swift.org/documentation/")!),
-        DifferentialCase(Optional(URL(string: "http://localhost:8080/a b".addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)!)!)),
+        DifferentialCase(
+            Optional(
+                URL(string: "http://localhost:8080/a b".addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)!)!
+            )),
         DifferentialCase(Date(timeIntervalSinceReferenceDate: -1_000.5)),
         DifferentialCase(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!),
         DifferentialCase(BigDecimals()),
@@ -62,10 +68,15 @@ enum FoundationCoderCorpus {
 
     static let containerShapes: [DifferentialCase] = [
         DifferentialCase(decoding: CodingPathRecorder.self, from: CodingPathRecorder(), named: "CodingPathRecorder"),
-        DifferentialCase(decoding: Holder<CodingPathRecorder>.self, from: Holder(value: CodingPathRecorder()), named: "CodingPathRecorder, nested"),
-        DifferentialCase(decoding: [[String: PathLeaf]].self, from: [["a": PathLeaf()], ["b": PathLeaf()]], named: "Array<Dictionary<String, PathLeaf>>"),
+        DifferentialCase(
+            decoding: Holder<CodingPathRecorder>.self, from: Holder(value: CodingPathRecorder()),
+            named: "CodingPathRecorder, nested"),
+        DifferentialCase(
+            decoding: [[String: PathLeaf]].self, from: [["a": PathLeaf()], ["b": PathLeaf()]],
+            named: "Array<Dictionary<String, PathLeaf>>"),
         DifferentialCase(decoding: [PathLeaf].self, from: [PathLeaf(), PathLeaf()], named: "Array<PathLeaf>"),
-        DifferentialCase(decoding: [String: PathLeaf].self, from: ["x": PathLeaf()], named: "Dictionary<String, PathLeaf>"),
+        DifferentialCase(
+            decoding: [String: PathLeaf].self, from: ["x": PathLeaf()], named: "Dictionary<String, PathLeaf>"),
         DifferentialCase(BatchWriter(values: [1, 2, 3], names: ["a", "b"])),
         DifferentialCase(ConditionalHolder(reference: Tally(count: 3))),
         DifferentialCase(KeyCollector(entries: ["b": 2, "a": 1, "c": 3])),
@@ -114,7 +125,9 @@ enum FoundationCoderCorpus {
     static let numberShapes: [DifferentialCase] = {
         var shapes = [
             DifferentialCase(Extremes()),
-            DifferentialCase(Floats(single: -.greatestFiniteMagnitude, double: .greatestFiniteMagnitude, tiny: -.leastNormalMagnitude)),
+            DifferentialCase(
+                Floats(
+                    single: -.greatestFiniteMagnitude, double: .greatestFiniteMagnitude, tiny: -.leastNormalMagnitude)),
             DifferentialCase([Double(1 << 53), 0.1, -0.0]),
             DifferentialCase(Epoch(seconds: 0.000_001)),
         ]
@@ -129,7 +142,9 @@ enum FoundationCoderCorpus {
         DifferentialCase(decoding: UnkeyedEndProbe.self, from: [7, nil] as [Int?], named: "UnkeyedEndProbe"),
         DifferentialCase(decoding: ElementCounter.self, from: [[1, 2], [], [3]], named: "ElementCounter"),
         DifferentialCase(decoding: ElementCounter.self, from: [[Int]](), named: "ElementCounter, empty"),
-        DifferentialCase(decoding: RetryingReader.self, from: [OneOf.text("x"), .number(2), .fraction(3.5), .flag(true)], named: "RetryingReader"),
+        DifferentialCase(
+            decoding: RetryingReader.self, from: [OneOf.text("x"), .number(2), .fraction(3.5), .flag(true)],
+            named: "RetryingReader"),
     ]
 
     static let metatypeShapes: [DifferentialCase] = [

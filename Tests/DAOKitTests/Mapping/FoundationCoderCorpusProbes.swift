@@ -8,10 +8,11 @@ import Foundation
 /// `#2`, any other key by its string. (Keyed entries are compared by their strings: the mapper
 /// stores keys as strings and cannot give back an `Int`-backed key's `intValue`.)
 func renderPath(_ path: [any CodingKey]) -> String {
-    "/" + path.map { key in
-        if let index = key.intValue, key.stringValue == "Index \(index)" { return "#\(index)" }
-        return key.stringValue
-    }.joined(separator: "/")
+    "/"
+        + path.map { key in
+            if let index = key.intValue, key.stringValue == "Index \(index)" { return "#\(index)" }
+            return key.stringValue
+        }.joined(separator: "/")
 }
 
 /// Opens nested keyed and unkeyed containers at three levels on both sides, with `Int`-backed
@@ -71,7 +72,8 @@ struct PathLeaf: Codable, Equatable, Sendable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        try container.encode(renderPath(encoder.codingPath) + " \(container.codingPath.count) info \(encoder.userInfo.count)")
+        try container.encode(
+            renderPath(encoder.codingPath) + " \(container.codingPath.count) info \(encoder.userInfo.count)")
     }
 
     init(from decoder: any Decoder) throws {

@@ -13,101 +13,211 @@ protocol CorpusScalar: Codable, Equatable, Sendable {
 }
 
 extension Bool: CorpusScalar {
-    static func write(_ value: Bool, to container: inout any SingleValueEncodingContainer) throws { try container.encode(value) }
-    static func read(from container: any SingleValueDecodingContainer) throws -> Bool { try container.decode(Bool.self) }
-    static func append(_ value: Bool, to container: inout any UnkeyedEncodingContainer) throws { try container.encode(value) }
-    static func next(from container: inout any UnkeyedDecodingContainer) throws -> Bool { try container.decode(Bool.self) }
+    static func write(_ value: Bool, to container: inout any SingleValueEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func read(from container: any SingleValueDecodingContainer) throws -> Bool {
+        try container.decode(Bool.self)
+    }
+    static func append(_ value: Bool, to container: inout any UnkeyedEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func next(from container: inout any UnkeyedDecodingContainer) throws -> Bool {
+        try container.decode(Bool.self)
+    }
 }
 
 extension String: CorpusScalar {
-    static func write(_ value: String, to container: inout any SingleValueEncodingContainer) throws { try container.encode(value) }
-    static func read(from container: any SingleValueDecodingContainer) throws -> String { try container.decode(String.self) }
-    static func append(_ value: String, to container: inout any UnkeyedEncodingContainer) throws { try container.encode(value) }
-    static func next(from container: inout any UnkeyedDecodingContainer) throws -> String { try container.decode(String.self) }
+    static func write(_ value: String, to container: inout any SingleValueEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func read(from container: any SingleValueDecodingContainer) throws -> String {
+        try container.decode(String.self)
+    }
+    static func append(_ value: String, to container: inout any UnkeyedEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func next(from container: inout any UnkeyedDecodingContainer) throws -> String {
+        try container.decode(String.self)
+    }
 }
 
 extension Double: CorpusScalar {
-    static func write(_ value: Double, to container: inout any SingleValueEncodingContainer) throws { try container.encode(value) }
-    static func read(from container: any SingleValueDecodingContainer) throws -> Double { try container.decode(Double.self) }
-    static func append(_ value: Double, to container: inout any UnkeyedEncodingContainer) throws { try container.encode(value) }
-    static func next(from container: inout any UnkeyedDecodingContainer) throws -> Double { try container.decode(Double.self) }
+    static func write(_ value: Double, to container: inout any SingleValueEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func read(from container: any SingleValueDecodingContainer) throws -> Double {
+        try container.decode(Double.self)
+    }
+    static func append(_ value: Double, to container: inout any UnkeyedEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func next(from container: inout any UnkeyedDecodingContainer) throws -> Double {
+        try container.decode(Double.self)
+    }
 }
 
 extension Float: CorpusScalar {
-    static func write(_ value: Float, to container: inout any SingleValueEncodingContainer) throws { try container.encode(value) }
-    static func read(from container: any SingleValueDecodingContainer) throws -> Float { try container.decode(Float.self) }
-    static func append(_ value: Float, to container: inout any UnkeyedEncodingContainer) throws { try container.encode(value) }
-    static func next(from container: inout any UnkeyedDecodingContainer) throws -> Float { try container.decode(Float.self) }
+    static func write(_ value: Float, to container: inout any SingleValueEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func read(from container: any SingleValueDecodingContainer) throws -> Float {
+        try container.decode(Float.self)
+    }
+    static func append(_ value: Float, to container: inout any UnkeyedEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func next(from container: inout any UnkeyedDecodingContainer) throws -> Float {
+        try container.decode(Float.self)
+    }
 }
 
 extension Int: CorpusScalar {
-    static func write(_ value: Int, to container: inout any SingleValueEncodingContainer) throws { try container.encode(value) }
+    static func write(_ value: Int, to container: inout any SingleValueEncodingContainer) throws {
+        try container.encode(value)
+    }
     static func read(from container: any SingleValueDecodingContainer) throws -> Int { try container.decode(Int.self) }
-    static func append(_ value: Int, to container: inout any UnkeyedEncodingContainer) throws { try container.encode(value) }
-    static func next(from container: inout any UnkeyedDecodingContainer) throws -> Int { try container.decode(Int.self) }
+    static func append(_ value: Int, to container: inout any UnkeyedEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func next(from container: inout any UnkeyedDecodingContainer) throws -> Int {
+        try container.decode(Int.self)
+    }
 }
 
 extension Int8: CorpusScalar {
-    static func write(_ value: Int8, to container: inout any SingleValueEncodingContainer) throws { try container.encode(value) }
-    static func read(from container: any SingleValueDecodingContainer) throws -> Int8 { try container.decode(Int8.self) }
-    static func append(_ value: Int8, to container: inout any UnkeyedEncodingContainer) throws { try container.encode(value) }
-    static func next(from container: inout any UnkeyedDecodingContainer) throws -> Int8 { try container.decode(Int8.self) }
+    static func write(_ value: Int8, to container: inout any SingleValueEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func read(from container: any SingleValueDecodingContainer) throws -> Int8 {
+        try container.decode(Int8.self)
+    }
+    static func append(_ value: Int8, to container: inout any UnkeyedEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func next(from container: inout any UnkeyedDecodingContainer) throws -> Int8 {
+        try container.decode(Int8.self)
+    }
 }
 
 extension Int16: CorpusScalar {
-    static func write(_ value: Int16, to container: inout any SingleValueEncodingContainer) throws { try container.encode(value) }
-    static func read(from container: any SingleValueDecodingContainer) throws -> Int16 { try container.decode(Int16.self) }
-    static func append(_ value: Int16, to container: inout any UnkeyedEncodingContainer) throws { try container.encode(value) }
-    static func next(from container: inout any UnkeyedDecodingContainer) throws -> Int16 { try container.decode(Int16.self) }
+    static func write(_ value: Int16, to container: inout any SingleValueEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func read(from container: any SingleValueDecodingContainer) throws -> Int16 {
+        try container.decode(Int16.self)
+    }
+    static func append(_ value: Int16, to container: inout any UnkeyedEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func next(from container: inout any UnkeyedDecodingContainer) throws -> Int16 {
+        try container.decode(Int16.self)
+    }
 }
 
 extension Int32: CorpusScalar {
-    static func write(_ value: Int32, to container: inout any SingleValueEncodingContainer) throws { try container.encode(value) }
-    static func read(from container: any SingleValueDecodingContainer) throws -> Int32 { try container.decode(Int32.self) }
-    static func append(_ value: Int32, to container: inout any UnkeyedEncodingContainer) throws { try container.encode(value) }
-    static func next(from container: inout any UnkeyedDecodingContainer) throws -> Int32 { try container.decode(Int32.self) }
+    static func write(_ value: Int32, to container: inout any SingleValueEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func read(from container: any SingleValueDecodingContainer) throws -> Int32 {
+        try container.decode(Int32.self)
+    }
+    static func append(_ value: Int32, to container: inout any UnkeyedEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func next(from container: inout any UnkeyedDecodingContainer) throws -> Int32 {
+        try container.decode(Int32.self)
+    }
 }
 
 extension Int64: CorpusScalar {
-    static func write(_ value: Int64, to container: inout any SingleValueEncodingContainer) throws { try container.encode(value) }
-    static func read(from container: any SingleValueDecodingContainer) throws -> Int64 { try container.decode(Int64.self) }
-    static func append(_ value: Int64, to container: inout any UnkeyedEncodingContainer) throws { try container.encode(value) }
-    static func next(from container: inout any UnkeyedDecodingContainer) throws -> Int64 { try container.decode(Int64.self) }
+    static func write(_ value: Int64, to container: inout any SingleValueEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func read(from container: any SingleValueDecodingContainer) throws -> Int64 {
+        try container.decode(Int64.self)
+    }
+    static func append(_ value: Int64, to container: inout any UnkeyedEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func next(from container: inout any UnkeyedDecodingContainer) throws -> Int64 {
+        try container.decode(Int64.self)
+    }
 }
 
 extension UInt: CorpusScalar {
-    static func write(_ value: UInt, to container: inout any SingleValueEncodingContainer) throws { try container.encode(value) }
-    static func read(from container: any SingleValueDecodingContainer) throws -> UInt { try container.decode(UInt.self) }
-    static func append(_ value: UInt, to container: inout any UnkeyedEncodingContainer) throws { try container.encode(value) }
-    static func next(from container: inout any UnkeyedDecodingContainer) throws -> UInt { try container.decode(UInt.self) }
+    static func write(_ value: UInt, to container: inout any SingleValueEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func read(from container: any SingleValueDecodingContainer) throws -> UInt {
+        try container.decode(UInt.self)
+    }
+    static func append(_ value: UInt, to container: inout any UnkeyedEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func next(from container: inout any UnkeyedDecodingContainer) throws -> UInt {
+        try container.decode(UInt.self)
+    }
 }
 
 extension UInt8: CorpusScalar {
-    static func write(_ value: UInt8, to container: inout any SingleValueEncodingContainer) throws { try container.encode(value) }
-    static func read(from container: any SingleValueDecodingContainer) throws -> UInt8 { try container.decode(UInt8.self) }
-    static func append(_ value: UInt8, to container: inout any UnkeyedEncodingContainer) throws { try container.encode(value) }
-    static func next(from container: inout any UnkeyedDecodingContainer) throws -> UInt8 { try container.decode(UInt8.self) }
+    static func write(_ value: UInt8, to container: inout any SingleValueEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func read(from container: any SingleValueDecodingContainer) throws -> UInt8 {
+        try container.decode(UInt8.self)
+    }
+    static func append(_ value: UInt8, to container: inout any UnkeyedEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func next(from container: inout any UnkeyedDecodingContainer) throws -> UInt8 {
+        try container.decode(UInt8.self)
+    }
 }
 
 extension UInt16: CorpusScalar {
-    static func write(_ value: UInt16, to container: inout any SingleValueEncodingContainer) throws { try container.encode(value) }
-    static func read(from container: any SingleValueDecodingContainer) throws -> UInt16 { try container.decode(UInt16.self) }
-    static func append(_ value: UInt16, to container: inout any UnkeyedEncodingContainer) throws { try container.encode(value) }
-    static func next(from container: inout any UnkeyedDecodingContainer) throws -> UInt16 { try container.decode(UInt16.self) }
+    static func write(_ value: UInt16, to container: inout any SingleValueEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func read(from container: any SingleValueDecodingContainer) throws -> UInt16 {
+        try container.decode(UInt16.self)
+    }
+    static func append(_ value: UInt16, to container: inout any UnkeyedEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func next(from container: inout any UnkeyedDecodingContainer) throws -> UInt16 {
+        try container.decode(UInt16.self)
+    }
 }
 
 extension UInt32: CorpusScalar {
-    static func write(_ value: UInt32, to container: inout any SingleValueEncodingContainer) throws { try container.encode(value) }
-    static func read(from container: any SingleValueDecodingContainer) throws -> UInt32 { try container.decode(UInt32.self) }
-    static func append(_ value: UInt32, to container: inout any UnkeyedEncodingContainer) throws { try container.encode(value) }
-    static func next(from container: inout any UnkeyedDecodingContainer) throws -> UInt32 { try container.decode(UInt32.self) }
+    static func write(_ value: UInt32, to container: inout any SingleValueEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func read(from container: any SingleValueDecodingContainer) throws -> UInt32 {
+        try container.decode(UInt32.self)
+    }
+    static func append(_ value: UInt32, to container: inout any UnkeyedEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func next(from container: inout any UnkeyedDecodingContainer) throws -> UInt32 {
+        try container.decode(UInt32.self)
+    }
 }
 
 extension UInt64: CorpusScalar {
-    static func write(_ value: UInt64, to container: inout any SingleValueEncodingContainer) throws { try container.encode(value) }
-    static func read(from container: any SingleValueDecodingContainer) throws -> UInt64 { try container.decode(UInt64.self) }
-    static func append(_ value: UInt64, to container: inout any UnkeyedEncodingContainer) throws { try container.encode(value) }
-    static func next(from container: inout any UnkeyedDecodingContainer) throws -> UInt64 { try container.decode(UInt64.self) }
+    static func write(_ value: UInt64, to container: inout any SingleValueEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func read(from container: any SingleValueDecodingContainer) throws -> UInt64 {
+        try container.decode(UInt64.self)
+    }
+    static func append(_ value: UInt64, to container: inout any UnkeyedEncodingContainer) throws {
+        try container.encode(value)
+    }
+    static func next(from container: inout any UnkeyedDecodingContainer) throws -> UInt64 {
+        try container.decode(UInt64.self)
+    }
 }
 
 /// One primitive through a single-value container, by its concrete overloads.

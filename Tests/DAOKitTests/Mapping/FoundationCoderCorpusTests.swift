@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// The shapes of Foundation's own coder tests map as a JSON round trip does: every `Encoder` and

@@ -58,7 +58,8 @@ struct PostalAddress: Codable, Equatable, Sendable {
     let postcode: Int
     let country: String
 
-    static let sample = PostalAddress(street: "1 Main Street", city: "Springfield", region: "OR", postcode: 97_477, country: "US")
+    static let sample = PostalAddress(
+        street: "1 Main Street", city: "Springfield", region: "OR", postcode: 97_477, country: "US")
 }
 
 /// A class whose subclass shares its keyed container (no `superEncoder`).
@@ -187,12 +188,17 @@ struct Catalog: Codable, Equatable, Sendable {
     }
     let title: String
     let entries: [Entry]
-    enum CodingKeys: String, CodingKey { case title = "Title", entries = "web-entries" }
+    enum CodingKeys: String, CodingKey {
+        case title = "Title"
+        case entries = "web-entries"
+    }
 
-    static let sample = Catalog(title: "Glossary", entries: [
-        Entry(id: "SGML", sortKey: "SGML", seeAlso: ["GML", "XML"], cacheSeconds: 60, enabled: true),
-        Entry(id: "empty", sortKey: nil, seeAlso: [], cacheSeconds: nil, enabled: nil),
-    ])
+    static let sample = Catalog(
+        title: "Glossary",
+        entries: [
+            Entry(id: "SGML", sortKey: "SGML", seeAlso: ["GML", "XML"], cacheSeconds: 60, enabled: true),
+            Entry(id: "empty", sortKey: nil, seeAlso: [], cacheSeconds: nil, enabled: nil),
+        ])
 }
 
 /// `encode(contentsOf:)` into one unkeyed container, read back by counting.
@@ -280,7 +286,10 @@ struct KeyCollector: Codable, Equatable, Sendable {
 struct IntKeyed: Codable, Equatable, Sendable {
     let alpha: Int
     let beta: String
-    enum CodingKeys: Int, CodingKey { case alpha = 10, beta = 20 }
+    enum CodingKeys: Int, CodingKey {
+        case alpha = 10
+        case beta = 20
+    }
 }
 
 /// `encodeIfPresent`/`decodeIfPresent` of every primitive type in a keyed container.
@@ -337,10 +346,10 @@ enum OneOf: Codable, Equatable, Sendable {
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
-        case let .text(text): try container.encode(text)
-        case let .number(number): try container.encode(number)
-        case let .fraction(fraction): try container.encode(fraction)
-        case let .flag(flag): try container.encode(flag)
+        case .text(let text): try container.encode(text)
+        case .number(let number): try container.encode(number)
+        case .fraction(let fraction): try container.encode(fraction)
+        case .flag(let flag): try container.encode(flag)
         }
     }
 }

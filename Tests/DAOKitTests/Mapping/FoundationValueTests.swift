@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// `Date`, `Data`, `URL`, `UUID` and `Decimal` travel as values: no formatting, no precision loss.
@@ -8,10 +9,14 @@ struct FoundationValueTests {
     let mapper = EntityMapper()
 
     @Test func datesKeepEveryBitOfTheirTimeInterval() throws {
-        let dates = [Date(timeIntervalSinceReferenceDate: 0.000_000_1), Date(timeIntervalSince1970: -1e10),
-                     Date.distantFuture, Date(timeIntervalSinceReferenceDate: .ulpOfOne)]
+        let dates = [
+            Date(timeIntervalSinceReferenceDate: 0.000_000_1), Date(timeIntervalSince1970: -1e10),
+            Date.distantFuture, Date(timeIntervalSinceReferenceDate: .ulpOfOne),
+        ]
         let mapped = try mapper.map(dates, to: [Date].self)
-        #expect(mapped.map(\.timeIntervalSinceReferenceDate.bitPattern) == dates.map(\.timeIntervalSinceReferenceDate.bitPattern))
+        #expect(
+            mapped.map(\.timeIntervalSinceReferenceDate.bitPattern)
+                == dates.map(\.timeIntervalSinceReferenceDate.bitPattern))
     }
 
     @Test func dataIsCarriedAsIs() throws {
@@ -63,8 +68,9 @@ struct FoundationValueTests {
     }
 
     @Test func foundationValuesInsideEntitiesMap() throws {
-        let record = FoundationRecord(id: UUID(), created: Date(), payload: Data([1, 2, 3]), link: URL(string: "https://x.y/z")!,
-                                      price: Decimal(string: "9.99")!)
+        let record = FoundationRecord(
+            id: UUID(), created: Date(), payload: Data([1, 2, 3]), link: URL(string: "https://x.y/z")!,
+            price: Decimal(string: "9.99")!)
         #expect(try mapper.map(record, to: FoundationRecord.self) == record)
     }
 }

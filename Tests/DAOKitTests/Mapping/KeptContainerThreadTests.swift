@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// A container, encoder or decoder that user code kept after its mapping and touches from another
@@ -19,7 +20,9 @@ struct KeptContainerThreadTests {
             if (try? unkeyed.encode(Inner(v: 1))) == nil { refused += 1 }
             var single = kept.encoder!.singleValueContainer()
             if (try? single.encode(2)) == nil { refused += 1 }
-            if keyed.codingPath.isEmpty && unkeyed.codingPath.isEmpty && kept.encoder!.codingPath.isEmpty { refused += 1 }
+            if keyed.codingPath.isEmpty && unkeyed.codingPath.isEmpty && kept.encoder!.codingPath.isEmpty {
+                refused += 1
+            }
             if unkeyed.count == 0 { refused += 1 }
             return refused
         }
@@ -46,7 +49,9 @@ struct KeptContainerThreadTests {
 
 /// Touches `kept` from a second thread 2,000 times while the test's thread maps wide values (whose
 /// nodes are the recycled nodes the kept containers point at); returns what each touch counted.
-private func touchWhileMapping(_ kept: KeptCoders, _ touch: @escaping @Sendable (KeptCoders) -> Int) async throws -> [Int] {
+private func touchWhileMapping(_ kept: KeptCoders, _ touch: @escaping @Sendable (KeptCoders) -> Int) async throws
+    -> [Int]
+{
     let wide = Dictionary(uniqueKeysWithValues: (0..<400).map { ("key\($0)", [$0]) })
     let results = ResultsBox()
     let toucher = Thread {
@@ -106,7 +111,9 @@ final class KeeperSlot: @unchecked Sendable {
 
 extension EntityMapper {
     /// Maps `value` to `KeepsDecodingCoders`, which keeps its coders in `kept`.
-    func map<Source: Encodable>(_ value: Source, to type: KeepsDecodingCoders.Type, keeping kept: KeptCoders) throws -> KeepsDecodingCoders {
+    func map<Source: Encodable>(_ value: Source, to type: KeepsDecodingCoders.Type, keeping kept: KeptCoders) throws
+        -> KeepsDecodingCoders
+    {
         KeepsDecodingCoders.keeper.value = kept
         defer { KeepsDecodingCoders.keeper.value = nil }
         return try map(value, to: type)

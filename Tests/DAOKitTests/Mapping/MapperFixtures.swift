@@ -18,7 +18,9 @@ struct Message: Codable, Equatable, Identifiable, Sendable {
     let attachment: URL?
     let note: String?
 
-    static func sample(_ id: Int = 1, attachment: URL? = URL(string: "https://example.com/a.png"), note: String? = nil) -> Message {
+    static func sample(_ id: Int = 1, attachment: URL? = URL(string: "https://example.com/a.png"), note: String? = nil)
+        -> Message
+    {
         Message(
             id: id, date: Date(timeIntervalSinceReferenceDate: 700_000_000.123_456 + Double(id)),
             text: "Hello #\(id), with unicode: héllo 👋", senderId: 10 + id, receiverId: 20 + id,
@@ -59,7 +61,8 @@ final class DialogEntity: Codable {
 extension MessageEntity {
     /// The fields as a plain value, to compare with `==`.
     var plain: Message {
-        Message(id: id, date: date, text: text, senderId: senderId, receiverId: receiverId, type: type,
-                isIncoming: isIncoming, isRead: isRead, attachment: attachment, note: note)
+        Message(
+            id: id, date: date, text: text, senderId: senderId, receiverId: receiverId, type: type,
+            isIncoming: isIncoming, isRead: isRead, attachment: attachment, note: note)
     }
 }

@@ -17,17 +17,22 @@ struct MappingErrorCodeTests {
     }
 
     static func error(_ kind: MappingError.Kind, underlyingError: (any Error)? = Cause()) -> MappingError {
-        MappingError(sourceType: "Message", targetType: "MessageEntity", kind: kind,
-                     codingPath: [Key(stringValue: "text")], underlyingError: underlyingError)
+        MappingError(
+            sourceType: "Message", targetType: "MessageEntity", kind: kind,
+            codingPath: [Key(stringValue: "text")], underlyingError: underlyingError)
     }
 
     @Test(arguments: [
         (MappingError.Kind.keyNotFound, "Cannot map Message to MessageEntity: key not found at text"),
         (.valueNotFound, "Cannot map Message to MessageEntity: value not found at text"),
-        (.typeMismatch(expected: "Int", found: "String"),
-         "Cannot map Message to MessageEntity: type mismatch (expected Int, found String) at text"),
-        (.numberNotRepresentable(value: "300", target: "Int8"),
-         "Cannot map Message to MessageEntity: number 300 is not representable as Int8 at text"),
+        (
+            .typeMismatch(expected: "Int", found: "String"),
+            "Cannot map Message to MessageEntity: type mismatch (expected Int, found String) at text"
+        ),
+        (
+            .numberNotRepresentable(value: "300", target: "Int8"),
+            "Cannot map Message to MessageEntity: number 300 is not representable as Int8 at text"
+        ),
         (.dataCorrupted("not hex"), "Cannot map Message to MessageEntity: data corrupted (not hex) at text"),
         (.unmappedKey, "Cannot map Message to MessageEntity: the target never reads this key at text"),
         (.userError, "Cannot map Message to MessageEntity: error thrown by the type itself (the cause) at text"),
@@ -37,8 +42,9 @@ struct MappingErrorCodeTests {
     }
 
     @Test func aUserErrorWithoutItsErrorSaysUnknown() {
-        #expect(Self.error(.userError, underlyingError: nil).description
-            == "Cannot map Message to MessageEntity: error thrown by the type itself (unknown) at text")
+        #expect(
+            Self.error(.userError, underlyingError: nil).description
+                == "Cannot map Message to MessageEntity: error thrown by the type itself (unknown) at text")
     }
 
     @Test func everyKindCarriesItsOwnCode() {
@@ -83,9 +89,15 @@ struct MappingErrorCodeTests {
     }
 
     @Test func kindsCompareByCodeAndDetails() {
-        #expect(MappingError.Kind.typeMismatch(expected: "Int", found: "String") == .typeMismatch(expected: "Int", found: "String"))
-        #expect(MappingError.Kind.typeMismatch(expected: "Int", found: "String") != .typeMismatch(expected: "Int", found: "Bool"))
-        #expect(MappingError.Kind.numberNotRepresentable(value: "1", target: "A") != .numberNotRepresentable(value: "1", target: "B"))
+        #expect(
+            MappingError.Kind.typeMismatch(expected: "Int", found: "String")
+                == .typeMismatch(expected: "Int", found: "String"))
+        #expect(
+            MappingError.Kind.typeMismatch(expected: "Int", found: "String")
+                != .typeMismatch(expected: "Int", found: "Bool"))
+        #expect(
+            MappingError.Kind.numberNotRepresentable(value: "1", target: "A")
+                != .numberNotRepresentable(value: "1", target: "B"))
         #expect(MappingError.Kind.dataCorrupted("a") != .dataCorrupted("b"))
         #expect(MappingError.Kind.keyNotFound != .valueNotFound)
         #expect(MappingError.Kind.userError == .userError)
@@ -93,8 +105,12 @@ struct MappingErrorCodeTests {
 
     @Test func aKindDescribesItselfAsItIsWritten() {
         #expect("\(MappingError.Kind.keyNotFound)" == "keyNotFound")
-        #expect("\(MappingError.Kind.typeMismatch(expected: "Int", found: "String"))" == #"typeMismatch(expected: "Int", found: "String")"#)
-        #expect("\(MappingError.Kind.numberNotRepresentable(value: "300", target: "Int8"))" == #"numberNotRepresentable(value: "300", target: "Int8")"#)
+        #expect(
+            "\(MappingError.Kind.typeMismatch(expected: "Int", found: "String"))"
+                == #"typeMismatch(expected: "Int", found: "String")"#)
+        #expect(
+            "\(MappingError.Kind.numberNotRepresentable(value: "300", target: "Int8"))"
+                == #"numberNotRepresentable(value: "300", target: "Int8")"#)
         #expect("\(MappingError.Kind.dataCorrupted("say \"hi\""))" == #"dataCorrupted("say \"hi\"")"#)
     }
 
@@ -146,11 +162,15 @@ struct MappingErrorCodeTests {
     @Test func theMapperReportsDetailsAsValues() throws {
         struct Wide: Encodable { let level: Int }
         struct Narrow: Decodable { let level: Int8 }
-        let error = try #require(throws: MappingError.self) { try EntityMapper().map(Wide(level: 300), to: Narrow.self) }
+        let error = try #require(throws: MappingError.self) {
+            try EntityMapper().map(Wide(level: 300), to: Narrow.self)
+        }
         #expect(error.code == .numberNotRepresentable)
         #expect(error.kind.number == "300" && error.kind.numericType == "Int8")
 
-        let mismatch = try #require(throws: MappingError.self) { try EntityMapper().map(["level": "x"], to: Narrow.self) }
+        let mismatch = try #require(throws: MappingError.self) {
+            try EntityMapper().map(["level": "x"], to: Narrow.self)
+        }
         #expect(mismatch.code == .typeMismatch)
         #expect(mismatch.kind.expectedType == "Int8" && mismatch.kind.found == "String")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// Every way a conversion can fail is a `MappingError` that names both types, the reason and the
@@ -19,7 +20,9 @@ struct MappingErrorTests {
     }
 
     @Test func theFailingElementIsNamedByIndex() throws {
-        let chat = ChatWithOptionalText(messages: [.init(id: 1, text: "a"), .init(id: 2, text: "b"), .init(id: 3, text: nil)])
+        let chat = ChatWithOptionalText(messages: [
+            .init(id: 1, text: "a"), .init(id: 2, text: "b"), .init(id: 3, text: nil),
+        ])
         let error = try #require(throws: MappingError.self) { try mapper.map(chat, to: Chat.self) }
         #expect(error.kind == .keyNotFound)
         #expect(error.description == "Cannot map ChatWithOptionalText to Chat: key not found at messages[2].text")
@@ -37,7 +40,9 @@ struct MappingErrorTests {
     @Test func aValueOfAnotherKindIsTypeMismatchNamingBoth() throws {
         let error = try #require(throws: MappingError.self) { try mapper.map(["id": "seven"], to: OnlyID.self) }
         #expect(error.kind == .typeMismatch(expected: "Int", found: "String"))
-        #expect(error.description == "Cannot map Dictionary<String, String> to OnlyID: type mismatch (expected Int, found String) at id")
+        #expect(
+            error.description
+                == "Cannot map Dictionary<String, String> to OnlyID: type mismatch (expected Int, found String) at id")
     }
 
     @Test func aKeyedValueWhereAnArrayIsExpectedIsTypeMismatch() throws {
@@ -66,7 +71,9 @@ struct MappingErrorTests {
         let error = try #require(throws: MappingError.self) { try mapper.map(["hex": "zz"], to: HexColor.self) }
         #expect(error.kind == .dataCorrupted("not a hex colour: zz"))
         #expect(error.path == "hex")
-        #expect(error.description == "Cannot map Dictionary<String, String> to HexColor: data corrupted (not a hex colour: zz) at hex")
+        #expect(
+            error.description
+                == "Cannot map Dictionary<String, String> to HexColor: data corrupted (not a hex colour: zz) at hex")
     }
 
     @Test func aStrictMapperReportsUnmappedKeys() throws {
@@ -84,11 +91,15 @@ struct MappingErrorTests {
         #expect(error.kind == .userError)
         #expect(error.underlyingError as? ValidationError == ValidationError.negative(-1))
         #expect(error.path == "inner[1]")
-        #expect(error.description == "Cannot map Outer to ValidatedOuter: error thrown by the type itself (negative(-1)) at inner[1]")
+        #expect(
+            error.description
+                == "Cannot map Outer to ValidatedOuter: error thrown by the type itself (negative(-1)) at inner[1]")
     }
 
     @Test func anErrorThrownByEncodeToIsWrapped() throws {
-        let error = try #require(throws: MappingError.self) { try mapper.map(["ok": Refusing()], to: [String: Int].self) }
+        let error = try #require(throws: MappingError.self) {
+            try mapper.map(["ok": Refusing()], to: [String: Int].self)
+        }
         #expect(error.kind == .userError)
         #expect(error.underlyingError as? ValidationError == .refused)
         #expect(error.path == "ok")
@@ -103,7 +114,10 @@ struct MappingErrorTests {
 // MARK: - Fixtures
 
 struct Chat: Decodable {
-    struct Line: Decodable { let id: Int; let text: String }
+    struct Line: Decodable {
+        let id: Int
+        let text: String
+    }
     let messages: [Line]
 }
 
@@ -113,7 +127,10 @@ struct ChatWithoutText: Encodable {
 }
 
 struct ChatWithOptionalText: Encodable {
-    struct Line: Encodable { let id: Int; let text: String? }
+    struct Line: Encodable {
+        let id: Int
+        let text: String?
+    }
     let messages: [Line]
 }
 
@@ -145,7 +162,8 @@ struct HexColor: Decodable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let text = try container.decode(String.self, forKey: .hex)
         guard let value = UInt32(text, radix: 16) else {
-            throw DecodingError.dataCorruptedError(forKey: .hex, in: container, debugDescription: "not a hex colour: \(text)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .hex, in: container, debugDescription: "not a hex colour: \(text)")
         }
         hex = value
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// Numbers convert only when the target type holds the value exactly: never a wrap, a truncation
@@ -23,7 +24,8 @@ struct NumberConversionTests {
 
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test func oneHundredTwentyEightBitIntegersRoundTripTheirExtremes() throws {
-        let values = Wide128(signed: [.min, -1, 0, Int128(Int64.max) + 1, .max], unsigned: [0, UInt128(UInt64.max) + 1, .max])
+        let values = Wide128(
+            signed: [.min, -1, 0, Int128(Int64.max) + 1, .max], unsigned: [0, UInt128(UInt64.max) + 1, .max])
         #expect(try mapper.map(values, to: Wide128.self) == values)
         #expect(try mapper.map(Int128.min, to: Int128.self) == .min)
         #expect(try mapper.map(UInt128.max, to: UInt128.self) == .max)
@@ -121,7 +123,9 @@ struct NumberConversionTests {
         let tooBig = try #require(throws: MappingError.self) { try mapper.map(Decimal(string: "300")!, to: Int8.self) }
         #expect(tooBig.kind == .numberNotRepresentable(value: "300", target: "Int8"))
         let tooPrecise = "0.12345678901234567890123456789"
-        let precise = try #require(throws: MappingError.self) { try mapper.map(Decimal(string: tooPrecise)!, to: Double.self) }
+        let precise = try #require(throws: MappingError.self) {
+            try mapper.map(Decimal(string: tooPrecise)!, to: Double.self)
+        }
         #expect(precise.kind == .numberNotRepresentable(value: tooPrecise, target: "Double"))
     }
 

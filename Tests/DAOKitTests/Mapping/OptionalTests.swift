@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// Optionals behave as a JSON round trip would: an omitted key and a null both decode as nil,
@@ -36,8 +37,9 @@ struct OptionalTests {
     }
 
     @Test func nestedOptionalsOfEveryPrimitiveTypeRoundTrip() throws {
-        let full = AllOptionals(bool: true, int8: -8, int16: -16, int32: -32, int64: -64, uint: 1, uint8: 8, uint16: 16,
-                                uint32: 32, uint64: 64, float: 1.5, double: 2.5, string: "s", int: -1)
+        let full = AllOptionals(
+            bool: true, int8: -8, int16: -16, int32: -32, int64: -64, uint: 1, uint8: 8, uint16: 16,
+            uint32: 32, uint64: 64, float: 1.5, double: 2.5, string: "s", int: -1)
         #expect(try mapper.map(full, to: AllOptionals.self) == full)
         #expect(try mapper.map(AllOptionals(), to: AllOptionals.self) == AllOptionals())
     }
@@ -85,7 +87,8 @@ struct PresenceProbe: Decodable {
         let container = try decoder.container(keyedBy: NullAndOmitted.Keys.self)
         containsOmitted = container.contains(.omitted)
         containsNull = container.contains(.explicitNull)
-        nullDecodesAsNil = try container.decodeIfPresent(Int.self, forKey: .explicitNull) == nil
+        nullDecodesAsNil =
+            try container.decodeIfPresent(Int.self, forKey: .explicitNull) == nil
             && container.decodeNil(forKey: .explicitNull)
         allKeys = container.allKeys.map(\.stringValue)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// A key written twice keeps the last value, as in a JSON object — for keys built at run time, for
@@ -7,7 +8,8 @@ import Testing
 @Suite("Repeated keys")
 struct RepeatedKeyTests {
     @Test func aLongKeyBuiltAtRunTimeAndWrittenTwiceKeepsTheLastValue() throws {
-        let value = WritesTwice(first: "user_\(Int.random(in: 1000...9999))_name_of_the_user", firstValue: 1, secondValue: 2)
+        let value = WritesTwice(
+            first: "user_\(Int.random(in: 1000...9999))_name_of_the_user", firstValue: 1, secondValue: 2)
         #expect(try EntityMapper().map(value, to: [String: Int].self) == [value.first: 2])
         #expect(try jsonMap(value) == [value.first: 2])
     }
@@ -33,7 +35,8 @@ struct RepeatedKeyTests {
     }
 
     @Test func aStrictMapperReadsARepeatedRunTimeKeyOnce() throws {
-        let value = WritesTwice(first: String(repeating: "long_key_", count: 4) + "\(Int.random(in: 0...9))", firstValue: 1, secondValue: 2)
+        let value = WritesTwice(
+            first: String(repeating: "long_key_", count: 4) + "\(Int.random(in: 0...9))", firstValue: 1, secondValue: 2)
         #expect(try EntityMapper(strict: true).map(value, to: [String: Int].self) == [value.first: 2])
     }
 
@@ -110,7 +113,8 @@ struct WritesTwiceNested: Encodable {
     let key: String
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: MappingTestKey.self)
-        var inner = container.nestedContainer(keyedBy: MappingTestKey.self, forKey: MappingTestKey(stringValue: "inner"))
+        var inner = container.nestedContainer(
+            keyedBy: MappingTestKey.self, forKey: MappingTestKey(stringValue: "inner"))
         try inner.encode(1, forKey: MappingTestKey(stringValue: freshCopy(of: key)))
         try inner.encode(2, forKey: MappingTestKey(stringValue: freshCopy(of: key)))
     }
@@ -147,7 +151,8 @@ struct NestedTwice: Codable, Equatable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: MappingTestKey.self)
-        let shared = try container.nestedContainer(keyedBy: MappingTestKey.self, forKey: MappingTestKey(stringValue: "shared"))
+        let shared = try container.nestedContainer(
+            keyedBy: MappingTestKey.self, forKey: MappingTestKey(stringValue: "shared"))
         first = try shared.decode(Int.self, forKey: MappingTestKey(stringValue: "first"))
         second = try shared.decode(Int.self, forKey: MappingTestKey(stringValue: "second"))
         list = try container.decode([Int].self, forKey: MappingTestKey(stringValue: "list"))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// A strict mapper refuses to drop a source field the target never reads, at any depth.
@@ -15,7 +16,9 @@ struct StrictModeTests {
     }
 
     @Test func aTopLevelKeyTheTargetIgnoresIsAnUnmappedKey() throws {
-        let error = try #require(throws: MappingError.self) { try strict.map(Message.sample(1), to: MessageSummary.self) }
+        let error = try #require(throws: MappingError.self) {
+            try strict.map(Message.sample(1), to: MessageSummary.self)
+        }
         #expect(error.kind == .unmappedKey)
         #expect(error.path == "date")
     }
@@ -25,7 +28,9 @@ struct StrictModeTests {
         let error = try #require(throws: MappingError.self) { try strict.map(dialog, to: DialogSummary.self) }
         #expect(error.kind == .unmappedKey)
         #expect(error.path == "messages[0].date")
-        #expect(error.description == "Cannot map Dialog to DialogSummary: the target never reads this key at messages[0].date")
+        #expect(
+            error.description
+                == "Cannot map Dialog to DialogSummary: the target never reads this key at messages[0].date")
     }
 
     @Test func arrayElementsTheTargetNeverReadsAreUnmapped() throws {

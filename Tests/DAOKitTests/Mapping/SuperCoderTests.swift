@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// `superEncoder()` and `superDecoder()`, from every kind of container: the containers a super coder
@@ -41,7 +42,8 @@ struct SuperCoderTests {
 
     @Test func superEncoderOfAnUnkeyedContainerNestsAsJSONDoes() throws {
         let doubles = try mapper.map(ThroughUnkeyedSuperEncoder(value: [1.5]), to: [[[Double]]].self)
-        let json = try JSONDecoder().decode([[[Double]]].self, from: JSONEncoder().encode(ThroughUnkeyedSuperEncoder(value: [1.5])))
+        let json = try JSONDecoder().decode(
+            [[[Double]]].self, from: JSONEncoder().encode(ThroughUnkeyedSuperEncoder(value: [1.5])))
         #expect(doubles == [[[1.5]]])
         #expect(doubles == json)
         let strings = try mapper.map(ThroughUnkeyedSuperEncoder(value: "x"), to: [[String]].self)
@@ -55,7 +57,8 @@ struct SuperCoderTests {
 
     @Test func anUnusedSuperEncoderLeavesAnEmptyObjectAsJSONDoes() throws {
         let mapped = try mapper.map(UnusedSuperEncoder(), to: [String: [String: Int]].self)
-        let json = try JSONDecoder().decode([String: [String: Int]].self, from: JSONEncoder().encode(UnusedSuperEncoder()))
+        let json = try JSONDecoder().decode(
+            [String: [String: Int]].self, from: JSONEncoder().encode(UnusedSuperEncoder()))
         #expect(mapped == ["super": [:]])
         #expect(mapped == json)
     }
@@ -68,7 +71,9 @@ struct SuperCoderTests {
     }
 
     @Test func superDecoderForAMissingKeyFailsAtThatKey() throws {
-        let error = try #require(throws: MappingError.self) { try mapper.map(["other": 1], to: RequiredSuperField.self) }
+        let error = try #require(throws: MappingError.self) {
+            try mapper.map(["other": 1], to: RequiredSuperField.self)
+        }
         #expect(error.kind == .valueNotFound)
         #expect(error.path == "base")
     }
@@ -261,7 +266,8 @@ struct OptionalSuperField: Decodable {
 struct RequiredSuperField: Decodable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: MappingTestKey.self)
-        _ = try container.superDecoder(forKey: MappingTestKey(stringValue: "base")).singleValueContainer().decode(Int.self)
+        _ = try container.superDecoder(forKey: MappingTestKey(stringValue: "base")).singleValueContainer().decode(
+            Int.self)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// An unkeyed decoding container at its end, and after failed reads, answers as `JSONDecoder`'s
@@ -110,7 +111,8 @@ struct UnkeyedContainerEndTests {
 
     @Test func aStrictMapperAcceptsOptionalReadsPastTheEnd() throws {
         #expect(try EntityMapper(strict: true).map(UnkeyedOptionals.full, to: UnkeyedOptionals.self) == .full)
-        #expect(try EntityMapper(strict: true).map([Int](), to: UnkeyedGenericOptionals.self) == UnkeyedGenericOptionals())
+        #expect(
+            try EntityMapper(strict: true).map([Int](), to: UnkeyedGenericOptionals.self) == UnkeyedGenericOptionals())
     }
 }
 
@@ -138,9 +140,11 @@ struct UnkeyedOptionals: Codable, Equatable, Sendable {
         bool: false, string: "text", double: -2.25, float: 1.5, int: .min, int8: .max, int16: .min, int32: .max,
         int64: .min, uint: .max, uint8: .max, uint16: .max, uint32: .max, uint64: .max)
 
-    init(bool: Bool? = nil, string: String? = nil, double: Double? = nil, float: Float? = nil, int: Int? = nil,
-         int8: Int8? = nil, int16: Int16? = nil, int32: Int32? = nil, int64: Int64? = nil, uint: UInt? = nil,
-         uint8: UInt8? = nil, uint16: UInt16? = nil, uint32: UInt32? = nil, uint64: UInt64? = nil) {
+    init(
+        bool: Bool? = nil, string: String? = nil, double: Double? = nil, float: Float? = nil, int: Int? = nil,
+        int8: Int8? = nil, int16: Int16? = nil, int32: Int32? = nil, int64: Int64? = nil, uint: UInt? = nil,
+        uint8: UInt8? = nil, uint16: UInt16? = nil, uint32: UInt32? = nil, uint64: UInt64? = nil
+    ) {
         (self.bool, self.string, self.double, self.float) = (bool, string, double, float)
         (self.int, self.int8, self.int16, self.int32, self.int64) = (int, int8, int16, int32, int64)
         (self.uint, self.uint8, self.uint16, self.uint32, self.uint64) = (uint, uint8, uint16, uint32, uint64)
@@ -268,7 +272,9 @@ struct UnkeyedEndProbe: Decodable, Equatable, Sendable {
         let count: Int?
         let isAtEnd: Bool
         let currentIndex: Int
-        var description: String { "\(call) → \(outcome) [count \(count ?? -1), isAtEnd \(isAtEnd), currentIndex \(currentIndex)]" }
+        var description: String {
+            "\(call) → \(outcome) [count \(count ?? -1), isAtEnd \(isAtEnd), currentIndex \(currentIndex)]"
+        }
     }
 
     /// How many `decodeIfPresent` calls the probe makes once the container is at its end.
@@ -283,15 +289,23 @@ struct UnkeyedEndProbe: Decodable, Equatable, Sendable {
         func record(_ call: String, _ body: (inout any UnkeyedDecodingContainer) throws -> String) {
             let outcome: String
             do { outcome = try body(&container) } catch { outcome = Self.describe(error) }
-            steps.append(Step(call: call, outcome: outcome, count: container.count,
-                              isAtEnd: container.isAtEnd, currentIndex: container.currentIndex))
+            steps.append(
+                Step(
+                    call: call, outcome: outcome, count: container.count,
+                    isAtEnd: container.isAtEnd, currentIndex: container.currentIndex))
         }
         func optional(_ value: (some Any)?) -> String { value.map { "\($0)" } ?? "nil" }
 
         record("start") { _ in "" }
         record("decode(String) on a number") { try $0.decode(String.self) }
-        record("nestedUnkeyedContainer on a number") { _ = try $0.nestedUnkeyedContainer(); return "container" }
-        record("nestedContainer on a number") { _ = try $0.nestedContainer(keyedBy: Key.self); return "container" }
+        record("nestedUnkeyedContainer on a number") {
+            _ = try $0.nestedUnkeyedContainer()
+            return "container"
+        }
+        record("nestedContainer on a number") {
+            _ = try $0.nestedContainer(keyedBy: Key.self)
+            return "container"
+        }
         record("decodeIfPresent(String) on a number") { optional(try $0.decodeIfPresent(String.self)) }
         record("decodeIfPresent([Int]) on a number") { optional(try $0.decodeIfPresent([Int].self)) }
         record("decodeNil on a number") { "\(try $0.decodeNil())" }
@@ -317,8 +331,14 @@ struct UnkeyedEndProbe: Decodable, Equatable, Sendable {
         record("decodeIfPresent(Reordered) at end") { optional(try $0.decodeIfPresent(Reordered.self)) }
         record("decodeIfPresent(Int?) at end") { optional(try $0.decodeIfPresent(Int?.self)) }
         record("decodeNil at end") { "\(try $0.decodeNil())" }
-        record("nestedUnkeyedContainer at end") { _ = try $0.nestedUnkeyedContainer(); return "container" }
-        record("nestedContainer at end") { _ = try $0.nestedContainer(keyedBy: Key.self); return "container" }
+        record("nestedUnkeyedContainer at end") {
+            _ = try $0.nestedUnkeyedContainer()
+            return "container"
+        }
+        record("nestedContainer at end") {
+            _ = try $0.nestedContainer(keyedBy: Key.self)
+            return "container"
+        }
         record("decode(Int) at end") { "\(try $0.decode(Int.self))" }
         record("decode([Int]) at end") { "\(try $0.decode([Int].self))" }
     }
@@ -327,13 +347,14 @@ struct UnkeyedEndProbe: Decodable, Equatable, Sendable {
     /// type a mismatch names differs by design: JSON names `Array<Any>`, the mapper the container.)
     static func describe(_ error: any Error) -> String {
         func path(_ context: DecodingError.Context) -> String {
-            "at [" + context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".") + "]"
+            "at [" + context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+                + "]"
         }
         switch error {
-        case let DecodingError.typeMismatch(_, context): return "typeMismatch " + path(context)
-        case let DecodingError.valueNotFound(type, context): return "valueNotFound(\(type)) " + path(context)
-        case let DecodingError.keyNotFound(key, context): return "keyNotFound(\(key.stringValue)) " + path(context)
-        case let DecodingError.dataCorrupted(context): return "dataCorrupted " + path(context)
+        case DecodingError.typeMismatch(_, let context): return "typeMismatch " + path(context)
+        case DecodingError.valueNotFound(let type, let context): return "valueNotFound(\(type)) " + path(context)
+        case DecodingError.keyNotFound(let key, let context): return "keyNotFound(\(key.stringValue)) " + path(context)
+        case DecodingError.dataCorrupted(let context): return "dataCorrupted " + path(context)
         default: return "\(error)"
         }
     }

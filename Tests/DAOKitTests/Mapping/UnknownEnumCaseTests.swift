@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// A stored value that is none of an enum's cases is named in the error, so the user can tell
@@ -13,8 +14,9 @@ struct UnknownEnumCaseTests {
         let stored = TaskRecord(title: "ship", priority: ["urgent": ["_0": 3]])
         let error = try #require(throws: MappingError.self) { try mapper.map(stored, to: TaskWithLevel.self) }
         #expect(error.kind == .typeMismatch(expected: "TaskLevel", found: #"unknown case "urgent""#))
-        #expect(error.description == "Cannot map \(type(of: stored)) to TaskWithLevel: "
-            + #"type mismatch (expected TaskLevel, found unknown case "urgent") at priority"#)
+        #expect(
+            error.description == "Cannot map \(type(of: stored)) to TaskWithLevel: "
+                + #"type mismatch (expected TaskLevel, found unknown case "urgent") at priority"#)
     }
 
     @Test func anUnknownCaseOfAPlainEnumIsNamed() throws {
@@ -25,7 +27,9 @@ struct UnknownEnumCaseTests {
     }
 
     @Test func anUnknownCaseAtTheTopLevelIsNamedAtTheRoot() throws {
-        let error = try #require(throws: MappingError.self) { try mapper.map(["later": [String: Int]()], to: TaskStage.self) }
+        let error = try #require(throws: MappingError.self) {
+            try mapper.map(["later": [String: Int]()], to: TaskStage.self)
+        }
         #expect(error.kind == .typeMismatch(expected: "TaskStage", found: #"unknown case "later""#))
         #expect(error.path == "<root>")
     }
@@ -57,7 +61,8 @@ struct UnknownEnumCaseTests {
 
     @Test func aKeyedValueWithManyKeysIsNamedByItsFirstFew() throws {
         let keys = (0..<40).map { "k\($0)" }
-        let stored = TaskRecord(title: "ship", priority: Dictionary(uniqueKeysWithValues: keys.map { ($0, [String: Int]()) }))
+        let stored = TaskRecord(
+            title: "ship", priority: Dictionary(uniqueKeysWithValues: keys.map { ($0, [String: Int]()) }))
         let error = try #require(throws: MappingError.self) { try mapper.map(stored, to: TaskWithStage.self) }
         guard let found = error.kind.found else {
             Issue.record("expected a type mismatch, got \(error.kind)")
@@ -89,7 +94,9 @@ struct UnknownEnumCaseTests {
 
     @Test func aMismatchATypeThrowsOnAStringNamesTheStringQuotedAndCut() throws {
         let long = String(repeating: "x", count: 200)
-        let error = try #require(throws: MappingError.self) { try mapper.map(["code": long], to: RefusesEveryCode.self) }
+        let error = try #require(throws: MappingError.self) {
+            try mapper.map(["code": long], to: RefusesEveryCode.self)
+        }
         guard let found = error.kind.found else {
             Issue.record("expected a type mismatch, got \(error.kind)")
             return
@@ -98,7 +105,9 @@ struct UnknownEnumCaseTests {
     }
 
     @Test func aMismatchAtAPathTheSourceLacksKeepsTheTypesOwnMessage() throws {
-        let error = try #require(throws: MappingError.self) { try mapper.map(["code": "A1"], to: RefusesAtMadeUpPath.self) }
+        let error = try #require(throws: MappingError.self) {
+            try mapper.map(["code": "A1"], to: RefusesAtMadeUpPath.self)
+        }
         #expect(error.kind == .typeMismatch(expected: "Int", found: "nothing usable here"))
     }
 
@@ -144,7 +153,10 @@ struct TaskWithStage: Codable {
 enum TaskMood: String, Codable { case happy, calm }
 struct MoodHolder: Codable { let mood: TaskMood }
 
-enum TaskRank: Int, Codable { case first = 1, second = 2 }
+enum TaskRank: Int, Codable {
+    case first = 1
+    case second = 2
+}
 struct RankHolder: Codable { let rank: TaskRank }
 
 /// Throws its own `typeMismatch` at the path of the value it refuses.
@@ -153,8 +165,10 @@ struct RefusesEveryCode: Decodable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         _ = try container.decode(String.self, forKey: .code)
-        throw DecodingError.typeMismatch(Int.self, DecodingError.Context(
-            codingPath: container.codingPath + [CodingKeys.code], debugDescription: "codes are numbers"))
+        throw DecodingError.typeMismatch(
+            Int.self,
+            DecodingError.Context(
+                codingPath: container.codingPath + [CodingKeys.code], debugDescription: "codes are numbers"))
     }
 }
 
@@ -162,7 +176,9 @@ struct RefusesEveryCode: Decodable {
 struct RefusesAtMadeUpPath: Decodable {
     enum CodingKeys: String, CodingKey { case code, elsewhere }
     init(from decoder: any Decoder) throws {
-        throw DecodingError.typeMismatch(Int.self, DecodingError.Context(
-            codingPath: [CodingKeys.elsewhere], debugDescription: "nothing usable here"))
+        throw DecodingError.typeMismatch(
+            Int.self,
+            DecodingError.Context(
+                codingPath: [CodingKeys.elsewhere], debugDescription: "nothing usable here"))
     }
 }

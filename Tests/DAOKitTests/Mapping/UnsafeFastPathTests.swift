@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// The mapper's unsafe fast paths are switched on where they should be, and their guards hold

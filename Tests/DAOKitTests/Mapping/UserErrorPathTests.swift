@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DAOKit
 
 /// An error thrown by a type's own `encode(to:)` or `init(from:)` is reported at the path where it

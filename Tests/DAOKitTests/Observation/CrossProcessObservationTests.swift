@@ -1,9 +1,10 @@
-@testable import DAOKit
-@testable import DAOKitSQLite
-@testable import DAOKitFileStore
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
+@testable import DAOKitSQLite
 
 /// A file store's observers see commits made by other processes and by other contexts on the same
 /// directory, through the change-log monitor.
@@ -18,7 +19,10 @@ struct CrossProcessObservationTests {
         let dao = CrashRecordDao(context: try FileStorageContext(directory: directory.url))
         let count = StreamRecorder(dao.observeCount())
         let one = StreamRecorder(dao.observe(id: "child-7"))
-        defer { count.cancel(); one.cancel() }
+        defer {
+            count.cancel()
+            one.cancel()
+        }
         #expect(await count.waitUntil { $0 == [0] })
         #expect(await one.waitUntil { $0.count == 1 })
         let child = try FileChildProcess(arguments: ["writer", directory.path, "child", "20"])
@@ -38,7 +42,10 @@ struct CrossProcessObservationTests {
         let dao = CrashRecordDao(context: try SQLiteStorageContext(file: file))
         let count = StreamRecorder(dao.observeCount())
         let one = StreamRecorder(dao.observe(id: "child-7"))
-        defer { count.cancel(); one.cancel() }
+        defer {
+            count.cancel()
+            one.cancel()
+        }
         #expect(await count.waitUntil { $0 == [0] })
         #expect(await one.waitUntil { $0.count == 1 })
         let child = try FileChildProcess(arguments: ["sqlite-writer", file.path, "child", "20"])

@@ -1,8 +1,9 @@
-@testable import DAOKit
 import DAOKitInternals
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
 
 /// The domain value of the live-results tests.
 struct LiveNote: Codable, Identifiable, Equatable, Sendable {

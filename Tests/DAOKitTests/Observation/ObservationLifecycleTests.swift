@@ -1,7 +1,8 @@
-@testable import DAOKit
 import DAOKitInternals
 import Foundation
 import Testing
+
+@testable import DAOKit
 
 /// How observations end, coalesce and share work: cancellation releases everything, bursts end on
 /// the final state, errors end the stream, contexts without a notifier deliver once.
@@ -42,10 +43,15 @@ struct ObservationLifecycleTests {
         let (context, cleanUp) = try kind.make()
         defer { cleanUp() }
         let dao = LiveNoteDao(context: context)
-        let list = StreamRecorder(dao.observe(where: #Predicate { $0.number % 2 == 0 }, sortedBy: [SortDescriptor(\.id)]))
+        let list = StreamRecorder(
+            dao.observe(where: #Predicate { $0.number % 2 == 0 }, sortedBy: [SortDescriptor(\.id)]))
         let count = StreamRecorder(dao.observeCount())
         let one = StreamRecorder(dao.observe(id: "k7"))
-        defer { list.cancel(); count.cancel(); one.cancel() }
+        defer {
+            list.cancel()
+            count.cancel()
+            one.cancel()
+        }
         #expect(await count.waitUntil { $0 == [0] })
         let writes = kind == .file ? 300 : 1_000  // the file store fsyncs every write
         for index in 0..<writes { try await dao.persist(note("k\(index % 10)", index)) }
@@ -68,7 +74,8 @@ struct ObservationLifecycleTests {
         let recorder = StreamRecorder(dao.observe(id: "a"))
         #expect(await recorder.waitUntil { $0.count == 1 })
         // A record another program damaged, then a write through the context that announces it.
-        let key = KeyValueKeyScheme.recordKey(namespace: context.namespace, entityName: LiveNoteEntity.entityName, storageKey: "a")
+        let key = KeyValueKeyScheme.recordKey(
+            namespace: context.namespace, entityName: LiveNoteEntity.entityName, storageKey: "a")
         store.setString("not json", forKey: key)
         context.changeNotifier?.post(StorageChange(entityName: LiveNoteEntity.entityName, storageKeys: ["a"]))
         #expect(await recorder.waitUntilFinished())

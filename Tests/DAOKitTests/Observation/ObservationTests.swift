@@ -1,6 +1,7 @@
-@testable import DAOKit
 import Foundation
 import Testing
+
+@testable import DAOKit
 
 /// `BaseDao.observe(where:…)`, `observe(id:)` and `observeCount(where:)` on every shipped context:
 /// the first element, the elements after writes that alter the result, silence otherwise.
@@ -12,7 +13,8 @@ struct ObservationTests {
         defer { cleanUp() }
         let dao = LiveNoteDao(context: context)
         try await dao.persist([note("a", 1), note("b", 2), note("c", 3)])
-        let recorder = StreamRecorder(dao.observe(where: #Predicate { $0.number >= 2 }, sortedBy: [SortDescriptor(\.number)]))
+        let recorder = StreamRecorder(
+            dao.observe(where: #Predicate { $0.number >= 2 }, sortedBy: [SortDescriptor(\.number)]))
         defer { recorder.cancel() }
         #expect(await recorder.waitUntil { !$0.isEmpty })
         #expect(recorder.elements.first == [note("b", 2), note("c", 3)])
@@ -46,12 +48,12 @@ struct ObservationTests {
         let recorder = StreamRecorder(dao.observe(where: #Predicate { $0.number > 10 }))
         defer { recorder.cancel() }
         #expect(await recorder.waitUntil { $0.count == 1 })
-        try await dao.persist(note("small", 1))             // does not match
-        try await dao.persist(note("big", 100))             // rewritten with the same values
-        try await dao.persist(note("small", 2))             // still does not match
+        try await dao.persist(note("small", 1))  // does not match
+        try await dao.persist(note("big", 100))  // rewritten with the same values
+        try await dao.persist(note("small", 2))  // still does not match
         try await Task.sleep(for: silenceWindow)
         #expect(recorder.elements == [[note("big", 100)]])
-        try await dao.persist(note("small", 50))            // now matches: the next element
+        try await dao.persist(note("small", 50))  // now matches: the next element
         #expect(await recorder.waitUntil { $0.count == 2 })
         try await Task.sleep(for: silenceWindow)
         #expect(recorder.elements.count == 2)
@@ -67,7 +69,11 @@ struct ObservationTests {
         let all = StreamRecorder(notes.observe())
         let count = StreamRecorder(notes.observeCount())
         let one = StreamRecorder(notes.observe(id: "a"))
-        defer { all.cancel(); count.cancel(); one.cancel() }
+        defer {
+            all.cancel()
+            count.cancel()
+            one.cancel()
+        }
         #expect(await all.waitUntil { $0.count == 1 })
         #expect(await count.waitUntil { $0 == [0] })
         #expect(await one.waitUntil { $0.count == 1 })
@@ -120,8 +126,10 @@ struct ObservationTests {
     func aPagedQueryReRunsWhenARecordBeforeItsPageLeaves() async throws {
         let dao = LiveNoteDao(context: InMemoryStorageContext())
         try await dao.persist((1...5).map { note("n\($0)", $0) })
-        let recorder = StreamRecorder(dao.observe(where: #Predicate { $0.number > 0 }, sortedBy: [SortDescriptor(\.number)],
-                                                  limit: 2, offset: 1))
+        let recorder = StreamRecorder(
+            dao.observe(
+                where: #Predicate { $0.number > 0 }, sortedBy: [SortDescriptor(\.number)],
+                limit: 2, offset: 1))
         defer { recorder.cancel() }
         #expect(await recorder.waitUntil { $0 == [[note("n2", 2), note("n3", 3)]] })
         try await dao.persist(note("n1", -1))  // leaves the matches, before the page: the page shifts

@@ -1,7 +1,8 @@
-@testable import DAOKit
 import DAOKitInternals
 import Foundation
 import Testing
+
+@testable import DAOKit
 
 /// An observation outlives a failure its context's change monitor says passes by itself (a server
 /// restarting), and ends with any other: ``ExternalChangeMonitor/observationOutlives(_:)``.

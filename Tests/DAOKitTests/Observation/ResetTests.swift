@@ -1,6 +1,7 @@
-@testable import DAOKit
 import Foundation
 import Testing
+
+@testable import DAOKit
 
 /// `StorageContext.reset()`: every entity of every type goes, all or nothing, and observers see
 /// the empty results.
@@ -37,7 +38,11 @@ struct ResetTests {
         let list = StreamRecorder(notes.observe())
         let count = StreamRecorder(tags.observeCount())
         let one = StreamRecorder(notes.observe(id: "a"))
-        defer { list.cancel(); count.cancel(); one.cancel() }
+        defer {
+            list.cancel()
+            count.cancel()
+            one.cancel()
+        }
         #expect(await list.waitUntil { $0.count == 1 })
         #expect(await count.waitUntil { $0 == [1] })
         #expect(await one.waitUntil { $0 == [note("a", 1)] })

@@ -40,10 +40,16 @@ struct NaNSortAndMembershipTests {
         // `tag.count` does not translate: the context returns candidates and Swift finishes.
         let partly = #Predicate<Reading> { $0.tag.count == 4 }
         #expect(try dao.read(where: partly, sortedBy: [SortDescriptor(\.x)]).map(\.id) == [5, 3, 1, 4], "\(factory)")
-        #expect(try dao.read(where: partly, sortedBy: [SortDescriptor(\.x, order: .reverse)]).map(\.id) == [4, 1, 3, 5], "\(factory)")
-        #expect(try dao.read(sortedBy: [SortDescriptor(\.x), SortDescriptor(\.id)]).map(\.id) == [5, 6, 3, 1, 2, 4], "\(factory)")
-        #expect(try dao.read(sortedBy: [SortDescriptor(\.x, order: .reverse), SortDescriptor(\.id)], limit: 3).map(\.id) == [2, 4, 1],
-                "\(factory)")
+        #expect(
+            try dao.read(where: partly, sortedBy: [SortDescriptor(\.x, order: .reverse)]).map(\.id) == [4, 1, 3, 5],
+            "\(factory)")
+        #expect(
+            try dao.read(sortedBy: [SortDescriptor(\.x), SortDescriptor(\.id)]).map(\.id) == [5, 6, 3, 1, 2, 4],
+            "\(factory)")
+        #expect(
+            try dao.read(sortedBy: [SortDescriptor(\.x, order: .reverse), SortDescriptor(\.id)], limit: 3).map(\.id)
+                == [2, 4, 1],
+            "\(factory)")
     }
 
     @Test func domainQuerySortsNaNByTheSameRule() throws {
@@ -65,12 +71,14 @@ struct NaNSortAndMembershipTests {
         let everything = Self.readings.filter { $0.a != Int.max }.map(\.id)
         // Built by hand, as Foundation's own tests do: the macro would make a range test instead.
         let whole = Predicate<Reading> { reading in
-            PredicateExpressions.SequenceContains(sequence: PredicateExpressions.Value(Int.min..<Int.max),
-                                                  element: PredicateExpressions.KeyPath(root: reading, keyPath: \Reading.a))
+            PredicateExpressions.SequenceContains(
+                sequence: PredicateExpressions.Value(Int.min..<Int.max),
+                element: PredicateExpressions.KeyPath(root: reading, keyPath: \Reading.a))
         }
         let closedByHand = Predicate<Reading> { reading in
-            PredicateExpressions.SequenceContains(sequence: PredicateExpressions.Value(-1...3),
-                                                  element: PredicateExpressions.KeyPath(root: reading, keyPath: \Reading.a))
+            PredicateExpressions.SequenceContains(
+                sequence: PredicateExpressions.Value(-1...3),
+                element: PredicateExpressions.KeyPath(root: reading, keyPath: \Reading.a))
         }
         #expect(try dao.read(where: closedByHand).map(\.id).sorted() == [2, 3, 6], "\(factory)")
         #expect(try dao.read(where: whole).map(\.id).sorted() == everything, "\(factory)")
@@ -91,8 +99,9 @@ struct NaNSortAndMembershipTests {
             let list = Array(0..<size) + [Int.max]
             let strings = list.map { "k\($0)" } + ["keep"]
             let started = ContinuousClock.now
-            #expect(try dao.read(where: #Predicate { list.contains($0.a) }).map(\.id).sorted() == [3, 4, 5, 6],
-                    "\(factory) \(size)")
+            #expect(
+                try dao.read(where: #Predicate { list.contains($0.a) }).map(\.id).sorted() == [3, 4, 5, 6],
+                "\(factory) \(size)")
             #expect(try dao.count(where: #Predicate { strings.contains($0.tag) }) == 4, "\(factory) \(size)")
             #expect(try dao.count(where: #Predicate { !list.contains($0.a) }) == 2, "\(factory) \(size)")
             #expect(ContinuousClock.now - started < .seconds(10), "\(factory) \(size)")
@@ -111,12 +120,15 @@ struct NaNSortAndMembershipTests {
         for descriptors in [[byA], [byTag, byA]] {
             let foundation = Self.readings.sorted(using: descriptors).map(\.id)
             #expect(try dao.read(sortedBy: descriptors).map(\.id) == foundation, "\(factory) translated")
-            #expect(try dao.read(sortedBy: descriptors, limit: 2, offset: 1).map(\.id) == Array(foundation.dropFirst().prefix(2)),
-                    "\(factory) translated page")
+            #expect(
+                try dao.read(sortedBy: descriptors, limit: 2, offset: 1).map(\.id)
+                    == Array(foundation.dropFirst().prefix(2)),
+                "\(factory) translated page")
             let partly = #Predicate<Reading> { $0.tag.count == 4 }
             let kept = Set(Self.readings.filter { $0.tag.count == 4 }.map(\.id))
-            #expect(try dao.read(where: partly, sortedBy: descriptors).map(\.id) == foundation.filter(kept.contains),
-                    "\(factory) partly translated")
+            #expect(
+                try dao.read(where: partly, sortedBy: descriptors).map(\.id) == foundation.filter(kept.contains),
+                "\(factory) partly translated")
             #expect(try DomainQuery(sortedBy: descriptors).apply(to: Self.readings).map(\.id) == foundation, "in Swift")
         }
     }
@@ -137,16 +149,22 @@ struct NonFiniteValueTests {
         let fresh = try factory.make()
         defer { fresh.cleanUp() }
         let values: [Double] = [.nan, .infinity, -.infinity, -0.0, 1.5]
-        let samples = values.enumerated().map { Sample(id: $0.offset, x: $0.element, when: Date(timeIntervalSinceReferenceDate: $0.element)) }
+        let samples = values.enumerated().map {
+            Sample(id: $0.offset, x: $0.element, when: Date(timeIntervalSinceReferenceDate: $0.element))
+        }
         try fresh.context.save(samples)
         let read = try fresh.context.fetchAll(Sample.self).sorted { $0.id < $1.id }
         #expect(read.count == samples.count, "\(factory)")
         for (stored, back) in zip(samples, read) {
             #expect(stored.x.bitPattern == back.x.bitPattern, "\(factory) \(stored.x) read back as \(back.x)")
-            let seconds = try #require(back.when, "\(factory) \(stored.x) date read back as nil").timeIntervalSinceReferenceDate
-            #expect(seconds.bitPattern == stored.when!.timeIntervalSinceReferenceDate.bitPattern || (seconds.isNaN && stored.x.isNaN),
-                    "\(factory) date \(stored.x) read back as \(seconds)")
+            let seconds = try #require(back.when, "\(factory) \(stored.x) date read back as nil")
+                .timeIntervalSinceReferenceDate
+            #expect(
+                seconds.bitPattern == stored.when!.timeIntervalSinceReferenceDate.bitPattern
+                    || (seconds.isNaN && stored.x.isNaN),
+                "\(factory) date \(stored.x) read back as \(seconds)")
         }
-        #expect(try fresh.context.count(Sample.self, matching: .isNull("when")) == 0, "\(factory): a NaN date is not nil")
+        #expect(
+            try fresh.context.count(Sample.self, matching: .isNull("when")) == 0, "\(factory): a NaN date is not nil")
     }
 }

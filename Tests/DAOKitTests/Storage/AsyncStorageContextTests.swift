@@ -27,7 +27,9 @@ struct AsyncStorageContextTests {
     @Test func aDuplicateCreateThroughTheAsyncPathIsTheContextsError() async throws {
         let notes = BaseDao<FixtureNoteEntity, FixtureNoteEntity>(context: AsyncOnlyContext())
         try await notes.create(FixtureNoteEntity(id: "a", body: "one"))
-        let error = try await #require(throws: StorageError.self) { try await notes.create(FixtureNoteEntity(id: "a", body: "two")) }
+        let error = try await #require(throws: StorageError.self) {
+            try await notes.create(FixtureNoteEntity(id: "a", body: "two"))
+        }
         #expect(error.kind == .duplicateID)
     }
 }

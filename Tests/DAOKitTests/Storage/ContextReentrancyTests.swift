@@ -1,9 +1,10 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitInternals
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
 
 /// User code that calls a context again from inside one of its calls (issue 14, finding 7, for
 /// every context). The rule: user code a context can run outside its lock — `id` getters,
@@ -90,12 +91,14 @@ struct ContextReentrancyTests {
         let context = InMemoryStorageContext()
         let outcome = runOnAThreadOfItsOwn(within: .seconds(20)) { () -> Int in
             let deinits = Locked(0)
-            try DeinitNote.$onDeinit.withValue(Callback {
-                _ = try? context.count(DeinitNote.self)
-                deinits.withLock { $0 += 1 }
-            }) {
+            try DeinitNote.$onDeinit.withValue(
+                Callback {
+                    _ = try? context.count(DeinitNote.self)
+                    deinits.withLock { $0 += 1 }
+                }
+            ) {
                 try context.save([DeinitNote(id: "a"), DeinitNote(id: "b"), DeinitNote(id: "c")])
-                try context.save([DeinitNote(id: "a")])      // replaces a snapshot
+                try context.save([DeinitNote(id: "a")])  // replaces a snapshot
                 try context.delete(DeinitNote.self, ids: ["b"])
                 try context.deleteAll(DeinitNote.self)
             }
@@ -145,7 +148,11 @@ struct ContextReentrancyTests {
                 return "\(error.kind): \(error)"
             }
         }
-        #expect(outcome == .finished(#"reentrantCall: FileNote "a": called again from inside a call to the same context, which holds its lock; refused at DAOKit/FileNote/a"#))
+        #expect(
+            outcome
+                == .finished(
+                    #"reentrantCall: FileNote "a": called again from inside a call to the same context, which holds its lock; refused at DAOKit/FileNote/a"#
+                ))
         #expect(try context.fetchAll(FileNote.self) == [FileNote(id: "a", text: "old")])
     }
 
@@ -158,7 +165,9 @@ struct ContextReentrancyTests {
         defer { suite.remove() }
         let context = KeyValueStorageContext(store: suite.defaults)
         let nested = Locked<[String]>([])
-        let observer = NotificationCenter.default.addObserver(forName: UserDefaults.didChangeNotification, object: nil, queue: nil) { _ in
+        let observer = NotificationCenter.default.addObserver(
+            forName: UserDefaults.didChangeNotification, object: nil, queue: nil
+        ) { _ in
             do {
                 _ = try context.count(FileNote.self)
                 nested.withLock { $0.append("granted") }
@@ -175,7 +184,8 @@ struct ContextReentrancyTests {
         }
         #expect(outcome == .finished(3))
         // Other tests' suites notify this observer too, from outside any call of this context.
-        #expect(nested.withLock { $0 }.allSatisfy { $0 == "granted" || $0 == "reentrantCall" }, "\(nested.withLock { $0 })")
+        #expect(
+            nested.withLock { $0 }.allSatisfy { $0 == "granted" || $0 == "reentrantCall" }, "\(nested.withLock { $0 })")
     }
 }
 

@@ -25,7 +25,9 @@ struct ReadableRecordsCompletenessTests {
 
     @Test func oneFailureThrowsThatRecordsOwnError() {
         let records = Records(values: ["a"], failures: [Self.failure(key: 7)])
-        let error = #expect(throws: StorageError.self) { try records.valuesIfComplete(entityName: "Note", location: "x") }
+        let error = #expect(throws: StorageError.self) {
+            try records.valuesIfComplete(entityName: "Note", location: "x")
+        }
         #expect(error?.kind == .decodingFailed)
         #expect(error?.key == "7")
         #expect(error?.location == "notes.db")
@@ -34,7 +36,9 @@ struct ReadableRecordsCompletenessTests {
 
     @Test func severalFailuresThrowOneErrorListingEach() {
         let records = Records(values: ["a"], failures: [Self.failure(key: 7), Self.failure(key: 9)])
-        let error = #expect(throws: StorageError.self) { try records.valuesIfComplete(entityName: "Note", location: "x") }
+        let error = #expect(throws: StorageError.self) {
+            try records.valuesIfComplete(entityName: "Note", location: "x")
+        }
         #expect(error?.entityName == "Note")
         #expect(error?.location == "x")
         let list = error?.underlyingError as? RecordFailures

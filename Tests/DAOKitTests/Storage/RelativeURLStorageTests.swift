@@ -1,8 +1,9 @@
-@testable import DAOKit
-@testable import DAOKitFileStore
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
+@testable import DAOKitFileStore
 
 /// One rule for URLs in every context (issue 15, bug 3): a URL reads back `==` the one stored —
 /// a relative URL with its base, at any depth — and an absolute URL is still stored as its string.
@@ -49,13 +50,16 @@ struct RelativeURLStorageTests {
     /// JSON records keep their layout for everything but URLs with a base: an absolute URL is its
     /// string, as `jq` users and earlier records expect.
     @Test func jsonRecordsWriteAnAbsoluteURLAsItsStringAndARelativeOneWithItsBase() throws {
-        let text = try KeyValueRecordFormat.encode(PhotoEntity(id: 1, url: URL(string: "https://example.com/x.png")!), location: "k")
+        let text = try KeyValueRecordFormat.encode(
+            PhotoEntity(id: 1, url: URL(string: "https://example.com/x.png")!), location: "k")
         #expect(text == #"{"id":1,"url":"https://example.com/x.png"}"#)
         let relative = try KeyValueRecordFormat.encode(PhotoEntity(id: 1, url: Self.relative), location: "k")
         #expect(relative == #"{"id":1,"url":{"base":"https://example.com/base/","relative":"rel/path.png"}}"#)
         let file = try RecordCodec(format: .json).encode(PhotoEntity(id: 1, url: Self.relative), key: "1")
-        #expect(String(decoding: file, as: UTF8.self)
-            == #"{"checksum":"bd0d6bbf","entity":{"id":1,"url":{"base":"https://example.com/base/","relative":"rel/path.png"}},"formatVersion":2,"key":"1"}"#)
+        #expect(
+            String(decoding: file, as: UTF8.self)
+                == #"{"checksum":"bd0d6bbf","entity":{"id":1,"url":{"base":"https://example.com/base/","relative":"rel/path.png"}},"formatVersion":2,"key":"1"}"#
+        )
     }
 
     /// A record written before relative URLs kept their base (the absolute string) still reads.

@@ -14,7 +14,8 @@ struct SaveModeTests {
         let context = MinimalContext()
         try context.save([FixtureNoteEntity(id: "a", body: "old")])
         let error = try #require(throws: StorageError.self) {
-            try context.save([FixtureNoteEntity(id: "b", body: ""), FixtureNoteEntity(id: "a", body: "new")], mode: .insert)
+            try context.save(
+                [FixtureNoteEntity(id: "b", body: ""), FixtureNoteEntity(id: "a", body: "new")], mode: .insert)
         }
         #expect(error.kind == .duplicateID)
         #expect(error.key == "a")

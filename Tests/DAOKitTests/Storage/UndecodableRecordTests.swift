@@ -73,12 +73,16 @@ struct UndecodableRecordTests {
         let failures = try #require(error.underlyingError as? RecordFailures, "\(factory): \(error)").failures
         #expect(failures.map(\.key) == bad.map(\.id))
         for failure in failures {
-            let alone = try #require(throws: StorageError.self) { try context.fetch(NarrowMeasure.self, id: failure.key ?? "") }
-            #expect(alone.kind == failure.kind && alone.location == failure.location, "\(factory): \(alone) vs \(failure)")
+            let alone = try #require(throws: StorageError.self) {
+                try context.fetch(NarrowMeasure.self, id: failure.key ?? "")
+            }
+            #expect(
+                alone.kind == failure.kind && alone.location == failure.location, "\(factory): \(alone) vs \(failure)")
         }
         let lines = error.description.split(separator: "\n")
         #expect(lines.count == 21, "\(factory): \(error)")
-        #expect(lines.first?.hasPrefix("Measure: 20 records cannot be read") == true, "\(factory): \(lines.first ?? "")")
+        #expect(
+            lines.first?.hasPrefix("Measure: 20 records cannot be read") == true, "\(factory): \(lines.first ?? "")")
         for (line, record) in zip(lines.dropFirst(), bad) {
             #expect(line.hasPrefix("  \"\(record.id)\""), "\(factory): \(line)")
             #expect(line.contains("\(record.value)"), "\(factory): \(line)")

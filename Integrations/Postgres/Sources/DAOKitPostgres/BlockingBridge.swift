@@ -1,5 +1,5 @@
-import Dispatch
 import DAOKit
+import Dispatch
 import NIOPosix
 
 /// The synchronous API over the asynchronous one: the calling thread waits on a semaphore while a
@@ -14,8 +14,11 @@ enum BlockingBridge {
     /// - Throws: what `operation` throws, or ``StorageError`` when called on an event-loop thread.
     static func wait<T>(entityName: String?, server: String, _ operation: @escaping () async throws -> T) throws -> T {
         if MultiThreadedEventLoopGroup.currentEventLoop != nil {
-            throw StorageError(.io("a synchronous PostgresStorageContext method was called on a SwiftNIO event-loop thread, "
-                + "which it would block: call the async method instead"), entityName: entityName, location: server)
+            throw StorageError(
+                .io(
+                    "a synchronous PostgresStorageContext method was called on a SwiftNIO event-loop thread, "
+                        + "which it would block: call the async method instead"), entityName: entityName,
+                location: server)
         }
         // The caller is blocked until the task ends, so nothing it passed in is used by two
         // threads at once: the transfer is safe although the values need not be Sendable.

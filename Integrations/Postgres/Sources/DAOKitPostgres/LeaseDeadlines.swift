@@ -39,7 +39,8 @@ final class LeaseDeadlines: Sendable {
     private static let leeway = DispatchTimeInterval.milliseconds(10)
 
     init() {
-        state = Locked(State(timer: DispatchSource.makeTimerSource(queue: DispatchQueue(label: "DAOKitPostgres.lease-deadlines"))))
+        state = Locked(
+            State(timer: DispatchSource.makeTimerSource(queue: DispatchQueue(label: "DAOKitPostgres.lease-deadlines"))))
         state.withLock { state in
             state.timer.setEventHandler { [weak self] in self?.expireDue() }
             state.timer.activate()

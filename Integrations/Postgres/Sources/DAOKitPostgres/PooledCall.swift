@@ -39,8 +39,10 @@ enum PooledCall {
     /// - Throws: what `work` or the pool throws (cancelling the calling task cancels them);
     ///   ``ConnectTimeout`` when no connection came within `connectTimeout`; ``ConnectionLost``
     ///   when the connection closed and `work` did not end within ``grace``.
-    static func run<T: Sendable>(on client: PostgresClient, connectTimeout: Duration,
-                                 _ work: @escaping (PostgresConnection) async throws -> T) async throws -> T {
+    static func run<T: Sendable>(
+        on client: PostgresClient, connectTimeout: Duration,
+        _ work: @escaping (PostgresConnection) async throws -> T
+    ) async throws -> T {
         // `work` runs in one task only, and the caller no longer uses it: the transfer is safe
         // although closures need not be Sendable.
         let transfer = UncheckedTransfer(work)
@@ -51,10 +53,10 @@ enum PooledCall {
         @Sendable func finish(_ result: Result<T, any Error>, onlyWhileLeasing: Bool = false) {
             let continuation = phase.withLock { phase -> CheckedContinuation<T, any Error>? in
                 switch phase {
-                case let .leasing(continuation):
+                case .leasing(let continuation):
                     phase = .over
                     return continuation
-                case let .working(continuation) where !onlyWhileLeasing:
+                case .working(let continuation) where !onlyWhileLeasing:
                     phase = .over
                     return continuation
                 case .working, .over:
@@ -75,7 +77,7 @@ enum PooledCall {
                     do {
                         let value = try await client.withConnection { connection in
                             let begun = phase.withLock { phase -> Bool in
-                                guard case let .leasing(continuation) = phase else { return false }
+                                guard case .leasing(let continuation) = phase else { return false }
                                 phase = .working(continuation)
                                 return true
                             }
@@ -116,7 +118,9 @@ enum PooledCall {
     /// for hours, and callbacks on its future would pile up until it closed.
     private static let watched = Locked<[ObjectIdentifier: Watched]>([:])
 
-    private static func watch(_ connection: PostgresConnection, _ token: Token, _ action: @escaping @Sendable () -> Void) {
+    private static func watch(
+        _ connection: PostgresConnection, _ token: Token, _ action: @escaping @Sendable () -> Void
+    ) {
         let id = ObjectIdentifier(connection)
         let first = watched.withLock { watched -> Bool in
             let first = watched[id] == nil

@@ -33,8 +33,10 @@ struct PostgresDialect: SQLDialect {
     func negation(of condition: String) -> String { "NOT COALESCE((\(condition)), FALSE)" }
 
     /// `field <comparison> value`, exact, or `nil`.
-    func compare(_ field: FieldPath, _ comparison: StorageComparison, _ value: StorageValue,
-                 parameters binds: inout StatementParameters) -> SQLFragment? {
+    func compare(
+        _ field: FieldPath, _ comparison: StorageComparison, _ value: StorageValue,
+        parameters binds: inout StatementParameters
+    ) -> SQLFragment? {
         guard field.keys.count == 1 else { return nil }
         let name = field.keys[0]
         let stored = kinds[name] ?? []
@@ -52,7 +54,9 @@ struct PostgresDialect: SQLDialect {
             }
         }
         let mark = binds.count
-        guard let (form, constant) = Self.comparand(value, only: stored.count == 1 ? stored.first : nil) else { return nil }
+        guard let (form, constant) = Self.comparand(value, only: stored.count == 1 ? stored.first : nil) else {
+            return nil
+        }
         let left = form.expression(name)
         let right = binds.append(text: constant) + form.cast
         let symbol: String
@@ -73,14 +77,18 @@ struct PostgresDialect: SQLDialect {
             binds.removeAll(after: mark)
             return SQLFragment(sql: "FALSE", isExact: true)
         }
-        if form == .text { return SQLFragment(sql: Self.textComparison(name, symbol, prefixSymbol, right), isExact: true) }
+        if form == .text {
+            return SQLFragment(sql: Self.textComparison(name, symbol, prefixSymbol, right), isExact: true)
+        }
         return SQLFragment(sql: "\(left) \(symbol) \(right)", isExact: true)
     }
 
     /// The text field `name` compared with `constant` (SQL), through the prefixes an index holds
     /// (see PostgresSchema.prefixExpression): narrowed by them, so that the index serves the
     /// comparison, and decided by the whole values.
-    private static func textComparison(_ name: String, _ symbol: String, _ prefixSymbol: String, _ constant: String) -> String {
+    private static func textComparison(_ name: String, _ symbol: String, _ prefixSymbol: String, _ constant: String)
+        -> String
+    {
         "\(PostgresSchema.prefixExpression(name)) \(prefixSymbol) \(PostgresSchema.prefix(of: constant)) "
             + "AND \(FieldForm.text.expression(name)) \(symbol) \(constant)"
     }
@@ -98,12 +106,16 @@ struct PostgresDialect: SQLDialect {
     /// (see Benchmarks/RESULTS.md). Up to ``textsComparedOneByOne`` strings
     /// are compared one by one instead, through the index of prefixes. Each constant follows
     /// ``compare(_:_:_:parameters:)``'s rules; `nil` among them is the field's nil test, OR'ed.
-    func membership(_ field: FieldPath, _ values: [StorageValue], parameters binds: inout StatementParameters) -> SQLFragment? {
+    func membership(_ field: FieldPath, _ values: [StorageValue], parameters binds: inout StatementParameters)
+        -> SQLFragment?
+    {
         guard field.keys.count == 1 else { return nil }
         let name = field.keys[0]
         let stored = kinds[name] ?? []
         // Nothing stored (every row nil) or nothing SQL compares: as one comparison would.
-        if stored.isEmpty || stored.contains(.opaque) || values.count == 1 { return equalityDisjunction(field, values, parameters: &binds) }
+        if stored.isEmpty || stored.contains(.opaque) || values.count == 1 {
+            return equalityDisjunction(field, values, parameters: &binds)
+        }
         // The constants by the form they compare with, in first-seen order; whether nil is one.
         var groups: [(form: FieldForm, constants: [String])] = []
         var includesNil = false
@@ -136,15 +148,20 @@ struct PostgresDialect: SQLDialect {
                 // Few strings: each through the index of prefixes, which a semi-join on whole
                 // values would not use.
                 for constant in group.constants {
-                    parts.append(SQLFragment(sql: Self.textComparison(name, "=", "=", binds.append(text: constant)), isExact: true))
+                    parts.append(
+                        SQLFragment(
+                            sql: Self.textComparison(name, "=", "=", binds.append(text: constant)), isExact: true))
                 }
                 continue
             }
             let list = binds.append(texts: group.constants)
-            parts.append(SQLFragment(sql: "\(group.form.expression(name)) IN (SELECT v\(group.form.cast) FROM unnest(\(list)) AS v)",
-                                     isExact: true))
+            parts.append(
+                SQLFragment(
+                    sql: "\(group.form.expression(name)) IN (SELECT v\(group.form.cast) FROM unnest(\(list)) AS v)",
+                    isExact: true))
         }
-        return parts.count == 1 ? parts[0] : SQLFragment(sql: parts.map { "(\($0.sql))" }.joined(separator: " OR "), isExact: true)
+        return parts.count == 1
+            ? parts[0] : SQLFragment(sql: parts.map { "(\($0.sql))" }.joined(separator: " OR "), isExact: true)
     }
 
     /// The form in which a field and a constant are compared.
@@ -190,25 +207,25 @@ struct PostgresDialect: SQLDialect {
     ///   SQL does not compare.
     private static func comparand(_ value: StorageValue, only: JSONRecord.FieldKind?) -> (FieldForm, String)? {
         switch (value, only) {
-        case let (.bool(flag), .bool?):
+        case (.bool(let flag), .bool?):
             return (.json, flag ? "true" : "false")
-        case let (.int(integer), .integer?):
+        case (.int(let integer), .integer?):
             return (.number, String(integer))
-        case let (.uint(integer), .integer?):
+        case (.uint(let integer), .integer?):
             return (.number, String(integer))
-        case let (.int(integer), .real?):
+        case (.int(let integer), .real?):
             return (.number, Double(integer).description)  // Swift compares Double(int)
-        case let (.uint(integer), .real?):
+        case (.uint(let integer), .real?):
             return (.number, Double(integer).description)
-        case let (.double(real), .real?) where real.isFinite:
+        case (.double(let real), .real?) where real.isFinite:
             return (.number, real.description)
-        case let (.double(real), .integer?) where real.isFinite:
+        case (.double(let real), .integer?) where real.isFinite:
             return (.numberAsDouble, real.description)  // Swift compares Double(int)
-        case let (.date(date), .date?) where date.timeIntervalSinceReferenceDate.isFinite:
+        case (.date(let date), .date?) where date.timeIntervalSinceReferenceDate.isFinite:
             return (.number, date.timeIntervalSinceReferenceDate.description)
-        case let (.string(string), .asciiString?) where string.utf8.allSatisfy({ $0 > 0 && $0 < 0x80 }):
+        case (.string(let string), .asciiString?) where string.utf8.allSatisfy({ $0 > 0 && $0 < 0x80 }):
             return (.text, string)
-        case let (.uuid(uuid), .uuid?):
+        case (.uuid(let uuid), .uuid?):
             return (.text, uuid.uuidString)
         default:
             return nil
@@ -226,7 +243,9 @@ struct PostgresDialect: SQLDialect {
         if stored.isEmpty || stored == [.container] { return "" }  // nil everywhere: all tied
         if stored.isSubset(of: [.bool, .data, .url, .container]) {
             // Swift cannot order these values among themselves: only nil comes first.
-            return PostgresSchema.isPresent(name, kinds: stored).map { "\($0) \(key.order == .forward ? "ASC" : "DESC")" }
+            return PostgresSchema.isPresent(name, kinds: stored).map {
+                "\($0) \(key.order == .forward ? "ASC" : "DESC")"
+            }
         }
         if key.stringComparator != nil { return nil }
         if stored == [.integer] || stored == [.real] || stored == [.date] {
@@ -234,7 +253,8 @@ struct PostgresDialect: SQLDialect {
         }
         if stored == [.asciiString] || stored == [.uuid] {
             // The same order, which an index of the prefixes serves (see PostgresSchema.prefixExpression).
-            return "\(PostgresSchema.prefixExpression(name)) \(direction), \(PostgresSchema.textExpression(name)) \(direction)"
+            return
+                "\(PostgresSchema.prefixExpression(name)) \(direction), \(PostgresSchema.textExpression(name)) \(direction)"
         }
         return nil
     }

@@ -17,17 +17,23 @@ enum PostgresFailure {
     /// `error` as a ``StorageError`` of kind `io` (a ``StorageError`` or a `CancellationError` as
     /// it is). `contextClosed`: whether the context was closed, the only case in which a closed
     /// pool or connection is reported as "the context was closed".
-    static func storageError(_ error: any Error, server: String, entityName: String?, key: String? = nil,
-                             contextClosed: Bool = false) -> any Error {
+    static func storageError(
+        _ error: any Error, server: String, entityName: String?, key: String? = nil,
+        contextClosed: Bool = false
+    ) -> any Error {
         if error is StorageError || error is CancellationError { return error }
         if let transaction = error as? PostgresTransactionError {
-            let inner = transaction.closureError ?? transaction.beginError ?? transaction.commitError ?? transaction.rollbackError
+            let inner =
+                transaction.closureError ?? transaction.beginError ?? transaction.commitError
+                ?? transaction.rollbackError
             if let inner {
-                return storageError(inner, server: server, entityName: entityName, key: key, contextClosed: contextClosed)
+                return storageError(
+                    inner, server: server, entityName: entityName, key: key, contextClosed: contextClosed)
             }
         }
-        return StorageError(.io(detail(of: error, contextClosed: contextClosed)), entityName: entityName, key: key, location: server,
-                            underlyingError: error)
+        return StorageError(
+            .io(detail(of: error, contextClosed: contextClosed)), entityName: entityName, key: key, location: server,
+            underlyingError: error)
     }
 
     /// Whether `error` means the connection's session is over, so nothing more can be sent on
@@ -69,12 +75,16 @@ enum PostgresFailure {
     /// What went wrong, in words, with the server's report wherever there is one.
     static func detail(of error: any Error, contextClosed: Bool = false) -> String {
         if let report = ServerReport(error) { return report.sentence }
-        if let psql = error as? PSQLError { return detail(code: psql.code, underlying: psql.underlying, contextClosed: contextClosed) }
+        if let psql = error as? PSQLError {
+            return detail(code: psql.code, underlying: psql.underlying, contextClosed: contextClosed)
+        }
         if let pool = error as? ConnectionPoolError {
             switch pool {
             case .connectionCreationCircuitBreakerTripped:
-                return "cannot connect to the server: the pool has failed to connect for a while and refuses calls until it connects again"
-            case .poolShutdown: return contextClosed ? "the context was closed" : "the connection pool (PostgresClient) is not running"
+                return
+                    "cannot connect to the server: the pool has failed to connect for a while and refuses calls until it connects again"
+            case .poolShutdown:
+                return contextClosed ? "the context was closed" : "the connection pool (PostgresClient) is not running"
             case .requestCancelled: return "the call was cancelled while it waited for a connection"
             default: return "PostgreSQL connection pool error: \(pool)"
             }
@@ -82,7 +92,7 @@ enum PostgresFailure {
         if let legacy = error as? PostgresError {
             switch legacy {
             case .connectionClosed: return "the server closed the connection"
-            case let .protocol(message): return "PostgreSQL protocol error: \(message)"
+            case .protocol(let message): return "PostgreSQL protocol error: \(message)"
             case .server: return "the server reported an error"  // a report without fields
             }
         }
@@ -102,7 +112,8 @@ enum PostgresFailure {
         case .connectionError: detail = "cannot connect to the server"
         case .serverClosedConnection, .uncleanShutdown: detail = "the server closed the connection"
         case .clientClosedConnection:
-            detail = contextClosed ? "the context was closed" : "the connection had closed before the statement was sent"
+            detail =
+                contextClosed ? "the context was closed" : "the connection had closed before the statement was sent"
         case .poolClosed:
             detail = contextClosed ? "the context was closed" : "the connection pool (PostgresClient) is not running"
         case .queryCancelled: detail = "the statement was cancelled"
@@ -149,7 +160,7 @@ enum PostgresFailure {
                 severity = info[.severity]
                 detail = info[.detail]
                 hint = info[.hint]
-            } else if case let .server(report)? = error as? PostgresError {
+            } else if case .server(let report)? = error as? PostgresError {
                 state = report.fields[.sqlState] ?? "?"
                 message = report.fields[.message] ?? "no message"
                 severity = report.fields[.severity]
@@ -178,7 +189,8 @@ enum PostgresFailure {
             case "57P01", "57P02": text = "the server is shutting down"
             case "57P03": text = "the server is not accepting connections yet"
             case "53300": text = "the server has no connection to spare"
-            default: text = state.hasPrefix("08") ? "the connection to the server failed" : "the server reported an error"
+            default:
+                text = state.hasPrefix("08") ? "the connection to the server failed" : "the server reported an error"
             }
             text += " — SQLSTATE \(state): \(message)"
             let extras = [detail.map { "detail: \($0)" }, hint.map { "hint: \($0)" }].compactMap { $0 }

@@ -113,7 +113,9 @@ enum PostgresSchema {
     /// (strings, and whatever else may be long: Base64 `Data`, URLs, containers, a field not seen
     /// yet) the prefix of its text, which every value has and which is never too long.
     static func indexExpression(_ field: String, kinds: Set<JSONRecord.FieldKind>) -> String {
-        if !kinds.isEmpty && kinds.isSubset(of: [.integer, .real, .date, .bigUnsigned, .decimal]) { return numberExpression(field) }
+        if !kinds.isEmpty && kinds.isSubset(of: [.integer, .real, .date, .bigUnsigned, .decimal]) {
+            return numberExpression(field)
+        }
         if kinds == [.bool] { return jsonExpression(field) }
         return prefixExpression(field)
     }
@@ -132,7 +134,8 @@ enum PostgresSchema {
     }
 
     /// The generated primary key column, as `CREATE TABLE` and ``migrateTable(_:)`` declare it.
-    static let keyHashColumn = "daokit_key_sha256 bytea GENERATED ALWAYS AS (\(keyHash("daokit_key"))) STORED PRIMARY KEY"
+    static let keyHashColumn =
+        "daokit_key_sha256 bytea GENERATED ALWAYS AS (\(keyHash("daokit_key"))) STORED PRIMARY KEY"
 
     /// The statement that creates an entity's table.
     static func createTable(_ table: String) -> String {
@@ -155,8 +158,10 @@ enum PostgresSchema {
 
     /// The statements that create a declared index and drop its predecessor of the earlier
     /// layout, or none when it names a nested path.
-    static func createIndex(_ index: StorageIndex, position: Int, entityName: String, schema: String,
-                            kinds: [String: Set<JSONRecord.FieldKind>]) -> [String] {
+    static func createIndex(
+        _ index: StorageIndex, position: Int, entityName: String, schema: String,
+        kinds: [String: Set<JSONRecord.FieldKind>]
+    ) -> [String] {
         guard index.fields.allSatisfy({ $0.keys.count == 1 }) else { return [] }
         let columns = index.fields.map { indexExpression($0.keys[0], kinds: kinds[$0.keys[0]] ?? []) + " NULLS FIRST" }
         // Identifiers are at most 63 bytes: the entity name is hashed into the index name.

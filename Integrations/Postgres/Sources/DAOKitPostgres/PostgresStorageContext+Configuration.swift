@@ -43,9 +43,11 @@ extension PostgresStorageContext {
         public var statementTimeout: Duration?
 
         /// A configuration; only the host, user, password and database are required.
-        public init(host: String, port: Int = 5432, username: String, password: String?, database: String,
-                    tls: TLS = .disable, schema: String = "public", maximumConnections: Int = 20,
-                    connectTimeout: Duration = .seconds(10), statementTimeout: Duration? = nil) {
+        public init(
+            host: String, port: Int = 5432, username: String, password: String?, database: String,
+            tls: TLS = .disable, schema: String = "public", maximumConnections: Int = 20,
+            connectTimeout: Duration = .seconds(10), statementTimeout: Duration? = nil
+        ) {
             self.host = host
             self.port = port
             self.username = username
@@ -65,13 +67,17 @@ extension PostgresStorageContext {
             case .disable: clientTLS = .disable
             case .require: clientTLS = .require(.makeClientConfiguration())
             }
-            var configuration = PostgresClient.Configuration(host: host, port: port, username: username, password: password,
-                                                             database: database, tls: clientTLS)
+            var configuration = PostgresClient.Configuration(
+                host: host, port: port, username: username, password: password,
+                database: database, tls: clientTLS)
             configuration.options.maximumConnections = maximumConnections
             configuration.options.connectTimeout = connectTimeout
             if let statementTimeout {
-                let milliseconds = statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000
-                configuration.options.additionalStartupParameters.append(("statement_timeout", String(max(1, milliseconds))))
+                let milliseconds =
+                    statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds
+                    / 1_000_000_000_000_000
+                configuration.options.additionalStartupParameters.append(
+                    ("statement_timeout", String(max(1, milliseconds))))
             }
             return configuration
         }
@@ -85,8 +91,9 @@ extension PostgresStorageContext {
                 guard let context = try? NIOSSLContext(configuration: .makeClientConfiguration()) else { return nil }
                 connectionTLS = .require(context)
             }
-            var configuration = PostgresConnection.Configuration(host: host, port: port, username: username, password: password,
-                                                                 database: database, tls: connectionTLS)
+            var configuration = PostgresConnection.Configuration(
+                host: host, port: port, username: username, password: password,
+                database: database, tls: connectionTLS)
             configuration.options.connectTimeout = .init(connectTimeout)
             return configuration
         }

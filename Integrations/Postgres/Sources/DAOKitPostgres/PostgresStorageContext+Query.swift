@@ -22,7 +22,8 @@ extension PostgresStorageContext {
         let table = try table(E.self)
         try await ensureTable(entityName, table: table)
         return try await withCurrentKinds(of: entityName) { kinds, kindRows in
-            let (sql, parameters, translation) = selectStatement(query, table: table, entityName: entityName, kinds: kinds)
+            let (sql, parameters, translation) = selectStatement(
+                query, table: table, entityName: entityName, kinds: kinds)
             let (rows, counted) = try await withConnection(entityName: entityName) { connection in
                 try Self.rowsAndKindCount(try await PreparedStatements.rows(sql, parameters, on: connection))
             }
@@ -58,7 +59,9 @@ extension PostgresStorageContext {
                 (SELECT count(*) FROM \(table)\(translation.condition.map { " WHERE " + $0 } ?? ""))
                 """
             let (counted, count) = try await withConnection(entityName: entityName) { [parameters] connection in
-                guard let row = try await PreparedStatements.rows(sql, parameters, on: connection).first else { return (-1, 0) }
+                guard let row = try await PreparedStatements.rows(sql, parameters, on: connection).first else {
+                    return (-1, 0)
+                }
                 var cells = row.makeIterator()
                 guard let kinds = cells.next(), let count = cells.next() else { return (-1, 0) }
                 return (try Self.integer(kinds), try Self.integer(count))
@@ -66,7 +69,9 @@ extension PostgresStorageContext {
             return counted == kindRows ? .answer(count) : .retry
         }
         if let counted { return counted }
-        return try StorageQuery(filter: filter).apply(to: try await fetch(E.self, matching: StorageQuery(filter: filter))).count
+        return try StorageQuery(filter: filter).apply(
+            to: try await fetch(E.self, matching: StorageQuery(filter: filter))
+        ).count
     }
 
     /// ``StorageContext/delete(_:matching:)``: one `DELETE` when the filter translates exactly;
@@ -94,18 +99,22 @@ extension PostgresStorageContext {
                 let statement = PostgresQuery(unsafeSQL: sql, binds: binds.bindings)
                 let counted = try await transaction(entityName: entityName) { connection in
                     var counted = -1
-                    for try await (count, _) in try await connection.query(statement, logger: Self.logger).decode((Int, String).self) {
+                    for try await (count, _) in try await connection.query(statement, logger: Self.logger).decode(
+                        (Int, String).self)
+                    {
                         counted = count
                     }
                     return counted
                 }
                 return counted == kindRows ? .answer(()) : .retry
             }
-            let select = PostgresQuery(unsafeSQL: """
-                SELECT daokit_key, record::text, \(counting) FROM \(table) WHERE TRUE\(condition) FOR UPDATE
-                """, binds: binds.bindings)
+            let select = PostgresQuery(
+                unsafeSQL: """
+                    SELECT daokit_key, record::text, \(counting) FROM \(table) WHERE TRUE\(condition) FOR UPDATE
+                    """, binds: binds.bindings)
             let outcome: Bool = try await transaction(entityName: entityName) { connection in
-                let (rows, counted) = try Self.rowsAndKindCount(try await connection.query(select, logger: Self.logger).collect())
+                let (rows, counted) = try Self.rowsAndKindCount(
+                    try await connection.query(select, logger: Self.logger).collect())
                 if let counted, counted != kindRows { return false }
                 var doomed: [String] = []
                 for row in rows {
@@ -116,9 +125,11 @@ extension PostgresStorageContext {
                 deleteBinds.append(doomed)
                 deleteBinds.append(PostgresSchema.channel)
                 deleteBinds.append(self.notificationPayload(entityName: entityName, keys: doomed.map(Self.storageKey)))
-                try await connection.execute(PostgresQuery(unsafeSQL: """
-                    WITH gone AS (DELETE FROM \(table) WHERE \(PostgresSchema.keyIsIn("$1::text[]"))) SELECT pg_notify($2, $3)
-                    """, binds: deleteBinds), logger: Self.logger)
+                try await connection.execute(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            WITH gone AS (DELETE FROM \(table) WHERE \(PostgresSchema.keyIsIn("$1::text[]"))) SELECT pg_notify($2, $3)
+                            """, binds: deleteBinds), logger: Self.logger)
                 return true
             }
             return outcome ? .answer(()) : .retry
@@ -136,24 +147,29 @@ extension PostgresStorageContext {
     /// Runs `attempt` with the kinds recorded for the entity until it answers: after a `.retry`,
     /// with the kinds read again from the server.
     private func withCurrentKinds<Answer>(
-        of entityName: String, _ attempt: (_ kinds: [String: Set<JSONRecord.FieldKind>], _ kindRows: Int) async throws -> Attempt<Answer>
+        of entityName: String,
+        _ attempt: (_ kinds: [String: Set<JSONRecord.FieldKind>], _ kindRows: Int) async throws -> Attempt<Answer>
     ) async throws -> Answer {
         var refresh = false
         while true {
             let (kinds, kindRows) = try await self.kinds(of: entityName, refresh: refresh)
-            if case let .answer(answer) = try await attempt(kinds, kindRows) { return answer }
+            if case .answer(let answer) = try await attempt(kinds, kindRows) { return answer }
             refresh = true
         }
     }
 
     /// The `SELECT` ``fetch(_:matching:)`` runs: the rows SQL selects, each with the count of the
     /// kinds recorded for the entity; ordered and paged in SQL only when the translation is exact.
-    private func selectStatement(_ query: StorageQuery, table: String, entityName: String, kinds: [String: Set<JSONRecord.FieldKind>])
-        -> (sql: String, parameters: StatementParameters, translation: PostgresQueryTranslation) {
+    private func selectStatement(
+        _ query: StorageQuery, table: String, entityName: String, kinds: [String: Set<JSONRecord.FieldKind>]
+    )
+        -> (sql: String, parameters: StatementParameters, translation: PostgresQueryTranslation)
+    {
         var parameters = StatementParameters()
         let entity = parameters.append(text: entityName)
         let translation = PostgresQueryTranslation(query, kinds: kinds, binds: &parameters)
-        var sql = "SELECT daokit_key, record::text, (SELECT count(*) FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = \(entity)) FROM \(table)"
+        var sql =
+            "SELECT daokit_key, record::text, (SELECT count(*) FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = \(entity)) FROM \(table)"
         if let condition = translation.condition { sql += " WHERE " + condition }
         if translation.isExact {
             if let ordering = translation.ordering { sql += " ORDER BY " + ordering }
@@ -178,7 +194,9 @@ extension PostgresStorageContext {
     /// read the eight bytes as digits.
     /// - Throws: `PostgresDecodingError` when the cell is not eight bytes of `int8`.
     private static func integer(_ cell: PostgresCell) throws -> Int {
-        guard cell.dataType == .int8, var bytes = cell.bytes, bytes.readableBytes == 8, let value = bytes.readInteger(as: Int64.self) else {
+        guard cell.dataType == .int8, var bytes = cell.bytes, bytes.readableBytes == 8,
+            let value = bytes.readInteger(as: Int64.self)
+        else {
             return try cell.decode(Int.self)
         }
         return Int(value)
@@ -191,9 +209,12 @@ extension PostgresStorageContext {
         if let counted { return counted == expected }
         var binds = PostgresBindings()
         binds.append(entityName)
-        let statement = PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = $1", binds: binds)
+        let statement = PostgresQuery(
+            unsafeSQL: "SELECT count(*) FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = $1", binds: binds)
         let now = try await withConnection(entityName: entityName) { connection in
-            for try await count in try await connection.query(statement, logger: Self.logger).decode(Int.self) { return count }
+            for try await count in try await connection.query(statement, logger: Self.logger).decode(Int.self) {
+                return count
+            }
             return -1
         }
         return now == expected
@@ -205,7 +226,8 @@ extension PostgresStorageContext {
     /// Swift. For tests and diagnostics.
     func translation<E: Storable>(of query: StorageQuery, for type: E.Type) async throws -> PostgresQueryTranslation {
         var binds = StatementParameters()
-        return PostgresQueryTranslation(query, kinds: try await kinds(of: E.entityName, refresh: true).kinds, binds: &binds)
+        return PostgresQueryTranslation(
+            query, kinds: try await kinds(of: E.entityName, refresh: true).kinds, binds: &binds)
     }
 
     /// PostgreSQL's plan (`EXPLAIN`) for the `SELECT` that ``fetch(_:matching:)`` runs, with
@@ -223,15 +245,21 @@ extension PostgresStorageContext {
             var lines: [String] = []
             guard generic else {
                 let explain = PostgresQuery(unsafeSQL: "EXPLAIN " + sql, binds: parameters.bindings)
-                for try await line in try await connection.query(explain, logger: Self.logger).decode(String.self) { lines.append(line) }
+                for try await line in try await connection.query(explain, logger: Self.logger).decode(String.self) {
+                    lines.append(line)
+                }
                 return lines
             }
             // A generic plan does not look at the values: NULL stands for each.
             try await connection.execute("SET LOCAL plan_cache_mode = force_generic_plan", logger: Self.logger)
-            try await connection.execute(PostgresQuery(unsafeSQL: "PREPARE daokit_explained AS " + sql), logger: Self.logger)
+            try await connection.execute(
+                PostgresQuery(unsafeSQL: "PREPARE daokit_explained AS " + sql), logger: Self.logger)
             let nulls = Array(repeating: "NULL", count: parameters.count).joined(separator: ", ")
-            let explain = PostgresQuery(unsafeSQL: "EXPLAIN EXECUTE daokit_explained" + (nulls.isEmpty ? "" : "(\(nulls))"))
-            for try await line in try await connection.query(explain, logger: Self.logger).decode(String.self) { lines.append(line) }
+            let explain = PostgresQuery(
+                unsafeSQL: "EXPLAIN EXECUTE daokit_explained" + (nulls.isEmpty ? "" : "(\(nulls))"))
+            for try await line in try await connection.query(explain, logger: Self.logger).decode(String.self) {
+                lines.append(line)
+            }
             // Outlives the transaction otherwise: a statement belongs to the session.
             try await connection.execute("DEALLOCATE daokit_explained", logger: Self.logger)
             return lines

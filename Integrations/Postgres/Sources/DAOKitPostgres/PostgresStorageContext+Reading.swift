@@ -43,8 +43,10 @@ extension PostgresStorageContext {
         try await ensureTable(E.entityName, table: table)
         return try await withConnection(entityName: E.entityName) { connection in
             var keys: [String] = []
-            for try await key in try await connection.query(PostgresQuery(unsafeSQL: "SELECT daokit_key FROM \(table)"), logger: Self.logger)
-                .decode(String.self) {
+            for try await key in try await connection.query(
+                PostgresQuery(unsafeSQL: "SELECT daokit_key FROM \(table)"), logger: Self.logger
+            )
+            .decode(String.self) {
                 keys.append(Self.storageKey(key))
             }
             return keys
@@ -56,7 +58,8 @@ extension PostgresStorageContext {
         let table = try table(E.self)
         try await ensureTable(E.entityName, table: table)
         return try await withConnection(entityName: E.entityName) { connection in
-            let rows = try await connection.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(table)"), logger: Self.logger)
+            let rows = try await connection.query(
+                PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(table)"), logger: Self.logger)
             for try await count in rows.decode(Int.self) { return count }
             return 0
         }
@@ -86,8 +89,10 @@ extension PostgresStorageContext {
     /// then overlaps the server's sending of the rows after it, as in a hand-written postgres-nio
     /// loop, where decoding after the last row would add the two.
     /// - Throws: what `read` throws, or a ``StorageError`` when the server fails.
-    func readEveryRow<E: Storable, Result>(_ type: E.Type, into result: Result,
-                                           _ read: @escaping (inout Result, Row) throws -> Void) async throws -> Result {
+    func readEveryRow<E: Storable, Result>(
+        _ type: E.Type, into result: Result,
+        _ read: @escaping (inout Result, Row) throws -> Void
+    ) async throws -> Result {
         let table = try table(E.self)
         try await ensureTable(E.entityName, table: table)
         let sql = "SELECT daokit_key, record::text FROM \(table)"
@@ -106,6 +111,7 @@ extension PostgresStorageContext {
     /// The entity a row holds.
     /// - Throws: ``StorageError`` naming the entity, the key and the server.
     func decode<E: Storable>(_ type: E.Type, _ row: Row) throws -> E {
-        try JSONRecord.decode(E.self, from: Data(row.json.readableBytesView), key: Self.storageKey(row.key), location: serverDescription)
+        try JSONRecord.decode(
+            E.self, from: Data(row.json.readableBytesView), key: Self.storageKey(row.key), location: serverDescription)
     }
 }

@@ -13,20 +13,24 @@ extension PostgresStorageContext {
         let bootstrapped = state.withLock { $0.bootstrapped }
         try await transaction(entityName: entityName) { connection in
             try await self.lockSchema(on: connection, bootstrapped: bootstrapped)
-            try await connection.execute(PostgresQuery(unsafeSQL: PostgresSchema.createTable(table)), logger: Self.logger)
+            try await connection.execute(
+                PostgresQuery(unsafeSQL: PostgresSchema.createTable(table)), logger: Self.logger)
             var tableBinds = PostgresBindings()
             tableBinds.append(table)
             let layout = PostgresQuery(unsafeSQL: PostgresSchema.layoutOfTable, binds: tableBinds)
             var migration: String?
-            for try await (current, primaryKey) in try await connection.query(layout, logger: Self.logger).decode((Bool, String?).self)
+            for try await (current, primaryKey) in try await connection.query(layout, logger: Self.logger).decode(
+                (Bool, String?).self)
             where !current {
                 migration = PostgresSchema.migrateTable(table, primaryKey: primaryKey)
             }
             if let migration { try await connection.execute(PostgresQuery(unsafeSQL: migration), logger: Self.logger) }
             var binds = PostgresBindings()
             binds.append(entityName)
-            try await connection.execute(PostgresQuery(unsafeSQL: "INSERT INTO \(self.kindsSchema).daokit_entities VALUES ($1) ON CONFLICT DO NOTHING",
-                                                     binds: binds), logger: Self.logger)
+            try await connection.execute(
+                PostgresQuery(
+                    unsafeSQL: "INSERT INTO \(self.kindsSchema).daokit_entities VALUES ($1) ON CONFLICT DO NOTHING",
+                    binds: binds), logger: Self.logger)
         }
         state.withLock {
             $0.bootstrapped = true
@@ -48,23 +52,34 @@ extension PostgresStorageContext {
         }
         try await transaction(entityName: entityName) { connection in
             try await self.lockDDL(on: connection)
-            for statement in statements { try await connection.execute(PostgresQuery(unsafeSQL: statement), logger: Self.logger) }
+            for statement in statements {
+                try await connection.execute(PostgresQuery(unsafeSQL: statement), logger: Self.logger)
+            }
         }
         state.withLock { $0.tables[entityName, default: TableState()].indexesEnsured = true }
     }
 
     /// The kinds each field of the entity has held, as this context last read them, and how many
     /// (field, kind) rows that was; read from the server the first time.
-    func kinds(of entityName: String, refresh: Bool = false) async throws -> (kinds: [String: Set<JSONRecord.FieldKind>], rows: Int) {
-        if !refresh, let known = state.withLock({ table in table.tables[entityName].flatMap { $0.kinds.map { ($0, table.tables[entityName]!.kindRows) } } }) {
+    func kinds(of entityName: String, refresh: Bool = false) async throws -> (
+        kinds: [String: Set<JSONRecord.FieldKind>], rows: Int
+    ) {
+        if !refresh,
+            let known = state.withLock({ table in
+                table.tables[entityName].flatMap { $0.kinds.map { ($0, table.tables[entityName]!.kindRows) } }
+            })
+        {
             return known
         }
         var binds = PostgresBindings()
         binds.append(entityName)
-        let query = PostgresQuery(unsafeSQL: "SELECT field, kind FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = $1", binds: binds)
+        let query = PostgresQuery(
+            unsafeSQL: "SELECT field, kind FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = $1", binds: binds)
         let pairs = try await withConnection(entityName: entityName) { connection in
             var pairs: [(String, String)] = []
-            for try await (field, kind) in try await connection.query(query, logger: Self.logger).decode((String, String).self) {
+            for try await (field, kind) in try await connection.query(query, logger: Self.logger).decode(
+                (String, String).self)
+            {
                 pairs.append((field, kind))
             }
             return pairs
@@ -126,7 +141,8 @@ extension PostgresStorageContext {
         var binds = PostgresBindings()
         binds.append(Self.ddlLockClass)
         binds.append(Self.ddlLockKey(schema: schema))
-        try await connection.execute(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock($1, $2)", binds: binds), logger: Self.logger)
+        try await connection.execute(
+            PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock($1, $2)", binds: binds), logger: Self.logger)
     }
 
     /// The first half of DAOKit's DDL advisory lock keys: "DAOK".

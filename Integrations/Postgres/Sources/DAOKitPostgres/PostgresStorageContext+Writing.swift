@@ -31,7 +31,8 @@ extension PostgresStorageContext {
             let record = try JSONRecord.encode(entity)
             if let earlier = positions[key] {
                 if mode == .insert {
-                    throw StorageError(.duplicateID, entityName: entityName, key: entity.id.storageKey, location: serverDescription)
+                    throw StorageError(
+                        .duplicateID, entityName: entityName, key: entity.id.storageKey, location: serverDescription)
                 }
                 records[earlier] = record  // the later entity wins, as in every context
                 continue
@@ -76,25 +77,32 @@ extension PostgresStorageContext {
                 """
             try await transaction(entityName: entityName) { connection in
                 var inserted: Set<String> = []
-                for try await (key, _) in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger)
-                    .decode((String, String).self) {
+                for try await (key, _) in try await connection.query(
+                    PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger
+                )
+                .decode((String, String).self) {
                     inserted.insert(key)
                 }
                 if let existing = keys.first(where: { !inserted.contains($0) }) {
-                    throw StorageError(.duplicateID, entityName: entityName, key: Self.storageKey(existing), location: server)
+                    throw StorageError(
+                        .duplicateID, entityName: entityName, key: Self.storageKey(existing), location: server)
                 }
             }
         case .update:
             var lockBinds = PostgresBindings()
             lockBinds.append(keys)
-            let lock = PostgresQuery(unsafeSQL: "SELECT daokit_key FROM \(table) WHERE \(PostgresSchema.keyIsIn("$1::text[]")) FOR UPDATE",
-                                     binds: lockBinds)
+            let lock = PostgresQuery(
+                unsafeSQL: "SELECT daokit_key FROM \(table) WHERE \(PostgresSchema.keyIsIn("$1::text[]")) FOR UPDATE",
+                binds: lockBinds)
             let sql = "WITH kinds AS (\(recordKinds)), saved AS (\(upsert)) SELECT pg_notify($6, $7)"
             try await transaction(entityName: entityName) { connection in
                 var stored: Set<String> = []
-                for try await key in try await connection.query(lock, logger: Self.logger).decode(String.self) { stored.insert(key) }
+                for try await key in try await connection.query(lock, logger: Self.logger).decode(String.self) {
+                    stored.insert(key)
+                }
                 if let missing = keys.first(where: { !stored.contains($0) }) {
-                    throw StorageError(.missingID, entityName: entityName, key: Self.storageKey(missing), location: server)
+                    throw StorageError(
+                        .missingID, entityName: entityName, key: Self.storageKey(missing), location: server)
                 }
                 try await connection.execute(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger)
             }
@@ -112,7 +120,9 @@ extension PostgresStorageContext {
     public func delete<E: Storable>(_ type: E.Type, storageKeys: [String]) async throws {
         if storageKeys.isEmpty { return }
         let keys = storageKeys.map(Self.columnKey)
-        try await deleteRows(E.self, condition: PostgresSchema.keyIsIn("$3::text[]"), keys: storageKeys) { $0.append(keys) }
+        try await deleteRows(E.self, condition: PostgresSchema.keyIsIn("$3::text[]"), keys: storageKeys) {
+            $0.append(keys)
+        }
         notifier.post(entityName: E.entityName, storageKeys: storageKeys)
     }
 
@@ -124,8 +134,10 @@ extension PostgresStorageContext {
 
     /// `DELETE … WHERE condition` with the notification, in one statement. The condition's
     /// parameters start at `$3`.
-    func deleteRows<E: Storable>(_ type: E.Type, condition: String, keys: [String]?,
-                                 bindCondition: (inout PostgresBindings) -> Void) async throws {
+    func deleteRows<E: Storable>(
+        _ type: E.Type, condition: String, keys: [String]?,
+        bindCondition: (inout PostgresBindings) -> Void
+    ) async throws {
         let entityName = E.entityName
         let table = try table(E.self)
         try await ensureTable(entityName, table: table)
@@ -147,17 +159,21 @@ extension PostgresStorageContext {
         try await transaction(entityName: nil) { connection in
             try await self.lockSchema(on: connection, bootstrapped: bootstrapped)
             var tables: [String] = []
-            for try await name in try await connection.query(PostgresQuery(unsafeSQL: "SELECT entity_name FROM \(schema).daokit_entities"),
-                                                             logger: Self.logger).decode(String.self) {
+            for try await name in try await connection.query(
+                PostgresQuery(unsafeSQL: "SELECT entity_name FROM \(schema).daokit_entities"),
+                logger: Self.logger
+            ).decode(String.self) {
                 tables.append(schema + "." + PostgresSchema.quoted(name))
             }
             if !tables.isEmpty {
-                try await connection.execute(PostgresQuery(unsafeSQL: "TRUNCATE \(tables.joined(separator: ", "))"), logger: Self.logger)
+                try await connection.execute(
+                    PostgresQuery(unsafeSQL: "TRUNCATE \(tables.joined(separator: ", "))"), logger: Self.logger)
             }
             var binds = PostgresBindings()
             binds.append(PostgresSchema.channel)
             binds.append(payload)
-            try await connection.execute(PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: binds), logger: Self.logger)
+            try await connection.execute(
+                PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: binds), logger: Self.logger)
         }
         notifier.post(.everything)
     }
@@ -165,7 +181,8 @@ extension PostgresStorageContext {
     /// The `NOTIFY` payload announcing a commit: this schema, this context (whose own listener
     /// skips it), the entity and, when they fit PostgreSQL's 8,000-byte limit, the keys.
     func notificationPayload(entityName: String?, keys: [String]?) -> String {
-        var change = PostgresChangeListener.Announcement(schema: schema, origin: listener.origin, entity: entityName, keys: keys)
+        var change = PostgresChangeListener.Announcement(
+            schema: schema, origin: listener.origin, entity: entityName, keys: keys)
         if let text = change.encoded(), text.utf8.count < 7_900 { return text }
         change.keys = nil
         return change.encoded() ?? ""

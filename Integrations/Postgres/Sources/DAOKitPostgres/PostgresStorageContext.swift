@@ -81,11 +81,15 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
     /// ``close()`` or when the context is released). Connects lazily: an unreachable server fails
     /// the first operation, not this initializer.
     public convenience init(configuration: Configuration) {
-        let client = PostgresClient(configuration: configuration.clientConfiguration,
-                                    backgroundLogger: Logger(label: "DAOKitPostgres", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let client = PostgresClient(
+            configuration: configuration.clientConfiguration,
+            backgroundLogger: Logger(label: "DAOKitPostgres", factory: { _ in SwiftLogNoOpLogHandler() }))
         let runTask = Task(executorPreference: PostgresExecutor.shared) { await client.run() }
-        self.init(client: client, runTask: runTask, schema: configuration.schema, serverDescription: configuration.serverDescription,
-                  connectTimeout: configuration.connectTimeout, connectionConfiguration: configuration.connectionConfiguration)
+        self.init(
+            client: client, runTask: runTask, schema: configuration.schema,
+            serverDescription: configuration.serverDescription,
+            connectTimeout: configuration.connectTimeout, connectionConfiguration: configuration.connectionConfiguration
+        )
     }
 
     /// A context on a pool the app already has and runs (`client.run()` in a task of its own,
@@ -98,14 +102,20 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
     /// - Parameters:
     ///   - serverDescription: how errors name the server, such as `postgres://app@db:5432/messenger`.
     ///   - connectTimeout: how long an operation waits for a connection before it fails.
-    public convenience init(client: PostgresClient, schema: String = "public", serverDescription: String = "postgres",
-                            connectTimeout: Duration = .seconds(10)) {
-        self.init(client: client, runTask: nil, schema: schema, serverDescription: serverDescription, connectTimeout: connectTimeout,
-                  connectionConfiguration: nil)
+    public convenience init(
+        client: PostgresClient, schema: String = "public", serverDescription: String = "postgres",
+        connectTimeout: Duration = .seconds(10)
+    ) {
+        self.init(
+            client: client, runTask: nil, schema: schema, serverDescription: serverDescription,
+            connectTimeout: connectTimeout,
+            connectionConfiguration: nil)
     }
 
-    private init(client: PostgresClient, runTask: Task<Void, Never>?, schema: String, serverDescription: String,
-                 connectTimeout: Duration, connectionConfiguration: PostgresConnection.Configuration?) {
+    private init(
+        client: PostgresClient, runTask: Task<Void, Never>?, schema: String, serverDescription: String,
+        connectTimeout: Duration, connectionConfiguration: PostgresConnection.Configuration?
+    ) {
         self.connectionConfiguration = connectionConfiguration
         self.client = client
         self.runTask = runTask
@@ -136,8 +146,12 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
     /// - Throws: ``StorageError`` for a reserved or over-long entity name.
     func table<E: Storable>(_ type: E.Type) throws -> String {
         let name = E.entityName
-        if name.hasPrefix(PostgresSchema.reservedPrefix) || name.isEmpty || name.utf8.count > 63 || name.utf8.contains(0) {
-            throw StorageError(.encodingFailed, entityName: name, location: serverDescription, underlyingError: NameRefused(name: name))
+        if name.hasPrefix(PostgresSchema.reservedPrefix) || name.isEmpty || name.utf8.count > 63
+            || name.utf8.contains(0)
+        {
+            throw StorageError(
+                .encodingFailed, entityName: name, location: serverDescription, underlyingError: NameRefused(name: name)
+            )
         }
         return PostgresSchema.quoted(schema) + "." + PostgresSchema.quoted(name)
     }
@@ -162,27 +176,37 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
     /// reach `body` before the pool has seen the connection close, and the pool would hand the
     /// dead connection to the next call.
     @discardableResult
-    func withConnection<T: Sendable>(entityName: String?, key: String? = nil,
-                                     _ body: @escaping (PostgresConnection) async throws -> T) async throws -> T {
+    func withConnection<T: Sendable>(
+        entityName: String?, key: String? = nil,
+        _ body: @escaping (PostgresConnection) async throws -> T
+    ) async throws -> T {
         if state.withLock({ $0.closed }) {
-            throw StorageError(.io("the context was closed"), entityName: entityName, key: key, location: serverDescription)
+            throw StorageError(
+                .io("the context was closed"), entityName: entityName, key: key, location: serverDescription)
         }
         do {
             return try await PooledCall.run(on: client, connectTimeout: connectTimeout) { connection in
                 do {
                     return try await body(connection)
                 } catch {
-                    if !(error is CancellationError) && PostgresFailure.endsTheSession(error) { try? await connection.close() }
+                    if !(error is CancellationError) && PostgresFailure.endsTheSession(error) {
+                        try? await connection.close()
+                    }
                     throw error
                 }
             }
-        } catch let failure where failure is ConnectTimeout || (failure as? ConnectionPoolError) == .connectionCreationCircuitBreakerTripped {
+        } catch let failure
+            where failure is ConnectTimeout
+            || (failure as? ConnectionPoolError) == .connectionCreationCircuitBreakerTripped
+        {
             // The pool says only that it has no connection to give: ask the server why.
             let detail = PostgresFailure.detail(of: failure) + (await diagnosis() ?? "")
-            throw StorageError(.io(detail), entityName: entityName, key: key, location: serverDescription, underlyingError: failure)
+            throw StorageError(
+                .io(detail), entityName: entityName, key: key, location: serverDescription, underlyingError: failure)
         } catch {
-            throw PostgresFailure.storageError(error, server: serverDescription, entityName: entityName, key: key,
-                                               contextClosed: state.withLock { $0.closed })
+            throw PostgresFailure.storageError(
+                error, server: serverDescription, entityName: entityName, key: key,
+                contextClosed: state.withLock { $0.closed })
         }
     }
 
@@ -191,7 +215,8 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
     private func diagnosis() async -> String? {
         guard let configuration = connectionConfiguration, !state.withLock({ $0.closed }) else { return nil }
         do {
-            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: Self.logger)
+            let connection = try await PostgresConnection.connect(
+                configuration: configuration, id: 0, logger: Self.logger)
             try? await connection.close()
             return nil
         } catch {
@@ -207,8 +232,10 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
     /// afterwards (at the protocol's Sync), so a server that stops in between would lose a write
     /// the caller was told had succeeded. `COMMIT`'s answer comes after the commit.
     @discardableResult
-    func transaction<T: Sendable>(entityName: String?, key: String? = nil,
-                                  _ body: @escaping (PostgresConnection) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(
+        entityName: String?, key: String? = nil,
+        _ body: @escaping (PostgresConnection) async throws -> T
+    ) async throws -> T {
         try await withConnection(entityName: entityName, key: key) { connection in
             try await connection.execute("BEGIN", logger: Self.logger)
             do {

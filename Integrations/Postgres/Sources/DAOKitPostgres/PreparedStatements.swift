@@ -39,7 +39,9 @@ enum PreparedStatements {
     /// deallocates on it meanwhile.
     /// - Throws: what postgres-nio throws: `PostgresError` for an error the server reports,
     ///   `PSQLError` or `PostgresError.connectionClosed` when the connection fails.
-    static func rows(_ sql: String, _ parameters: StatementParameters, on connection: PostgresConnection) async throws -> [PostgresRow] {
+    static func rows(_ sql: String, _ parameters: StatementParameters, on connection: PostgresConnection) async throws
+        -> [PostgresRow]
+    {
         let values = parameters.preparedValues
         let statement = try await statement(sql, on: connection)
         do {
@@ -76,7 +78,8 @@ enum PreparedStatements {
             guard prepared[id] != nil else { return nil }
             var evicted: PreparedQuery?
             if prepared[id]!.statements.count >= limit,
-               let oldest = prepared[id]!.statements.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                let oldest = prepared[id]!.statements.min(by: { $0.value.lastUse < $1.value.lastUse })
+            {
                 evicted = prepared[id]!.statements.removeValue(forKey: oldest.key)?.query
             }
             prepared[id]!.clock &+= 1

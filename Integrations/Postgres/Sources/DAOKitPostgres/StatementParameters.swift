@@ -55,7 +55,8 @@ struct StatementParameters: SQLParameterList {
         if !(texts.count == 1 && texts[0].isEmpty) && !texts.isEmpty && !contains(0xF4) {
             return "string_to_array(" + append(text: texts.joined(separator: "\u{10FFFF}")) + ", chr(1114111))"
         }
-        let escaped = contains(UInt8(ascii: "\"")) || contains(UInt8(ascii: "\\"))
+        let escaped =
+            contains(UInt8(ascii: "\"")) || contains(UInt8(ascii: "\\"))
             ? texts.map { $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") }
             : texts
         return append(text: texts.isEmpty ? "{}" : "{\"" + escaped.joined(separator: "\",\"") + "\"}") + "::text[]"
@@ -71,8 +72,8 @@ struct StatementParameters: SQLParameterList {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values {
             switch value {
-            case let .text(text): bindings.append(text)
-            case let .integer(integer): bindings.append(integer)
+            case .text(let text): bindings.append(text)
+            case .integer(let integer): bindings.append(integer)
             }
         }
         return bindings
@@ -82,8 +83,8 @@ struct StatementParameters: SQLParameterList {
     var preparedValues: [PostgresData] {
         values.map { value in
             switch value {
-            case let .text(text): PostgresData(string: text)
-            case let .integer(integer): PostgresData(int: integer)
+            case .text(let text): PostgresData(string: text)
+            case .integer(let integer): PostgresData(int: integer)
             }
         }
     }

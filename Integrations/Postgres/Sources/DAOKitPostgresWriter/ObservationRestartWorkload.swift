@@ -79,7 +79,9 @@ struct ObservationRestartWorkload {
             }
         }
         let rest = outage - stoppedAt.duration(to: .now)
-        if rest > .zero { Thread.sleep(forTimeInterval: Double(rest.components.seconds) + Double(rest.components.attoseconds) / 1e18) }
+        if rest > .zero {
+            Thread.sleep(forTimeInterval: Double(rest.components.seconds) + Double(rest.components.attoseconds) / 1e18)
+        }
         try ServerControl.run("start")
         progress.wait { $0.finishedWriters == 2 }
         let final = try retrying { try BaseDao<FixtureNoteEntity, FixtureNoteEntity>(context: watcher).count() }
@@ -92,10 +94,12 @@ struct ObservationRestartWorkload {
         let converged = observations.filter { $0.latest == final }.count
         let ended = observations.filter { $0.ended != nil }.count
         observations.forEach { $0.cancel() }
-        let server = "postgres://\(configuration.username)@\(configuration.host):\(configuration.port)/\(configuration.database)"
-        lines.append("done final=\(final) observers=\(observations.count) converged=\(converged) ended=\(ended) "
-            + "writeFailures=\(failures.count) notIO=\(failures.count { $0.kind.code != .io }) "
-            + "unnamedServer=\(failures.count { $0.location != server })")
+        let server =
+            "postgres://\(configuration.username)@\(configuration.host):\(configuration.port)/\(configuration.database)"
+        lines.append(
+            "done final=\(final) observers=\(observations.count) converged=\(converged) ended=\(ended) "
+                + "writeFailures=\(failures.count) notIO=\(failures.count { $0.kind.code != .io }) "
+                + "unnamedServer=\(failures.count { $0.location != server })")
         return lines.joined(separator: "\n")
     }
 }
@@ -107,7 +111,7 @@ private func retrying<T>(_ body: () throws -> T) throws -> T {
     while true {
         do {
             return try body()
-        } catch where ContinuousClock.now < deadline {
+        } catch  where ContinuousClock.now < deadline {
             Thread.sleep(forTimeInterval: 0.1)
         }
     }
@@ -122,7 +126,9 @@ private final class Observation: @unchecked Sendable {
     private var task: Task<Void, Never>?
 
     /// Observes `stream`, keeping `count(element)` of its latest element.
-    init<Element: Sendable>(_ stream: AsyncThrowingStream<Element, any Error>, count: @escaping @Sendable (Element) -> Int) {
+    init<Element: Sendable>(
+        _ stream: AsyncThrowingStream<Element, any Error>, count: @escaping @Sendable (Element) -> Int
+    ) {
         task = Task {
             do {
                 for try await element in stream {

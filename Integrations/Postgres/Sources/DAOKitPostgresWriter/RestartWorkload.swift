@@ -20,7 +20,9 @@ struct RestartWorkload {
         let writer = Thread {
             var number = 0
             while state.committedCount() < batches {
-                let batch = (0..<Self.batchSize).map { FixtureNoteEntity(id: "b\(number)-\($0)", body: "batch \(number)") }
+                let batch = (0..<Self.batchSize).map {
+                    FixtureNoteEntity(id: "b\(number)-\($0)", body: "batch \(number)")
+                }
                 do {
                     try context.save(batch)
                     state.committed(number)
@@ -42,7 +44,8 @@ struct RestartWorkload {
         for note in stored { perBatch[note.body, default: 0] += 1 }
         let torn = perBatch.values.filter { $0 != Self.batchSize }.count
         let lost = state.committedBatches().filter { perBatch["batch \($0)"] != Self.batchSize }.count
-        return "done committed=\(state.committedCount()) failed=\(state.failedCount()) afterRestart=\(state.committedAfterRestart()) "
+        return
+            "done committed=\(state.committedCount()) failed=\(state.failedCount()) afterRestart=\(state.committedAfterRestart()) "
             + "torn=\(torn) lost=\(lost)"
     }
 }
@@ -66,7 +69,12 @@ final class WorkloadState: @unchecked Sendable {
 
     func failed(_ number: Int) { condition.withLock { failures += 1 } }
     func markRestarted() { condition.withLock { restarted = true } }
-    func finish() { condition.withLock { finished = true; condition.broadcast() } }
+    func finish() {
+        condition.withLock {
+            finished = true
+            condition.broadcast()
+        }
+    }
     func committedCount() -> Int { condition.withLock { committed.count } }
     func committedBatches() -> [Int] { condition.withLock { committed } }
     func failedCount() -> Int { condition.withLock { failures } }

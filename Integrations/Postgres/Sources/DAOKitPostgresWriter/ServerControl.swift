@@ -9,7 +9,8 @@ enum ServerControl {
     /// - Throws: ``Failed`` when the command exits with another status than 0.
     static func run(_ command: String) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.environment["DAOKIT_PG_CTL"] ?? "/bin/false")
+        process.executableURL = URL(
+            fileURLWithPath: ProcessInfo.processInfo.environment["DAOKIT_PG_CTL"] ?? "/bin/false")
         process.arguments = [command]
         try process.run()
         // Reaped here: `waitUntilExit()` sometimes never sees this child's exit on Linux.

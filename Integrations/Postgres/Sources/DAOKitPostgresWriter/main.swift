@@ -23,11 +23,13 @@ func environment(_ name: String) -> String {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    FileHandle.standardError.write(Data("usage: DAOKitPostgresWriter <schema> writes|create|persist|restart|observe-restart …\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: DAOKitPostgresWriter <schema> writes|create|persist|restart|observe-restart …\n".utf8))
     exit(2)
 }
 let configuration = PostgresStorageContext.Configuration(
-    host: environment("DAOKIT_PG_HOST"), port: Int(environment("DAOKIT_PG_PORT"))!, username: environment("DAOKIT_PG_USER"),
+    host: environment("DAOKIT_PG_HOST"), port: Int(environment("DAOKIT_PG_PORT"))!,
+    username: environment("DAOKIT_PG_USER"),
     password: environment("DAOKIT_PG_PASSWORD"), database: environment("DAOKIT_PG_DATABASE"), schema: arguments[1],
     maximumConnections: 2, connectTimeout: .seconds(5))
 let context = PostgresStorageContext(configuration: configuration)
@@ -37,7 +39,9 @@ do {
     switch arguments[2] {
     case "writes":
         let process = arguments[3]
-        for index in 0..<Int(arguments[4])! { try notes.persist(FixtureNoteEntity(id: "p\(process)-\(index)", body: "written by \(process)")) }
+        for index in 0..<Int(arguments[4])! {
+            try notes.persist(FixtureNoteEntity(id: "p\(process)-\(index)", body: "written by \(process)"))
+        }
         print("done")
     case "create":
         var created = 0

@@ -13,12 +13,16 @@ struct HandWritten {
 
     func createTable() async throws {
         try await client.query(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(table)"), logger: Self.logger)
-        try await client.query(PostgresQuery(unsafeSQL: "CREATE TABLE \(table) (key text COLLATE \"C\" PRIMARY KEY, record jsonb NOT NULL)"),
-                               logger: Self.logger)
-        try await client.query(PostgresQuery(unsafeSQL: """
-            CREATE INDEX ON \(table) (((record ->> 'dialogID') COLLATE "C") NULLS FIRST, \
-            (CASE WHEN jsonb_typeof(record -> 'date') = 'number' THEN (record ->> 'date')::numeric END) NULLS FIRST)
-            """), logger: Self.logger)
+        try await client.query(
+            PostgresQuery(
+                unsafeSQL: "CREATE TABLE \(table) (key text COLLATE \"C\" PRIMARY KEY, record jsonb NOT NULL)"),
+            logger: Self.logger)
+        try await client.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    CREATE INDEX ON \(table) (((record ->> 'dialogID') COLLATE "C") NULLS FIRST, \
+                    (CASE WHEN jsonb_typeof(record -> 'date') = 'number' THEN (record ->> 'date')::numeric END) NULLS FIRST)
+                    """), logger: Self.logger)
     }
 
     func replaceAll(_ messages: [Message]) async throws {
@@ -28,10 +32,12 @@ struct HandWritten {
         try await client.withConnection { connection in
             try await connection.query("BEGIN", logger: Self.logger)
             try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(table)"), logger: Self.logger)
-            try await connection.query(PostgresQuery(unsafeSQL: """
-                INSERT INTO \(table) (key, record) SELECT * FROM unnest($1::text[], $2::text[]::jsonb[]) \
-                ON CONFLICT (key) DO UPDATE SET record = EXCLUDED.record
-                """, binds: binds), logger: Self.logger)
+            try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        INSERT INTO \(table) (key, record) SELECT * FROM unnest($1::text[], $2::text[]::jsonb[]) \
+                        ON CONFLICT (key) DO UPDATE SET record = EXCLUDED.record
+                        """, binds: binds), logger: Self.logger)
             try await connection.query("COMMIT", logger: Self.logger)
         }
     }
@@ -39,10 +45,12 @@ struct HandWritten {
     func screen(dialog: String) async throws -> [Message] {
         var binds = PostgresBindings()
         binds.append(dialog)
-        return try await messages(PostgresQuery(unsafeSQL: """
-            SELECT record::text FROM \(table) WHERE ((record ->> 'dialogID') COLLATE "C") = $1 \
-            ORDER BY (CASE WHEN jsonb_typeof(record -> 'date') = 'number' THEN (record ->> 'date')::numeric END) DESC NULLS LAST LIMIT 50
-            """, binds: binds))
+        return try await messages(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT record::text FROM \(table) WHERE ((record ->> 'dialogID') COLLATE "C") = $1 \
+                    ORDER BY (CASE WHEN jsonb_typeof(record -> 'date') = 'number' THEN (record ->> 'date')::numeric END) DESC NULLS LAST LIMIT 50
+                    """, binds: binds))
     }
 
     func readAll() async throws -> [Message] {

@@ -23,7 +23,9 @@ struct MessageEntity: Storable {
 /// `count` messages in 100 dialogs, with distinct dates.
 func makeMessages(_ count: Int) -> [Message] {
     (0..<count).map { index in
-        Message(id: UUID(), dialogID: "dialog-\(index % 100)", date: Date(timeIntervalSinceReferenceDate: 700_000_000 + Double(index)),
-                isRead: index % 3 == 0, text: "Message number \(index), long enough to look like a real one.")
+        Message(
+            id: UUID(), dialogID: "dialog-\(index % 100)",
+            date: Date(timeIntervalSinceReferenceDate: 700_000_000 + Double(index)),
+            isRead: index % 3 == 0, text: "Message number \(index), long enough to look like a real one.")
     }
 }

@@ -24,12 +24,14 @@ func environment(_ name: String) -> String {
 }
 
 let configuration = PostgresStorageContext.Configuration(
-    host: environment("DAOKIT_PG_HOST"), port: Int(environment("DAOKIT_PG_PORT"))!, username: environment("DAOKIT_PG_USER"),
+    host: environment("DAOKIT_PG_HOST"), port: Int(environment("DAOKIT_PG_PORT"))!,
+    username: environment("DAOKIT_PG_USER"),
     password: environment("DAOKIT_PG_PASSWORD"), database: environment("DAOKIT_PG_DATABASE"), schema: "bench")
 let context = PostgresStorageContext(configuration: configuration)
 let dao = BaseDao<Message, MessageEntity>(context: context)
-var rawConfiguration = PostgresClient.Configuration(host: configuration.host, port: configuration.port, username: configuration.username,
-                                                    password: configuration.password, database: configuration.database, tls: .disable)
+var rawConfiguration = PostgresClient.Configuration(
+    host: configuration.host, port: configuration.port, username: configuration.username,
+    password: configuration.password, database: configuration.database, tls: .disable)
 rawConfiguration.options.maximumConnections = 4
 let rawClient = PostgresClient(configuration: rawConfiguration, backgroundLogger: HandWritten.logger)
 let rawRun = Task { await rawClient.run() }
@@ -60,8 +62,10 @@ func profile(_ side: String, screen: Bool) async throws {
         switch (side, screen) {
         case ("dao", false): count = try await dao.read().count
         case ("dao", true):
-            count = try await dao.read(where: #Predicate<Message> { $0.dialogID == id },
-                                       sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 50).count
+            count = try await dao.read(
+                where: #Predicate<Message> { $0.dialogID == id },
+                sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 50
+            ).count
         case (_, false): count = try await raw.readAll().count
         case (_, true): count = try await raw.screen(dialog: id).count
         }
@@ -89,20 +93,23 @@ for round in 0...rounds {
     }
     let rawInsert = try await time { try await raw.replaceAll(messages) }
     // 100 screen queries per round, over every dialog.
-    let daoScreen = try await time {
-        for dialog in 0..<100 {
-            let id = "dialog-\(dialog)"
-            let page = try await dao.read(where: #Predicate<Message> { $0.dialogID == id },
-                                          sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 50)
-            precondition(page.count == 50)
-        }
-    } / 100
-    let rawScreen = try await time {
-        for dialog in 0..<100 {
-            let page = try await raw.screen(dialog: "dialog-\(dialog)")
-            precondition(page.count == 50)
-        }
-    } / 100
+    let daoScreen =
+        try await time {
+            for dialog in 0..<100 {
+                let id = "dialog-\(dialog)"
+                let page = try await dao.read(
+                    where: #Predicate<Message> { $0.dialogID == id },
+                    sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 50)
+                precondition(page.count == 50)
+            }
+        } / 100
+    let rawScreen =
+        try await time {
+            for dialog in 0..<100 {
+                let page = try await raw.screen(dialog: "dialog-\(dialog)")
+                precondition(page.count == 50)
+            }
+        } / 100
     let daoAll = try await time {
         let all = try await dao.read()
         precondition(all.count == 10_000)

@@ -78,7 +78,9 @@ public final class InMemoryStorageContext: StorageContext {
             }
             var replaced: [any Storable] = []
             for (key, snapshot, values) in copies {
-                if let old = state.tables[entityName]!.store(snapshot, values: values, forKey: key, order: state.nextOrder) {
+                if let old = state.tables[entityName]!.store(
+                    snapshot, values: values, forKey: key, order: state.nextOrder)
+                {
                     replaced.append(old)
                 } else {
                     state.nextOrder &+= 1
@@ -96,7 +98,9 @@ public final class InMemoryStorageContext: StorageContext {
     public func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E? {
         let key = id.storageKey
         let entityName = E.entityName
-        guard let snapshot = try state.withLock(entityName: entityName, { $0.tables[entityName]?.records[key]?.snapshot }) else {
+        guard
+            let snapshot = try state.withLock(entityName: entityName, { $0.tables[entityName]?.records[key]?.snapshot })
+        else {
             return nil
         }
         return try copyOut(snapshot, as: E.self, key: key)
@@ -122,7 +126,8 @@ public final class InMemoryStorageContext: StorageContext {
     /// - Throws: only ``StorageError/Kind/reentrantCall``.
     public func deleteAll<E: Storable>(_ type: E.Type) throws {
         let entityName = E.entityName
-        let removed = try state.withLock(entityName: entityName) { state in state.tables.removeValue(forKey: entityName) }
+        let removed = try state.withLock(entityName: entityName) { state in state.tables.removeValue(forKey: entityName)
+        }
         withExtendedLifetime(removed) {}  // released here, after the lock
         if removed != nil { notifier.post(.entity(entityName)) }
     }
@@ -171,7 +176,9 @@ public final class InMemoryStorageContext: StorageContext {
     ///   this context runs under its lock; nothing else.
     public func storedKeys<E: Storable>(_ type: E.Type) throws -> [String] {
         let entityName = E.entityName
-        return try state.withLock(entityName: entityName) { state in state.tables[entityName].map { Array($0.records.keys) } ?? [] }
+        return try state.withLock(entityName: entityName) { state in
+            state.tables[entityName].map { Array($0.records.keys) } ?? []
+        }
     }
 
     /// Removes the entities under these storage keys; unknown keys are ignored.
@@ -182,7 +189,8 @@ public final class InMemoryStorageContext: StorageContext {
         let removed = try state.withLock(entityName: entityName) { state in
             var removed: [any Storable] = []
             for key in storageKeys {
-                if let old = state.tables[entityName]?.remove(forKey: key) { removed.append(old) }  // in place, see `save`
+                // In place, see `save`.
+                if let old = state.tables[entityName]?.remove(forKey: key) { removed.append(old) }
             }
             if state.tables[entityName]?.count == 0 { state.tables[entityName] = nil }
             return removed
@@ -211,7 +219,10 @@ public final class InMemoryStorageContext: StorageContext {
     public func count<E: Storable>(_ type: E.Type, matching filter: StorageFilter) throws -> Int {
         let entityName = E.entityName
         let (counted, foreign) = try state.withLock(entityName: entityName) { state in
-            (state.tables[entityName]?.count(matching: filter), state.tables[entityName]?.snapshots(notOf: E.self) ?? [])
+            (
+                state.tables[entityName]?.count(matching: filter),
+                state.tables[entityName]?.snapshots(notOf: E.self) ?? []
+            )
         }
         try requireReadable(foreign, as: E.self)
         return try counted?.count(E.self, filter: filter) ?? 0
@@ -225,14 +236,15 @@ public final class InMemoryStorageContext: StorageContext {
     public func delete<E: Storable>(_ type: E.Type, matching filter: StorageFilter) throws {
         let entityName = E.entityName
         let query = StorageQuery(filter: filter)
-        let (selection, foreign) = try state.withLock(entityName: entityName) { state -> (InMemoryTable.Selection<[Selected]>?, [Selected]) in
+        let (selection, foreign) = try state.withLock(entityName: entityName) {
+            state -> (InMemoryTable.Selection<[Selected]>?, [Selected]) in
             guard var table = state.tables[entityName] else { return (nil, []) }
             let foreign = table.snapshots(notOf: E.self)
             let selection = table.select(query)
             // Entities of another type under this name must be checked first, outside the lock:
             // the selection is then evaluated outside it too, as candidates.
-            guard case let .answer(doomed) = selection, foreign.isEmpty else {
-                if case let .answer(doomed) = selection { return (.candidates(doomed), foreign) }
+            guard case .answer(let doomed) = selection, foreign.isEmpty else {
+                if case .answer(let doomed) = selection { return (.candidates(doomed), foreign) }
                 return (selection, foreign)
             }
             state.tables[entityName] = nil  // changed in place below, see `save`
@@ -241,8 +253,8 @@ public final class InMemoryStorageContext: StorageContext {
             return (.answer(doomed), [])
         }
         try requireReadable(foreign, as: E.self)
-        guard case let .candidates(candidates)? = selection else {
-            if case let .answer(doomed)? = selection, !doomed.isEmpty {
+        guard case .candidates(let candidates)? = selection else {
+            if case .answer(let doomed)? = selection, !doomed.isEmpty {
                 notifier.post(entityName: entityName, storageKeys: doomed.map(\.key))
             }
             return
@@ -251,7 +263,9 @@ public final class InMemoryStorageContext: StorageContext {
         let removed = try state.withLock(entityName: entityName) { state in
             var removed: [any Storable] = []
             for selected in doomed
-            where state.tables[entityName]?.records[selected.key] === selected.record && selected.record.revision == selected.revision {
+            where state.tables[entityName]?.records[selected.key] === selected.record
+                && selected.record.revision == selected.revision
+            {
                 if let old = state.tables[entityName]?.remove(forKey: selected.key) { removed.append(old) }
             }
             if state.tables[entityName]?.count == 0 { state.tables[entityName] = nil }
@@ -284,7 +298,9 @@ public final class InMemoryStorageContext: StorageContext {
     // MARK: - Copies
 
     /// A snapshot of `entity` and the values of its indexed fields.
-    private func copyIn<E: Storable>(_ entity: E, layout: IndexLayout) throws -> (key: String, snapshot: any Storable, values: [StorageValue]) {
+    private func copyIn<E: Storable>(_ entity: E, layout: IndexLayout) throws -> (
+        key: String, snapshot: any Storable, values: [StorageValue]
+    ) {
         let key = entity.id.storageKey
         do {
             let snapshot = try copier.map(entity, to: E.self)

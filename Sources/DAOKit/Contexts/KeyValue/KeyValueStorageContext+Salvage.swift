@@ -26,7 +26,8 @@ extension KeyValueStorageContext {
         var seen = Set<String>(minimumCapacity: storageKeys.count)
         var targets: [(key: String?, storeKey: String)] = []
         for key in storageKeys where seen.insert(key).inserted {
-            targets.append((key, KeyValueKeyScheme.recordKey(namespace: namespace, entityName: entityName, storageKey: key)))
+            targets.append(
+                (key, KeyValueKeyScheme.recordKey(namespace: namespace, entityName: entityName, storageKey: key)))
         }
         try lockedStore.withLock { store in try remove(targets, of: entityName, from: store) }
         notifier.post(entityName: entityName, storageKeys: seen)

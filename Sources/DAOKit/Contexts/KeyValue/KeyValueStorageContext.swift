@@ -108,7 +108,8 @@ public final class KeyValueStorageContext: StorageContext {
                 let previous = try access(entityName, record.key, record.storeKey) {
                     try store.string(forKey: record.storeKey)
                 }
-                undo.append(UndoEntry(key: record.key, storeKey: record.storeKey, written: record.text, previous: previous))
+                undo.append(
+                    UndoEntry(key: record.key, storeKey: record.storeKey, written: record.text, previous: previous))
             }
             try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
                 positions[keys[position]].map { undo[$0].previous != nil } ?? false
@@ -121,7 +122,9 @@ public final class KeyValueStorageContext: StorageContext {
                         try store.setString(record.text, forKey: record.storeKey)
                     }
                     written += 1
-                    if written < records.count { flushedMidway = try flushIfDue(after: written, store, entityName) || flushedMidway }
+                    if written < records.count {
+                        flushedMidway = try flushIfDue(after: written, store, entityName) || flushedMidway
+                    }
                 }
             } catch let error as StorageError {
                 throw rollBack(undo.prefix(written), in: store, after: error, flushing: flushedMidway)
@@ -224,7 +227,9 @@ public final class KeyValueStorageContext: StorageContext {
             try listRecords(entityName, in: store).compactMap { record in
                 do {
                     // A key listed a moment ago may be gone: another context on the store deleted it.
-                    guard let text = try access(entityName, record.key, record.storeKey, { try store.string(forKey: record.storeKey) })
+                    guard
+                        let text = try access(
+                            entityName, record.key, record.storeKey, { try store.string(forKey: record.storeKey) })
                     else { return nil }
                     return StoredRecord(key: record.key, storeKey: record.storeKey, text: text)
                 } catch let error as StorageError where collectingReadFailures {
@@ -236,7 +241,9 @@ public final class KeyValueStorageContext: StorageContext {
         result.values.reserveCapacity(records.count)
         for record in records {
             do {
-                result.values.append(try KeyValueRecordFormat.decode(record.text, as: E.self, key: record.key, location: record.storeKey))
+                result.values.append(
+                    try KeyValueRecordFormat.decode(record.text, as: E.self, key: record.key, location: record.storeKey)
+                )
             } catch let error as StorageError {
                 result.failures.append(UnreadableRecord(storageKey: record.key, error: error))
             }
@@ -265,7 +272,9 @@ public final class KeyValueStorageContext: StorageContext {
     ) throws {
         var undo: [UndoEntry] = []
         for target in targets {
-            guard let previous = try access(entityName, target.key, target.storeKey, { try store.string(forKey: target.storeKey) })
+            guard
+                let previous = try access(
+                    entityName, target.key, target.storeKey, { try store.string(forKey: target.storeKey) })
             else { continue }
             undo.append(UndoEntry(key: target.key, storeKey: target.storeKey, written: nil, previous: previous))
         }
@@ -276,7 +285,9 @@ public final class KeyValueStorageContext: StorageContext {
             for entry in undo {
                 try access(entityName, entry.key, entry.storeKey) { try store.removeObject(forKey: entry.storeKey) }
                 removed += 1
-                if removed < undo.count { flushedMidway = try flushIfDue(after: removed, store, entityName) || flushedMidway }
+                if removed < undo.count {
+                    flushedMidway = try flushIfDue(after: removed, store, entityName) || flushedMidway
+                }
             }
         } catch let error as StorageError {
             throw rollBack(undo.prefix(removed), in: store, after: error, flushing: flushedMidway)
@@ -325,9 +336,10 @@ public final class KeyValueStorageContext: StorageContext {
             do { try store.flush() } catch { failures.append("flushing the restored values: \(error)") }
         }
         guard !failures.isEmpty, error.code == .io, let message = error.kind.detail else { return error }
-        return StorageError(.io(message + "; rolling back also failed for " + failures.joined(separator: ", ")),
-                            entityName: error.entityName, key: error.key, location: error.location,
-                            underlyingError: error.underlyingError)
+        return StorageError(
+            .io(message + "; rolling back also failed for " + failures.joined(separator: ", ")),
+            entityName: error.entityName, key: error.key, location: error.location,
+            underlyingError: error.underlyingError)
     }
 
     /// Runs a store call, turning what it throws into a ``StorageError`` that names the entity,
@@ -337,11 +349,13 @@ public final class KeyValueStorageContext: StorageContext {
             return try body()
         } catch let error as StorageError {
             // A store may throw StorageError itself (UserDefaults.flush does); add what it cannot know.
-            throw StorageError(error.kind, entityName: error.entityName ?? entityName, key: error.key ?? key,
-                               location: error.location ?? storeKey, underlyingError: error.underlyingError)
+            throw StorageError(
+                error.kind, entityName: error.entityName ?? entityName, key: error.key ?? key,
+                location: error.location ?? storeKey, underlyingError: error.underlyingError)
         } catch {
-            throw StorageError(.io(String(describing: error)), entityName: entityName, key: key,
-                               location: storeKey, underlyingError: error)
+            throw StorageError(
+                .io(String(describing: error)), entityName: entityName, key: key,
+                location: storeKey, underlyingError: error)
         }
     }
 }

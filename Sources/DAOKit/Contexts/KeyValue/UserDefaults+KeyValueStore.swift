@@ -25,9 +25,9 @@ extension UserDefaults: KeyValueStore {
     /// synchronized every so often.
     public var writesBetweenFlushes: Int? {
         #if canImport(Darwin)
-        return nil
+            return nil
         #else
-        return 1_000
+            return 1_000
         #endif
     }
 
@@ -38,9 +38,9 @@ extension UserDefaults: KeyValueStore {
     ///   that the property list could not be written.
     public func flush() throws {
         #if !canImport(Darwin)
-        if !synchronize() {
-            throw StorageError(.io("UserDefaults.synchronize() could not write the defaults to disk"))
-        }
+            if !synchronize() {
+                throw StorageError(.io("UserDefaults.synchronize() could not write the defaults to disk"))
+            }
         #endif
     }
 }

@@ -31,7 +31,8 @@ enum BlockingWork {
                     do {
                         result = .success(try transfer.value())
                     } catch {
-                        result = .failure(flag.isCancelled && isCancellationOfALockWait(error) ? CancellationError() : error)
+                        result = .failure(
+                            flag.isCancelled && isCancellationOfALockWait(error) ? CancellationError() : error)
                     }
                     LockWaitCancellation.setCurrent(nil)
                     withExtendedLifetime(flag) {}
@@ -47,7 +48,9 @@ enum BlockingWork {
     /// `ECANCELED` from the file store's lock), however the context wrapped it.
     private static func isCancellationOfALockWait(_ error: any Error) -> Bool {
         if let error = error as? FileSystemError { return error.code == ECANCELED }
-        if let error = error as? StorageError, let underlying = error.underlyingError { return isCancellationOfALockWait(underlying) }
+        if let error = error as? StorageError, let underlying = error.underlyingError {
+            return isCancellationOfALockWait(underlying)
+        }
         return false
     }
 }

@@ -1,11 +1,11 @@
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Android)
-import Android
+    import Android
 #endif
 
 /// An encoder, a decoder and the arena they share, reused by every `map` call on one thread.
@@ -80,12 +80,12 @@ private let threadSessionKey: pthread_key_t? = {
 }()
 
 #if canImport(Darwin)
-private func releaseThreadSession(_ raw: UnsafeMutableRawPointer) {
-    Unmanaged<CodingSession>.fromOpaque(raw).release()
-}
+    private func releaseThreadSession(_ raw: UnsafeMutableRawPointer) {
+        Unmanaged<CodingSession>.fromOpaque(raw).release()
+    }
 #else
-private func releaseThreadSession(_ raw: UnsafeMutableRawPointer?) {
-    guard let raw else { return }
-    Unmanaged<CodingSession>.fromOpaque(raw).release()
-}
+    private func releaseThreadSession(_ raw: UnsafeMutableRawPointer?) {
+        guard let raw else { return }
+        Unmanaged<CodingSession>.fromOpaque(raw).release()
+    }
 #endif

@@ -165,7 +165,8 @@ final class ContainerNode {
         let bit = key.utf8.withContiguousStorageIfAvailable { bytes -> UInt64? in
             let raw = UnsafeRawBufferPointer(bytes)
             if raw.count <= 15 {
-                var low: UInt64 = 0, high: UInt64 = 0
+                var low: UInt64 = 0
+                var high: UInt64 = 0
                 for offset in 0..<raw.count {
                     let byte = UInt64(raw[offset])
                     if byte >= 0x80 { return nil }
@@ -245,7 +246,8 @@ final class ContainerNode {
     /// may be reused: `false` once its generation has reached ``retiredGeneration``.
     func recycle() -> Bool {
         let readsStringBits = readsStringBits
-        keys.removeAll(retainingAtMost: Self.retainedCapacity, skipping: { readsStringBits && StringBits.isImmortal($0) })
+        keys.removeAll(
+            retainingAtMost: Self.retainedCapacity, skipping: { readsStringBits && StringBits.isImmortal($0) })
         values.removeAll(retainingAtMost: Self.retainedCapacity, skipping: { $0.holdsNoReference })
         if !overflowReads.isEmpty { overflowReads = [] }
         cursor = 0

@@ -23,10 +23,10 @@ enum FoundValueDescription {
         var value = top
         for key in path {
             switch value {
-            case let .keyed(node):
+            case .keyed(let node):
                 guard let entry = node.keys.firstIndex(of: key.stringValue) else { return nil }
                 value = node.values[entry]
-            case let .unkeyed(node):
+            case .unkeyed(let node):
                 guard let entry = key.intValue, entry >= 0, entry < node.values.count else { return nil }
                 value = node.values[entry]
             default:
@@ -38,28 +38,29 @@ enum FoundValueDescription {
 
     static func describe(_ value: MappedValue) -> String {
         switch value {
-        case let .keyed(node):
+        case .keyed(let node):
             switch node.keys.count {
             case 0: return "no case (an empty keyed container)"
             case 1: return "unknown case \(quoted(node.keys[0]))"
             default:
-                let shown = node.keys.indices.prefix(maximumKeysShown).map { quoted(node.keys[$0]) }.joined(separator: ", ")
+                let shown = node.keys.indices.prefix(maximumKeysShown).map { quoted(node.keys[$0]) }.joined(
+                    separator: ", ")
                 let more = node.keys.count > maximumKeysShown ? ", … (\(node.keys.count) keys)" : ""
                 return "keyed container with keys \(shown)\(more)"
             }
-        case let .unkeyed(node):
+        case .unkeyed(let node):
             return "unkeyed container of \(node.values.count) elements"
-        case let .string(text):
+        case .string(let text):
             return quoted(text)
-        case let .bool(flag):
+        case .bool(let flag):
             return String(flag)
-        case let .int(number):
+        case .int(let number):
             return String(number)
-        case let .uint(number):
+        case .uint(let number):
             return String(number)
-        case let .double(number):
+        case .double(let number):
             return String(number)
-        case let .float(number):
+        case .float(let number):
             return String(number)
         case .wideInt, .wideUInt:
             return value.wideDescription

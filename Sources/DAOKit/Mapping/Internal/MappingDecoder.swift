@@ -72,7 +72,7 @@ final class MappingDecoder {
             return try position.primitive(kind, as: T.self)
         }
         // An array's type is never a subclass, so `T.self` is the type decoded.
-        if case let .unkeyed(elements) = root.values[0], let arrayType = Self.reservingArrayType(T.self) {
+        if case .unkeyed(let elements) = root.values[0], let arrayType = Self.reservingArrayType(T.self) {
             return try decodeArray(arrayType, as: T.self, elements: elements)
         }
         // The same witness call as `T(from:)`, with the dynamic metatype as its `Self` value, so
@@ -82,7 +82,9 @@ final class MappingDecoder {
 
     /// Decodes entry `entry` of `parent` as `T`, a type that is not a primitive, one level deeper.
     func decodeNested<T: Decodable>(_ type: T.Type, in parent: ContainerNode, at entry: Int) throws -> T {
-        let savedNode = unmanagedNode, savedIndex = index, savedLevel = level
+        let savedNode = unmanagedNode
+        let savedIndex = index
+        let savedLevel = level
         node = parent
         index = entry
         level = arena.nextLevel()
@@ -97,7 +99,7 @@ final class MappingDecoder {
             if arena.depth > NestingLimits.unchecked {
                 try arena.stackGuard.check(depth: arena.depth, at: parent.codingPath(appending: entry))
             }
-            if case let .unkeyed(elements) = parent.values[entry], let arrayType = Self.reservingArrayType(T.self) {
+            if case .unkeyed(let elements) = parent.values[entry], let arrayType = Self.reservingArrayType(T.self) {
                 return try decodeArray(arrayType, as: T.self, elements: elements)
             }
             return try T(from: handle)
@@ -117,7 +119,7 @@ final class MappingDecoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard case let .keyed(keyed) = position.value else {
+        guard case .keyed(let keyed) = position.value else {
             throw value.mismatch(KeyedDecodingContainer<Key>.self, codingPath: codingPath)
         }
         return keyedContainer(for: keyed, keyedBy: Key.self)
@@ -126,7 +128,8 @@ final class MappingDecoder {
     /// A keyed container over `node`; every keyed decoding container comes from here, so that the
     /// cache keeps its cursor alive (see `ContainerCache`).
     @inline(__always)
-    func keyedContainer<Key: CodingKey>(for node: ContainerNode, keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
+    func keyedContainer<Key: CodingKey>(for node: ContainerNode, keyedBy type: Key.Type) -> KeyedDecodingContainer<Key>
+    {
         keyedContainers.decodingContainer(for: node, keyedBy: Key.self, decoder: self)
     }
 
@@ -137,9 +140,9 @@ final class MappingDecoder {
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         switch value {
-        case let .unkeyed(unkeyed):
+        case .unkeyed(let unkeyed):
             return MappingUnkeyedDecodingContainer(decoder: self, node: unkeyed)
-        case let .data(bytes):
+        case .data(let bytes):
             // A `Data` read as `[UInt8]` (its own Codable form): present its bytes as elements.
             let elements = arena.makeNode(unkeyed: true, parent: node, index: index)
             elements.values.reserveCapacity(bytes.count)
@@ -200,8 +203,9 @@ struct DecoderHandle: Decoder {
 
 /// Thrown by a decoding container that user code kept and used after its mapping had finished.
 func staleDecodingContainerError(_ path: [any CodingKey]) -> DecodingError {
-    .dataCorrupted(DecodingError.Context(
-        codingPath: path,
-        debugDescription: "A container or decoder was used after the mapping that created it had finished",
-        underlyingError: MapperMisuse()))
+    .dataCorrupted(
+        DecodingError.Context(
+            codingPath: path,
+            debugDescription: "A container or decoder was used after the mapping that created it had finished",
+            underlyingError: MapperMisuse()))
 }

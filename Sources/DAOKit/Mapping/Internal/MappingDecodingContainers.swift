@@ -75,15 +75,19 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     @inline(__always)
     private func requiredEntry(for key: Key) throws -> Int {
         if let found = try entry(for: key) { return found }
-        throw DecodingError.keyNotFound(key, DecodingError.Context(
-            codingPath: node.codingPath,
-            debugDescription: "No value associated with key \(key.stringValue.debugDescription)"))
+        throw DecodingError.keyNotFound(
+            key,
+            DecodingError.Context(
+                codingPath: node.codingPath,
+                debugDescription: "No value associated with key \(key.stringValue.debugDescription)"))
     }
 
     /// The entry holding `key` when its value is not null; one lookup for an optional.
     @inline(__always)
     private func presentEntry(for key: Key) throws -> Int? {
-        guard let entry = try entry(for: key), !read(entry, { node, entry in node.values[entry].isNull }) else { return nil }
+        guard let entry = try entry(for: key), !read(entry, { node, entry in node.values[entry].isNull }) else {
+            return nil
+        }
         return entry
     }
 
@@ -99,7 +103,9 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     @inline(__always)
     private func presentValue<R>(for key: Key, _ convert: (MappedValue, CodingPosition) throws -> R) throws -> R? {
         guard let entry = try presentEntry(for: key) else { return nil }
-        return try read(entry) { node, entry in try convert(node.values[entry], CodingPosition(node: node, index: entry)) }
+        return try read(entry) { node, entry in
+            try convert(node.values[entry], CodingPosition(node: node, index: entry))
+        }
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
@@ -138,10 +144,18 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
         }
     }
 
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try presentValue(for: key) { try $0.bool(at: $1) } }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try presentValue(for: key) { try $0.string(at: $1) } }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try presentValue(for: key) { try $0.double(at: $1) } }
-    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try presentValue(for: key) { try $0.float(at: $1) } }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        try presentValue(for: key) { try $0.bool(at: $1) }
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        try presentValue(for: key) { try $0.string(at: $1) }
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        try presentValue(for: key) { try $0.double(at: $1) }
+    }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+        try presentValue(for: key) { try $0.float(at: $1) }
+    }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optionalInteger(key) }
     func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optionalInteger(key) }
     func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try optionalInteger(key) }
@@ -169,7 +183,9 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
         keyedBy type: NestedKey.Type, forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
         let child = try value(for: key) { value, at in
-            guard case let .keyed(child) = value else { throw value.mismatch(KeyedDecodingContainer<NestedKey>.self, at: at) }
+            guard case .keyed(let child) = value else {
+                throw value.mismatch(KeyedDecodingContainer<NestedKey>.self, at: at)
+            }
             return child
         }
         return decoder.keyedContainer(for: child, keyedBy: NestedKey.self)
@@ -177,7 +193,7 @@ struct MappingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         let child = try value(for: key) { value, at in
-            guard case let .unkeyed(child) = value else { throw value.mismatch(UnkeyedDecodingContainer.self, at: at) }
+            guard case .unkeyed(let child) = value else { throw value.mismatch(UnkeyedDecodingContainer.self, at: at) }
             return child
         }
         return MappingUnkeyedDecodingContainer(decoder: decoder, node: child)
@@ -236,9 +252,11 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     private func nextEntry(_ type: Any.Type) throws -> Int {
         guard isCurrent else { throw staleDecodingContainerError([]) }
         guard currentIndex < node.values.count else {
-            throw DecodingError.valueNotFound(type, DecodingError.Context(
-                codingPath: node.codingPath(appending: currentIndex),
-                debugDescription: "Unkeyed container is at end"))
+            throw DecodingError.valueNotFound(
+                type,
+                DecodingError.Context(
+                    codingPath: node.codingPath(appending: currentIndex),
+                    debugDescription: "Unkeyed container is at end"))
         }
         return currentIndex
     }
@@ -319,17 +337,27 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     }
 
     @inline(__always)
-    private mutating func readIfPresent<T>(_ type: T.Type, _ convert: (MappedValue, CodingPosition) throws -> T) throws -> T? {
+    private mutating func readIfPresent<T>(_ type: T.Type, _ convert: (MappedValue, CodingPosition) throws -> T) throws
+        -> T?
+    {
         guard let entry = try presentEntry() else { return nil }
         let result = try convert(node.values[entry], CodingPosition(node: node, index: entry))
         advance()
         return result
     }
 
-    mutating func decodeIfPresent(_ type: Bool.Type) throws -> Bool? { try readIfPresent(Bool.self) { try $0.bool(at: $1) } }
-    mutating func decodeIfPresent(_ type: String.Type) throws -> String? { try readIfPresent(String.self) { try $0.string(at: $1) } }
-    mutating func decodeIfPresent(_ type: Double.Type) throws -> Double? { try readIfPresent(Double.self) { try $0.double(at: $1) } }
-    mutating func decodeIfPresent(_ type: Float.Type) throws -> Float? { try readIfPresent(Float.self) { try $0.float(at: $1) } }
+    mutating func decodeIfPresent(_ type: Bool.Type) throws -> Bool? {
+        try readIfPresent(Bool.self) { try $0.bool(at: $1) }
+    }
+    mutating func decodeIfPresent(_ type: String.Type) throws -> String? {
+        try readIfPresent(String.self) { try $0.string(at: $1) }
+    }
+    mutating func decodeIfPresent(_ type: Double.Type) throws -> Double? {
+        try readIfPresent(Double.self) { try $0.double(at: $1) }
+    }
+    mutating func decodeIfPresent(_ type: Float.Type) throws -> Float? {
+        try readIfPresent(Float.self) { try $0.float(at: $1) }
+    }
     mutating func decodeIfPresent(_ type: Int.Type) throws -> Int? { try optionalInteger() }
     mutating func decodeIfPresent(_ type: Int8.Type) throws -> Int8? { try optionalInteger() }
     mutating func decodeIfPresent(_ type: Int16.Type) throws -> Int16? { try optionalInteger() }
@@ -360,10 +388,13 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         return result
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<
+        NestedKey
+    > {
         let entry = try nextEntry(KeyedDecodingContainer<NestedKey>.self)
-        guard case let .keyed(child) = node.values[entry] else {
-            throw node.values[entry].mismatch(KeyedDecodingContainer<NestedKey>.self, at: CodingPosition(node: node, index: entry))
+        guard case .keyed(let child) = node.values[entry] else {
+            throw node.values[entry].mismatch(
+                KeyedDecodingContainer<NestedKey>.self, at: CodingPosition(node: node, index: entry))
         }
         advance()
         return decoder.keyedContainer(for: child, keyedBy: NestedKey.self)
@@ -371,8 +402,9 @@ struct MappingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let entry = try nextEntry(UnkeyedDecodingContainer.self)
-        guard case let .unkeyed(child) = node.values[entry] else {
-            throw node.values[entry].mismatch(UnkeyedDecodingContainer.self, at: CodingPosition(node: node, index: entry))
+        guard case .unkeyed(let child) = node.values[entry] else {
+            throw node.values[entry].mismatch(
+                UnkeyedDecodingContainer.self, at: CodingPosition(node: node, index: entry))
         }
         advance()
         return MappingUnkeyedDecodingContainer(decoder: decoder, node: child)

@@ -90,7 +90,10 @@ final class MappingEncoder {
 
     /// Encodes a value that is not a primitive into entry `slot` of `node`, as a nested level.
     func encodeNested<T: Encodable>(_ value: T, into node: ContainerNode, slot newSlot: Int) throws {
-        let savedTarget = unmanagedTarget, savedSlot = slot, savedLevel = level, savedDidStore = didStore
+        let savedTarget = unmanagedTarget
+        let savedSlot = slot
+        let savedLevel = level
+        let savedDidStore = didStore
         target = node
         slot = newSlot
         level = arena.nextLevel()
@@ -120,7 +123,7 @@ final class MappingEncoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         if didStore {
-            if case let .keyed(existing) = target.values[slot] {
+            if case .keyed(let existing) = target.values[slot] {
                 // A second container on one value: class hierarchies sharing the encoder.
                 return keyedContainers.encodingContainer(for: existing, keyedBy: Key.self, encoder: self)
             }
@@ -138,7 +141,7 @@ final class MappingEncoder {
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         if didStore {
-            if case let .unkeyed(existing) = target.values[slot] {
+            if case .unkeyed(let existing) = target.values[slot] {
                 return MappingUnkeyedEncodingContainer(encoder: self, node: existing)
             }
             deferMisuse("encode(to:) asked for an unkeyed container after storing another kind of value")

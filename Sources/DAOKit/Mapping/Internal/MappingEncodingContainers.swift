@@ -76,20 +76,48 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     }
 
     // Optionals cost one branch here, not a trip through the protocol's default implementation.
-    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
-    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
-    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
-    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
-    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
-    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
-    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
-    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
-    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
-    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
-    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
-    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
-    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
-    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) }
+    }
     /// Without copying the optional, which would cost a look-up of `Optional<T>`'s metadata
     /// (see `withValue(in:_:)`).
     mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
@@ -100,7 +128,9 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     /// captured `self` made the optimizer look up `Self`'s metadata again instead of reusing the
     /// caller's.
     @inline(__always)
-    private static func encodeValue<T: Encodable>(in value: borrowing T?, into container: inout Self, forKey key: Key) throws {
+    private static func encodeValue<T: Encodable>(in value: borrowing T?, into container: inout Self, forKey key: Key)
+        throws
+    {
         try withValue(in: value) { try container.encode($0, forKey: key) }
     }
 
@@ -112,18 +142,20 @@ struct MappingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
         }
         // Asked again for the same key, it is the same container, as in `JSONEncoder`: what was
         // written through the first one stays.
-        if let existing = node.writtenIndex(ofKey: key.stringValue), case let .keyed(child) = node.values[existing] {
-            return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>(encoder: encoder, cursor: ContainerCursor(node: child)))
+        if let existing = node.writtenIndex(ofKey: key.stringValue), case .keyed(let child) = node.values[existing] {
+            return KeyedEncodingContainer(
+                MappingKeyedEncodingContainer<NestedKey>(encoder: encoder, cursor: ContainerCursor(node: child)))
         }
         let slot = node.append(key: key.stringValue, value: .null)
         let child = encoder.arena.makeNode(unkeyed: false, parent: node, index: slot)
         node.values[slot] = .keyed(child)
-        return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>(encoder: encoder, cursor: ContainerCursor(node: child)))
+        return KeyedEncodingContainer(
+            MappingKeyedEncodingContainer<NestedKey>(encoder: encoder, cursor: ContainerCursor(node: child)))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         guard cursor.isCurrent else { return MappingUnkeyedEncodingContainer.detached() }
-        if let existing = node.writtenIndex(ofKey: key.stringValue), case let .unkeyed(child) = node.values[existing] {
+        if let existing = node.writtenIndex(ofKey: key.stringValue), case .unkeyed(let child) = node.values[existing] {
             return MappingUnkeyedEncodingContainer(encoder: encoder, node: child)
         }
         let slot = node.append(key: key.stringValue, value: .null)
@@ -192,16 +224,21 @@ struct MappingUnkeyedEncodingContainer: UnkeyedEncodingContainer, MappedValueSin
         }
         try put(.null)
         let node = node
-        try unmanagedEncoder._withUnsafeGuaranteedRef { try $0.encodeNested(value, into: node, slot: node.values.count - 1) }
+        try unmanagedEncoder._withUnsafeGuaranteedRef {
+            try $0.encodeNested(value, into: node, slot: node.values.count - 1)
+        }
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         guard isCurrent else {
             return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>.detached())
         }
         let child = encoder.arena.makeNode(unkeyed: false, parent: node, index: node.values.count)
         node.values.append(.keyed(child))
-        return KeyedEncodingContainer(MappingKeyedEncodingContainer<NestedKey>(encoder: encoder, cursor: ContainerCursor(node: child)))
+        return KeyedEncodingContainer(
+            MappingKeyedEncodingContainer<NestedKey>(encoder: encoder, cursor: ContainerCursor(node: child)))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {

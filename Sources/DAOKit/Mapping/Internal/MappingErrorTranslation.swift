@@ -14,31 +14,32 @@ extension MappingError {
         let kind: Kind
         let path: [any CodingKey]
         switch error {
-        case let DecodingError.keyNotFound(key, context):
+        case DecodingError.keyNotFound(let key, let context):
             kind = .keyNotFound
             path = context.codingPath + [key]
-        case let DecodingError.valueNotFound(_, context):
+        case DecodingError.valueNotFound(_, let context):
             kind = .valueNotFound
             path = context.codingPath
-        case let DecodingError.typeMismatch(expected, context):
-            let found = (context.underlyingError as? FoundValueKind)?.name
+        case DecodingError.typeMismatch(let expected, let context):
+            let found =
+                (context.underlyingError as? FoundValueKind)?.name
                 ?? sourceTree.flatMap { FoundValueDescription.describe(at: context.codingPath, in: $0) }
                 ?? context.debugDescription
             kind = .typeMismatch(expected: String(describing: expected), found: found)
             path = context.codingPath
-        case let DecodingError.dataCorrupted(context):
+        case DecodingError.dataCorrupted(let context):
             if let number = context.underlyingError as? NumberNotRepresentable {
                 kind = .numberNotRepresentable(value: number.value, target: number.target)
             } else {
                 kind = .dataCorrupted(context.debugDescription)
             }
             path = context.codingPath
-        case let EncodingError.invalidValue(_, context) where context.underlyingError is MapperMisuse:
+        case EncodingError.invalidValue(_, let context) where context.underlyingError is MapperMisuse:
             // The coders' own report of a misuse (a container used after its mapping, two kinds of
             // container for one value): the encoded data cannot be trusted.
             kind = .dataCorrupted(context.debugDescription)
             path = context.codingPath
-        case let EncodingError.invalidValue(_, context):
+        case EncodingError.invalidValue(_, let context):
             kind = .userError
             path = context.codingPath
         default:

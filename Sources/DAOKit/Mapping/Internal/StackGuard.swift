@@ -51,6 +51,7 @@ struct StackGuard {
     }
 
     private func nestingError(_ message: String, at path: [any CodingKey]) -> DecodingError {
-        .dataCorrupted(DecodingError.Context(codingPath: path, debugDescription: message, underlyingError: MapperMisuse()))
+        .dataCorrupted(
+            DecodingError.Context(codingPath: path, debugDescription: message, underlyingError: MapperMisuse()))
     }
 }

@@ -17,7 +17,7 @@ enum UnreadKeys {
                 if node.values[index].isNull { continue }
                 guard node.wasRead(index) else { return node.codingPath(appending: index) }
                 switch node.values[index] {
-                case let .keyed(child), let .unkeyed(child):
+                case .keyed(let child), .unkeyed(let child):
                     pending.append(child)
                 default:
                     break

@@ -46,57 +46,57 @@ struct NumberNotRepresentable: Error, CustomStringConvertible {
 extension MappedValue {
     @inline(__always)
     func bool(at position: CodingPosition) throws -> Bool {
-        if case let .bool(value) = self { return value }
+        if case .bool(let value) = self { return value }
         return try convertedBool(at: position)
     }
 
     @inline(never)
     private func convertedBool(at position: CodingPosition) throws -> Bool {
-        if case let .bool(value) = self { return value }
+        if case .bool(let value) = self { return value }
         throw mismatch(Bool.self, at: position)
     }
 
     @inline(__always)
     func string(at position: CodingPosition) throws -> String {
-        if case let .string(value) = self { return value }
+        if case .string(let value) = self { return value }
         return try convertedString(at: position)
     }
 
     @inline(never)
     private func convertedString(at position: CodingPosition) throws -> String {
         switch self {
-        case let .string(value): return value
-        case let .url(value): return value.absoluteString
-        case let .uuid(value): return value.uuidString
+        case .string(let value): return value
+        case .url(let value): return value.absoluteString
+        case .uuid(let value): return value.uuidString
         default: throw mismatch(String.self, at: position)
         }
     }
 
     @inline(__always)
     func integer<I: FixedWidthInteger>(_ type: I.Type, at position: CodingPosition) throws -> I {
-        if case let .int(value) = self, let exact = I(exactly: value) { return exact }
+        if case .int(let value) = self, let exact = I(exactly: value) { return exact }
         return try convertedInteger(I.self, at: position)
     }
 
     @inline(never)
     private func convertedInteger<I: FixedWidthInteger>(_ type: I.Type, at position: CodingPosition) throws -> I {
         switch self {
-        case let .int(value):
+        case .int(let value):
             if let exact = I(exactly: value) { return exact }
             throw notRepresentable(String(value), as: I.self, at: position)
-        case let .uint(value):
+        case .uint(let value):
             if let exact = I(exactly: value) { return exact }
             throw notRepresentable(String(value), as: I.self, at: position)
-        case let .double(value):
+        case .double(let value):
             if let exact = I(exactly: value) { return exact }
             throw notRepresentable("\(value)", as: I.self, at: position)
-        case let .float(value):
+        case .float(let value):
             if let exact = I(exactly: value) { return exact }
             throw notRepresentable("\(value)", as: I.self, at: position)
         case .wideInt, .wideUInt:
             // Only 128-bit types hold these, and they are decoded by `wideInteger`.
             throw notRepresentable(wideDescription, as: I.self, at: position)
-        case let .decimal(value):
+        case .decimal(let value):
             // Through the decimal text, as a JSON round trip reads a number; only whole values
             // parse as integers, and the parse fails rather than wraps when out of range.
             if let exact = I("\(value)") { return exact }
@@ -108,27 +108,27 @@ extension MappedValue {
 
     @inline(__always)
     func double(at position: CodingPosition) throws -> Double {
-        if case let .double(value) = self { return value }
+        if case .double(let value) = self { return value }
         return try convertedDouble(at: position)
     }
 
     @inline(never)
     private func convertedDouble(at position: CodingPosition) throws -> Double {
         switch self {
-        case let .double(value): return value
-        case let .float(value): return Double(value)
-        case let .int(value):
+        case .double(let value): return value
+        case .float(let value): return Double(value)
+        case .int(let value):
             if let exact = Double(exactly: value) { return exact }
             throw notRepresentable(String(value), as: Double.self, at: position)
-        case let .uint(value):
+        case .uint(let value):
             if let exact = Double(exactly: value) { return exact }
             throw notRepresentable(String(value), as: Double.self, at: position)
-        case let .date(value):
+        case .date(let value):
             return value.timeIntervalSinceReferenceDate
         case .wideInt, .wideUInt:
             if let exact = wideAsDouble { return exact }
             throw notRepresentable(wideDescription, as: Double.self, at: position)
-        case let .decimal(value):
+        case .decimal(let value):
             // Only when the Double reads back as the same decimal: nothing is rounded away.
             if let double = Double("\(value)"), Decimal(string: "\(double)") == value { return double }
             throw notRepresentable("\(value)", as: Double.self, at: position)
@@ -139,28 +139,28 @@ extension MappedValue {
 
     @inline(__always)
     func float(at position: CodingPosition) throws -> Float {
-        if case let .float(value) = self { return value }
+        if case .float(let value) = self { return value }
         return try convertedFloat(at: position)
     }
 
     @inline(never)
     private func convertedFloat(at position: CodingPosition) throws -> Float {
         switch self {
-        case let .float(value): return value
-        case let .double(value):
+        case .float(let value): return value
+        case .double(let value):
             if value.isNaN { return .nan }
             if let exact = Float(exactly: value) { return exact }
             throw notRepresentable("\(value)", as: Float.self, at: position)
-        case let .int(value):
+        case .int(let value):
             if let exact = Float(exactly: value) { return exact }
             throw notRepresentable(String(value), as: Float.self, at: position)
-        case let .uint(value):
+        case .uint(let value):
             if let exact = Float(exactly: value) { return exact }
             throw notRepresentable(String(value), as: Float.self, at: position)
         case .wideInt, .wideUInt:
             if let wide = wideAsDouble, let exact = Float(exactly: wide) { return exact }
             throw notRepresentable(wideDescription, as: Float.self, at: position)
-        case let .decimal(value):
+        case .decimal(let value):
             if let float = Float("\(value)"), Decimal(string: "\(float)") == value { return float }
             throw notRepresentable("\(value)", as: Float.self, at: position)
         default:
@@ -170,14 +170,14 @@ extension MappedValue {
 
     @inline(__always)
     func date(at position: CodingPosition) throws -> Date {
-        if case let .date(value) = self { return value }
+        if case .date(let value) = self { return value }
         return try convertedDate(at: position)
     }
 
     @inline(never)
     private func convertedDate(at position: CodingPosition) throws -> Date {
         switch self {
-        case let .date(value): return value
+        case .date(let value): return value
         case .double, .float, .int, .uint:
             return Date(timeIntervalSinceReferenceDate: try double(at: position))
         default:
@@ -187,15 +187,15 @@ extension MappedValue {
 
     @inline(__always)
     func url(at position: CodingPosition) throws -> URL {
-        if case let .url(value) = self { return value }
+        if case .url(let value) = self { return value }
         return try convertedURL(at: position)
     }
 
     @inline(never)
     private func convertedURL(at position: CodingPosition) throws -> URL {
         switch self {
-        case let .url(value): return value
-        case let .string(text):
+        case .url(let value): return value
+        case .string(let text):
             if let value = URL(string: text) { return value }
             throw corrupted("Invalid URL string \(text.debugDescription)", at: position)
         default:
@@ -205,15 +205,15 @@ extension MappedValue {
 
     @inline(__always)
     func uuid(at position: CodingPosition) throws -> UUID {
-        if case let .uuid(value) = self { return value }
+        if case .uuid(let value) = self { return value }
         return try convertedUUID(at: position)
     }
 
     @inline(never)
     private func convertedUUID(at position: CodingPosition) throws -> UUID {
         switch self {
-        case let .uuid(value): return value
-        case let .string(text):
+        case .uuid(let value): return value
+        case .string(let text):
             if let value = UUID(uuidString: text) { return value }
             throw corrupted("Invalid UUID string \(text.debugDescription)", at: position)
         default:
@@ -223,33 +223,33 @@ extension MappedValue {
 
     @inline(__always)
     func data(at position: CodingPosition) throws -> Data {
-        if case let .data(value) = self { return value }
+        if case .data(let value) = self { return value }
         return try convertedData(at: position)
     }
 
     @inline(never)
     private func convertedData(at position: CodingPosition) throws -> Data {
-        if case let .data(value) = self { return value }
+        if case .data(let value) = self { return value }
         throw mismatch(Data.self, at: position)
     }
 
     @inline(__always)
     func decimal(at position: CodingPosition) throws -> Decimal {
-        if case let .decimal(value) = self { return value }
+        if case .decimal(let value) = self { return value }
         return try convertedDecimal(at: position)
     }
 
     @inline(never)
     private func convertedDecimal(at position: CodingPosition) throws -> Decimal {
         switch self {
-        case let .decimal(value): return value
-        case let .int(value): return Decimal(value)
-        case let .uint(value): return Decimal(value)
-        case let .double(value) where value.isFinite:
+        case .decimal(let value): return value
+        case .int(let value): return Decimal(value)
+        case .uint(let value): return Decimal(value)
+        case .double(let value) where value.isFinite:
             // As a JSON round trip would: the shortest decimal text that reads back as `value`.
             if let exact = Decimal(string: "\(value)") { return exact }
             throw notRepresentable("\(value)", as: Decimal.self, at: position)
-        case let .float(value) where value.isFinite:
+        case .float(let value) where value.isFinite:
             if let exact = Decimal(string: "\(value)") { return exact }
             throw notRepresentable("\(value)", as: Decimal.self, at: position)
         case .wideInt, .wideUInt:
@@ -267,22 +267,27 @@ extension MappedValue {
 
     func mismatch(_ expected: Any.Type, codingPath: [any CodingKey]) -> DecodingError {
         if isNull {
-            return .valueNotFound(expected, DecodingError.Context(
-                codingPath: codingPath,
-                debugDescription: "Expected \(expected) but found null"))
+            return .valueNotFound(
+                expected,
+                DecodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription: "Expected \(expected) but found null"))
         }
-        return .typeMismatch(expected, DecodingError.Context(
-            codingPath: codingPath,
-            debugDescription: "Expected \(expected) but found \(kindName)",
-            underlyingError: FoundValueKind(name: kindName)))
+        return .typeMismatch(
+            expected,
+            DecodingError.Context(
+                codingPath: codingPath,
+                debugDescription: "Expected \(expected) but found \(kindName)",
+                underlyingError: FoundValueKind(name: kindName)))
     }
 
     func notRepresentable(_ text: String, as target: Any.Type, at position: CodingPosition) -> DecodingError {
         let detail = NumberNotRepresentable(value: text, target: "\(target)")
-        return .dataCorrupted(DecodingError.Context(
-            codingPath: position.codingPath,
-            debugDescription: "Number \(detail)",
-            underlyingError: detail))
+        return .dataCorrupted(
+            DecodingError.Context(
+                codingPath: position.codingPath,
+                debugDescription: "Number \(detail)",
+                underlyingError: detail))
     }
 
     private func corrupted(_ message: String, at position: CodingPosition) -> DecodingError {

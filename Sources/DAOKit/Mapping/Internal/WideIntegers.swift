@@ -26,11 +26,11 @@ extension MappedValue {
     /// The value as an `Int128` or `UInt128`, when it is an integer or an integral float that fits.
     func wideInteger<I: FixedWidthInteger>(_ type: I.Type, at position: CodingPosition) throws -> I {
         switch self {
-        case let .wideInt(high, low):
+        case .wideInt(let high, let low):
             let value = Int128(high) << 64 | Int128(low)
             if let exact = I(exactly: value) { return exact }
             throw notRepresentable(String(value), as: I.self, at: position)
-        case let .wideUInt(high, low):
+        case .wideUInt(let high, let low):
             let value = UInt128(high) << 64 | UInt128(low)
             if let exact = I(exactly: value) { return exact }
             throw notRepresentable(String(value), as: I.self, at: position)
@@ -45,8 +45,8 @@ extension MappedValue {
     var wideDescription: String {
         if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) {
             switch self {
-            case let .wideInt(high, low): return String(Int128(high) << 64 | Int128(low))
-            case let .wideUInt(high, low): return String(UInt128(high) << 64 | UInt128(low))
+            case .wideInt(let high, let low): return String(Int128(high) << 64 | Int128(low))
+            case .wideUInt(let high, let low): return String(UInt128(high) << 64 | UInt128(low))
             default: break
             }
         }
@@ -57,8 +57,8 @@ extension MappedValue {
     var wideAsDouble: Double? {
         if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) {
             switch self {
-            case let .wideInt(high, low): return Double(exactly: Int128(high) << 64 | Int128(low))
-            case let .wideUInt(high, low): return Double(exactly: UInt128(high) << 64 | UInt128(low))
+            case .wideInt(let high, let low): return Double(exactly: Int128(high) << 64 | Int128(low))
+            case .wideUInt(let high, let low): return Double(exactly: UInt128(high) << 64 | UInt128(low))
             default: break
             }
         }

@@ -61,7 +61,8 @@ final class ChangeDispatcher: @unchecked Sendable {
                 due = polled.values.filter { $0.due <= now }.map(\.notifier)
                 if !due.isEmpty { break }
                 if let next = polled.values.map(\.due).min() {
-                    let seconds = Double((next - now).components.attoseconds) / 1e18 + Double((next - now).components.seconds)
+                    let seconds =
+                        Double((next - now).components.attoseconds) / 1e18 + Double((next - now).components.seconds)
                     _ = condition.wait(until: Date(timeIntervalSinceNow: max(seconds, 0.0005)))
                 } else {
                     condition.wait()

@@ -1,4 +1,5 @@
 import DAOKitInternals
+
 /// The engine behind ``BaseDao``'s `observe` methods: one per stream. It subscribes to the
 /// context's ``StorageChangeNotifier``, re-runs its query on ``BlockingExecutor``'s threads when a
 /// relevant change arrives, and yields the result when it differs from the last one yielded.
@@ -75,8 +76,10 @@ final class LiveObservation<Value: Encodable & SendableMetatype>: @unchecked Sen
         isRelevant: @escaping @Sendable (StorageChange) -> Bool = { _ in true },
         evaluate: @escaping Evaluate
     ) -> AsyncThrowingStream<Value, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(1))
-        let observation = LiveObservation(continuation: continuation, notifier: notifier, isRelevant: isRelevant, evaluate: evaluate)
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: Value.self, bufferingPolicy: .bufferingNewest(1))
+        let observation = LiveObservation(
+            continuation: continuation, notifier: notifier, isRelevant: isRelevant, evaluate: evaluate)
         continuation.onTermination = { _ in observation.cancel() }
         // Subscribe before the first run, so that a commit made while it reads is not missed: it
         // schedules another run.
@@ -144,7 +147,7 @@ final class LiveObservation<Value: Encodable & SendableMetatype>: @unchecked Sen
                 state.withLock { $0.running = false }
                 return
             }
-            guard case let .result(value, keys) = outcome else { continue }
+            guard case .result(let value, let keys) = outcome else { continue }
             let fingerprint = ResultFingerprint(value)
             let deliver = state.withLock { state -> Bool in
                 if state.cancelled { return false }

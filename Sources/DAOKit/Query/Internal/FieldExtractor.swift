@@ -68,7 +68,8 @@ private final class FieldTrie: @unchecked Sendable {
     /// (``StringBits/smallASCII(_:)``), which equal another small ASCII key's exactly when the
     /// strings are equal: `==` on two different strings goes through Unicode comparison, and an
     /// encode asks about every field of the entity, requested or not.
-    @exclusivity(unchecked) private(set) var children: [(key: String, bytes: (low: UInt64, high: UInt64)?, node: FieldTrie)] = []
+    @exclusivity(unchecked) private(set) var children:
+        [(key: String, bytes: (low: UInt64, high: UInt64)?, node: FieldTrie)] = []
     /// ``StringBits/isSupported``, read once (it is a lazily initialised global).
     private let readsStringBits = StringBits.isSupported
 
@@ -121,17 +122,17 @@ extension StorageValue {
         switch MappedValue(primitive: value) {
         case nil: return nil
         case .null?: self = .null
-        case let .bool(v)?: self = .bool(v)
-        case let .int(v)?: self = .int(v)
-        case let .uint(v)?: self = .uint(v)
-        case let .float(v)?: self = .double(Double(v))
-        case let .double(v)?: self = .double(v)
-        case let .string(v)?: self = .string(v)
-        case let .date(v)?: self = .date(v)
-        case let .data(v)?: self = .data(v)
-        case let .url(v)?: self = .url(v)
-        case let .uuid(v)?: self = .uuid(v)
-        case let .decimal(v)?: self = .decimal(v)
+        case .bool(let v)?: self = .bool(v)
+        case .int(let v)?: self = .int(v)
+        case .uint(let v)?: self = .uint(v)
+        case .float(let v)?: self = .double(Double(v))
+        case .double(let v)?: self = .double(v)
+        case .string(let v)?: self = .string(v)
+        case .date(let v)?: self = .date(v)
+        case .data(let v)?: self = .data(v)
+        case .url(let v)?: self = .url(v)
+        case .uuid(let v)?: self = .uuid(v)
+        case .decimal(let v)?: self = .decimal(v)
         case .wideInt?, .wideUInt?, .keyed?, .unkeyed?:
             return nil  // never a primitive's representation; encoded through the value itself
         }
@@ -275,7 +276,9 @@ private struct DiscardingUnkeyedContainer: UnkeyedEncodingContainer {
 
     mutating func encodeNil() throws { count += 1 }
     mutating func encode<T: Encodable>(_ value: T) throws { count += 1 }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         count += 1
         return KeyedEncodingContainer(CaptureKeyedContainer<NestedKey>(sink: CaptureSink(count: 0), node: nil))
     }

@@ -12,7 +12,7 @@ import Foundation
 package enum JSONDecodingDiagnosis {
     /// Whether `error` is the decoder saying the bytes are not JSON, which may be untrue.
     package static func claimsInvalidJSON(_ error: any Error) -> Bool {
-        guard case let DecodingError.dataCorrupted(context) = error else { return false }
+        guard case DecodingError.dataCorrupted(let context) = error else { return false }
         return context.codingPath.isEmpty
     }
 
@@ -33,8 +33,9 @@ package enum JSONDecodingDiagnosis {
             return nil
         } catch let error as MappingError {
             guard case .numberNotRepresentable = error.kind else { return nil }
-            return MappingError(sourceType: "the JSON record", targetType: error.targetType, kind: error.kind,
-                                codingPath: error.codingPath, underlyingError: error.underlyingError)
+            return MappingError(
+                sourceType: "the JSON record", targetType: error.targetType, kind: error.kind,
+                codingPath: error.codingPath, underlyingError: error.underlyingError)
         } catch {
             return nil
         }
@@ -47,11 +48,12 @@ package enum JSONDecodingDiagnosis {
     package static func bestError<E: Decodable>(_ error: any Error, entity: JSONValue?, as type: E.Type) -> any Error {
         guard claimsInvalidJSON(error) else { return error }
         if let entity, let explanation = explain(entity, as: E.self) { return explanation }
-        return DecodingError.dataCorrupted(DecodingError.Context(
-            codingPath: [],
-            debugDescription: "the record is valid JSON, but a value in it does not fit its field's type "
-                + "(JSONDecoder reports this as invalid JSON, without the field)",
-            underlyingError: error))
+        return DecodingError.dataCorrupted(
+            DecodingError.Context(
+                codingPath: [],
+                debugDescription: "the record is valid JSON, but a value in it does not fit its field's type "
+                    + "(JSONDecoder reports this as invalid JSON, without the field)",
+                underlyingError: error))
     }
 }
 
@@ -105,25 +107,25 @@ package enum JSONValue: Codable, Sendable {
         case .null:
             var single = encoder.singleValueContainer()
             try single.encodeNil()
-        case let .bool(value):
+        case .bool(let value):
             var single = encoder.singleValueContainer()
             try single.encode(value)
-        case let .integer(value):
+        case .integer(let value):
             var single = encoder.singleValueContainer()
             try single.encode(value)
-        case let .unsigned(value):
+        case .unsigned(let value):
             var single = encoder.singleValueContainer()
             try single.encode(value)
-        case let .double(value):
+        case .double(let value):
             var single = encoder.singleValueContainer()
             try single.encode(value)
-        case let .string(value):
+        case .string(let value):
             var single = encoder.singleValueContainer()
             try single.encode(value)
-        case let .array(elements):
+        case .array(let elements):
             var array = encoder.unkeyedContainer()
             for element in elements { try array.encode(element) }
-        case let .object(members):
+        case .object(let members):
             var object = encoder.container(keyedBy: Key.self)
             for (key, value) in members { try object.encode(value, forKey: Key(stringValue: key)) }
         }
@@ -131,7 +133,7 @@ package enum JSONValue: Codable, Sendable {
 
     /// The member `key` of an object; `nil` for anything else or a missing member.
     package subscript(key: String) -> JSONValue? {
-        if case let .object(members) = self { return members[key] }
+        if case .object(let members) = self { return members[key] }
         return nil
     }
 }

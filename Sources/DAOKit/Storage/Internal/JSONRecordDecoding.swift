@@ -6,8 +6,10 @@ import Foundation
 package enum JSONRecordDecoding {
     /// The entity JSON `data` holds, decoded by `decoder` (keeping relative URLs), with failures
     /// classified as `JSONRecord.decode(_:from:key:location:)` says.
-    package static func decode<E: Storable>(_ type: E.Type, from data: Data, key: @autoclosure () -> String, location: String,
-                                    decoder: JSONDecoder) throws -> E {
+    package static func decode<E: Storable>(
+        _ type: E.Type, from data: Data, key: @autoclosure () -> String, location: String,
+        decoder: JSONDecoder
+    ) throws -> E {
         do {
             return try RelativeURLCoding.decode(
                 data, plain: { try decoder.decode(E.self, from: $0) },
@@ -16,11 +18,14 @@ package enum JSONRecordDecoding {
             // Only on failure: tell "not JSON" (damaged or written by someone else) from "JSON of
             // the wrong shape" (the entity type changed), because they call for different fixes.
             if (try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)) == nil {
-                throw StorageError(.corruptRecord("not valid JSON"), entityName: E.entityName, key: key(),
-                                   location: location, underlyingError: error)
+                throw StorageError(
+                    .corruptRecord("not valid JSON"), entityName: E.entityName, key: key(),
+                    location: location, underlyingError: error)
             }
-            throw StorageError(.decodingFailed, entityName: E.entityName, key: key(), location: location,
-                               underlyingError: JSONDecodingDiagnosis.bestError(error, entity: JSONDecodingDiagnosis.parse(data), as: E.self))
+            throw StorageError(
+                .decodingFailed, entityName: E.entityName, key: key(), location: location,
+                underlyingError: JSONDecodingDiagnosis.bestError(
+                    error, entity: JSONDecodingDiagnosis.parse(data), as: E.self))
         }
     }
 }

@@ -20,7 +20,8 @@ package enum RelativeURLCoding {
     /// coder must see them as they are.
     package static func isLeaf<T>(_ type: T.Type) -> Bool {
         type == String.self || type == Int.self || type == Double.self || type == Bool.self || type == Date.self
-            || type == Data.self || type == Decimal.self || type == UUID.self || type == Int64.self || type == Int32.self
+            || type == Data.self || type == Decimal.self || type == UUID.self || type == Int64.self
+            || type == Int32.self
             || type == Float.self || type == UInt.self || type == UInt64.self || type == Int8.self || type == Int16.self
             || type == UInt8.self || type == UInt16.self || type == UInt32.self
     }
@@ -50,7 +51,8 @@ package enum RelativeURLCoding {
     /// key, so bytes without that key decode the same either way, and the plain decoder is enough.
     /// Should the plain decode fail anyway (say the key was written with escapes), the wrapper
     /// decodes it again, so the result — value or error — is always the wrapper's.
-    package static func decode<T>(_ data: Data, plain: (Data) throws -> T, keepingURLs: (Data) throws -> T) throws -> T {
+    package static func decode<T>(_ data: Data, plain: (Data) throws -> T, keepingURLs: (Data) throws -> T) throws -> T
+    {
         if !containsRelativeKey(data), let value = try? plain(data) { return value }
         return try keepingURLs(data)
     }
@@ -64,12 +66,15 @@ package enum RelativeURLCoding {
         let vOffset = 7
         return data.withUnsafeBytes { bytes in
             key.withUTF8Buffer { key in
-                guard let start = bytes.baseAddress, let keyStart = key.baseAddress, bytes.count >= key.count else { return false }
+                guard let start = bytes.baseAddress, let keyStart = key.baseAddress, bytes.count >= key.count else {
+                    return false
+                }
                 // A `v` that can be the key's: with its 7 bytes before and 2 after inside `data`.
                 var searchFrom = vOffset
                 let searchEnd = bytes.count - (key.count - 1 - vOffset)
                 while searchFrom < searchEnd,
-                      let found = memchr(start + searchFrom, Int32(UInt8(ascii: "v")), searchEnd - searchFrom) {
+                    let found = memchr(start + searchFrom, Int32(UInt8(ascii: "v")), searchEnd - searchFrom)
+                {
                     let position = UnsafeRawPointer(found) - start
                     if memcmp(start + position - vOffset, keyStart, key.count) == 0 { return true }
                     searchFrom = position + 1
@@ -80,13 +85,18 @@ package enum RelativeURLCoding {
     }
 
     /// Decodes a URL written either way.
-    static func url(_ decodeString: () throws -> URL, _ decodeRelative: () throws -> RelativeURL, codingPath: [any CodingKey]) throws -> URL {
+    static func url(
+        _ decodeString: () throws -> URL, _ decodeRelative: () throws -> RelativeURL, codingPath: [any CodingKey]
+    ) throws -> URL {
         do {
             return try decodeString()
         } catch let error as DecodingError {
             guard case .typeMismatch = error, let relative = try? decodeRelative() else { throw error }
             guard let url = relative.url else {
-                throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "Invalid relative URL \(relative.relative) against \(relative.base)"))
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: codingPath,
+                        debugDescription: "Invalid relative URL \(relative.relative) against \(relative.base)"))
             }
             return url
         }
@@ -112,7 +122,11 @@ struct URLKeepingEncoder: Encoder {
     static func encode<T: Encodable>(_ value: T, to encoder: any Encoder) throws {
         if T.self == URL.self, let url = value as? URL {
             var single = encoder.singleValueContainer()
-            if let relative = RelativeURLCoding.relative(url) { try single.encode(relative) } else { try single.encode(url) }
+            if let relative = RelativeURLCoding.relative(url) {
+                try single.encode(relative)
+            } else {
+                try single.encode(url)
+            }
         } else if RelativeURLCoding.isLeaf(T.self) {
             var single = encoder.singleValueContainer()
             try single.encode(value)
@@ -155,7 +169,11 @@ struct URLKeepingEncoder: Encoder {
 
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
             if T.self == URL.self, let url = value as? URL {
-                if let relative = RelativeURLCoding.relative(url) { try base.encode(relative, forKey: key) } else { try base.encode(url, forKey: key) }
+                if let relative = RelativeURLCoding.relative(url) {
+                    try base.encode(relative, forKey: key)
+                } else {
+                    try base.encode(url, forKey: key)
+                }
             } else if RelativeURLCoding.isLeaf(T.self) {
                 try base.encode(value, forKey: key)
             } else {
@@ -163,7 +181,9 @@ struct URLKeepingEncoder: Encoder {
             }
         }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+            -> KeyedEncodingContainer<NestedKey>
+        {
             KeyedEncodingContainer(Keyed<NestedKey>(base: base.nestedContainer(keyedBy: keyType, forKey: key)))
         }
 
@@ -172,7 +192,9 @@ struct URLKeepingEncoder: Encoder {
         }
 
         mutating func superEncoder() -> any Encoder { URLKeepingEncoder(base: base.superEncoder()) }
-        mutating func superEncoder(forKey key: Key) -> any Encoder { URLKeepingEncoder(base: base.superEncoder(forKey: key)) }
+        mutating func superEncoder(forKey key: Key) -> any Encoder {
+            URLKeepingEncoder(base: base.superEncoder(forKey: key))
+        }
     }
 
     struct Unkeyed: UnkeyedEncodingContainer {
@@ -198,7 +220,11 @@ struct URLKeepingEncoder: Encoder {
 
         mutating func encode<T: Encodable>(_ value: T) throws {
             if T.self == URL.self, let url = value as? URL {
-                if let relative = RelativeURLCoding.relative(url) { try base.encode(relative) } else { try base.encode(url) }
+                if let relative = RelativeURLCoding.relative(url) {
+                    try base.encode(relative)
+                } else {
+                    try base.encode(url)
+                }
             } else if RelativeURLCoding.isLeaf(T.self) {
                 try base.encode(value)
             } else {
@@ -206,7 +232,9 @@ struct URLKeepingEncoder: Encoder {
             }
         }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+            NestedKey
+        > {
             KeyedEncodingContainer(Keyed<NestedKey>(base: base.nestedContainer(keyedBy: keyType)))
         }
 
@@ -241,7 +269,11 @@ struct URLKeepingEncoder: Encoder {
 
         mutating func encode<T: Encodable>(_ value: T) throws {
             if T.self == URL.self, let url = value as? URL {
-                if let relative = RelativeURLCoding.relative(url) { try base.encode(relative) } else { try base.encode(url) }
+                if let relative = RelativeURLCoding.relative(url) {
+                    try base.encode(relative)
+                } else {
+                    try base.encode(url)
+                }
             } else if RelativeURLCoding.isLeaf(T.self) {
                 try base.encode(value)
             } else {
@@ -270,8 +302,9 @@ struct URLKeepingDecoder: Decoder {
     static func decode<T: Decodable>(_ type: T.Type, from decoder: any Decoder) throws -> T {
         if T.self == URL.self {
             let single = try decoder.singleValueContainer()
-            return try RelativeURLCoding.url({ try single.decode(URL.self) }, { try single.decode(RelativeURLCoding.RelativeURL.self) },
-                                             codingPath: decoder.codingPath) as! T
+            return try RelativeURLCoding.url(
+                { try single.decode(URL.self) }, { try single.decode(RelativeURLCoding.RelativeURL.self) },
+                codingPath: decoder.codingPath) as! T
         }
         if RelativeURLCoding.isLeaf(T.self) { return try decoder.singleValueContainer().decode(T.self) }
         return try T(from: URLKeepingDecoder(base: decoder))
@@ -313,9 +346,10 @@ struct URLKeepingDecoder: Decoder {
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             if T.self == URL.self {
-                return try RelativeURLCoding.url({ try base.decode(URL.self, forKey: key) },
-                                                 { try base.decode(RelativeURLCoding.RelativeURL.self, forKey: key) },
-                                                 codingPath: base.codingPath + [key]) as! T
+                return try RelativeURLCoding.url(
+                    { try base.decode(URL.self, forKey: key) },
+                    { try base.decode(RelativeURLCoding.RelativeURL.self, forKey: key) },
+                    codingPath: base.codingPath + [key]) as! T
             }
             if RelativeURLCoding.isLeaf(T.self) { return try base.decode(T.self, forKey: key) }
             return try T(from: URLKeepingDecoder(base: try base.superDecoder(forKey: key)))
@@ -327,7 +361,9 @@ struct URLKeepingDecoder: Decoder {
             return try decode(T.self, forKey: key)
         }
 
-        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+            -> KeyedDecodingContainer<NestedKey>
+        {
             KeyedDecodingContainer(Keyed<NestedKey>(base: try base.nestedContainer(keyedBy: type, forKey: key)))
         }
 
@@ -336,7 +372,9 @@ struct URLKeepingDecoder: Decoder {
         }
 
         func superDecoder() throws -> any Decoder { URLKeepingDecoder(base: try base.superDecoder()) }
-        func superDecoder(forKey key: Key) throws -> any Decoder { URLKeepingDecoder(base: try base.superDecoder(forKey: key)) }
+        func superDecoder(forKey key: Key) throws -> any Decoder {
+            URLKeepingDecoder(base: try base.superDecoder(forKey: key))
+        }
     }
 
     struct Unkeyed: UnkeyedDecodingContainer {
@@ -379,7 +417,9 @@ struct URLKeepingDecoder: Decoder {
             return try decode(T.self)
         }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+            -> KeyedDecodingContainer<NestedKey>
+        {
             KeyedDecodingContainer(Keyed<NestedKey>(base: try base.nestedContainer(keyedBy: type)))
         }
 
@@ -413,7 +453,9 @@ struct URLKeepingDecoder: Decoder {
         func decode(_ type: UInt64.Type) throws -> UInt64 { try base.decode(type) }
 
         func decode<T: Decodable>(_ type: T.Type) throws -> T {
-            if T.self == URL.self || !RelativeURLCoding.isLeaf(T.self) { return try URLKeepingDecoder.decode(T.self, from: decoder) }
+            if T.self == URL.self || !RelativeURLCoding.isLeaf(T.self) {
+                return try URLKeepingDecoder.decode(T.self, from: decoder)
+            }
             return try base.decode(T.self)
         }
     }

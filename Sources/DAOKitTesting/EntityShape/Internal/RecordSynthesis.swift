@@ -28,7 +28,9 @@ enum RecordSynthesis {
 
     private static func object(_ fields: [EntityShape.Field], variant: Int, optionalsPresent: Bool) -> String {
         let members = fields.compactMap { field -> String? in
-            guard let value = json(field.value, variant: variant, optionalsPresent: optionalsPresent) else { return nil }
+            guard let value = json(field.value, variant: variant, optionalsPresent: optionalsPresent) else {
+                return nil
+            }
             return "\(string(field.name)):\(value)"
         }
         return "{\(members.joined(separator: ","))}"

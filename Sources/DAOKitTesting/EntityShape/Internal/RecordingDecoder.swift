@@ -43,7 +43,8 @@ private final class KeyedRecord {
             guard let slot = slots[name] else {
                 // Asked only whether it is there (`contains`, `decodeNil`): its kind is unknown.
                 throw recorder.unsupported(
-                    type, path + [.key(name)], "the key was tested (contains or decodeNil) but never decoded, so its kind is unknown")
+                    type, path + [.key(name)],
+                    "the key was tested (contains or decodeNil) but never decoded, so its kind is unknown")
             }
             var value = try slot.resolved(type: type, path: path + [.key(name)], recorder: recorder)
             if optional.contains(name) { value.isOptional = true }
@@ -73,10 +74,13 @@ private final class UnkeyedRecord {
 
     func resolved(type: Any.Type, path: [ShapePathComponent], recorder: ShapeRecorder) throws -> EntityShape.Value {
         guard !kindsDiffer else {
-            throw recorder.unsupported(type, path, "its unkeyed container holds elements of different kinds; only arrays of one kind are recorded")
+            throw recorder.unsupported(
+                type, path,
+                "its unkeyed container holds elements of different kinds; only arrays of one kind are recorded")
         }
         guard let element else {
-            throw recorder.unsupported(type, path, "its unkeyed container was read without decoding an element, so its kind is unknown")
+            throw recorder.unsupported(
+                type, path, "its unkeyed container was read without decoding an element, so its kind is unknown")
         }
         var value = try element.resolved(type: type, path: path + [.element], recorder: recorder)
         if elementIsOptional { value.isOptional = true }
@@ -180,7 +184,8 @@ private struct RecordingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerPr
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         record.noteOptional(key.stringValue)
         if recorder.isInProgress(T.self) {
-            record.note(key.stringValue, .value(EntityShape.Value(.recursive(String(describing: T.self)), isOptional: true)))
+            record.note(
+                key.stringValue, .value(EntityShape.Value(.recursive(String(describing: T.self)), isOptional: true)))
             return nil
         }
         return try decode(T.self, forKey: key)
@@ -212,7 +217,8 @@ private struct RecordingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerPr
         let nested = KeyedRecord()
         record.note(key.stringValue, .keyed(nested))
         return KeyedDecodingContainer(
-            RecordingKeyedContainer<NestedKey>(record: nested, recorder: recorder, path: path + [.key(key.stringValue)]))
+            RecordingKeyedContainer<NestedKey>(record: nested, recorder: recorder, path: path + [.key(key.stringValue)])
+        )
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
@@ -226,7 +232,8 @@ private struct RecordingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerPr
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        throw recorder.unsupported(Key.self, path + [.key(key.stringValue)], "it reads a super decoder, which the recorder does not follow")
+        throw recorder.unsupported(
+            Key.self, path + [.key(key.stringValue)], "it reads a super decoder, which the recorder does not follow")
     }
 }
 
@@ -277,7 +284,9 @@ private struct RecordingUnkeyedContainer: UnkeyedDecodingContainer {
         try decode(T.self)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<
+        NestedKey
+    > {
         record.attempts += 1
         let nested = KeyedRecord()
         record.note(.keyed(nested))

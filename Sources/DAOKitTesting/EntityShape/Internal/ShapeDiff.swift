@@ -40,7 +40,8 @@ struct ShapeChange: Equatable {
     }
 
     private static func compare(
-        _ old: [EntityShape.Field], _ new: [EntityShape.Field], prefix: [ShapePathComponent], into changes: inout [ShapeChange]
+        _ old: [EntityShape.Field], _ new: [EntityShape.Field], prefix: [ShapePathComponent],
+        into changes: inout [ShapeChange]
     ) {
         let oldNames = Set(old.map(\.name))
         var added = new.filter { !oldNames.contains($0.name) }
@@ -50,9 +51,10 @@ struct ShapeChange: Equatable {
                 // Gone: a rename when a field of the same kind appeared next to it.
                 if let index = added.firstIndex(where: { $0.value.kind == field.value.kind }) {
                     let renamed = added.remove(at: index)
-                    changes.append(ShapeChange(
-                        path: ShapeText.path(prefix + [.key(renamed.name)]),
-                        kind: .renamed(from: ShapeText.path(path), old: field.value, new: renamed.value)))
+                    changes.append(
+                        ShapeChange(
+                            path: ShapeText.path(prefix + [.key(renamed.name)]),
+                            kind: .renamed(from: ShapeText.path(path), old: field.value, new: renamed.value)))
                 } else {
                     changes.append(ShapeChange(path: ShapeText.path(path), kind: .removed(field.value)))
                 }
@@ -66,7 +68,8 @@ struct ShapeChange: Equatable {
     }
 
     private static func compare(
-        _ old: EntityShape.Value, _ new: EntityShape.Value, path: [ShapePathComponent], into changes: inout [ShapeChange]
+        _ old: EntityShape.Value, _ new: EntityShape.Value, path: [ShapePathComponent],
+        into changes: inout [ShapeChange]
     ) {
         let text = ShapeText.path(path)
         if old.isOptional && !new.isOptional { changes.append(ShapeChange(path: text, kind: .becameRequired)) }
@@ -76,9 +79,11 @@ struct ShapeChange: Equatable {
             compare(oldFields, newFields, prefix: path, into: &changes)
         case (.array(let oldElement), .array(let newElement)):
             compare(oldElement, newElement, path: path + [.element], into: &changes)
-        case (.dictionary(let oldIntegers, let oldElement), .dictionary(let newIntegers, let newElement)) where oldIntegers == newIntegers:
+        case (.dictionary(let oldIntegers, let oldElement), .dictionary(let newIntegers, let newElement))
+        where oldIntegers == newIntegers:
             compare(oldElement, newElement, path: path + [.element], into: &changes)
-        case (.enumeration(let oldCases, let oldIntegers), .enumeration(let newCases, let newIntegers)) where oldIntegers == newIntegers:
+        case (.enumeration(let oldCases, let oldIntegers), .enumeration(let newCases, let newIntegers))
+        where oldIntegers == newIntegers:
             let lost = oldCases.filter { !newCases.contains($0) }
             let gained = newCases.filter { !oldCases.contains($0) }
             if !lost.isEmpty || !gained.isEmpty {
@@ -106,12 +111,16 @@ struct ShapeChange: Equatable {
         case .added(let value): "`\(path)` added (\(value))"
         case .removed(let value): "`\(path)` removed (was \(value))"
         case .renamed(let from, _, let value): "`\(from)` removed and `\(path)` added (\(value))"
-        case .kindChanged(let old, let new): "`\(path)` changed from \(ShapeText.text(of: old)) to \(ShapeText.text(of: new))"
+        case .kindChanged(let old, let new):
+            "`\(path)` changed from \(ShapeText.text(of: old)) to \(ShapeText.text(of: new))"
         case .becameRequired: "`\(path)` became required"
         case .becameOptional: "`\(path)` became optional"
         case .enumCases(let lost, let gained):
-            ([lost.isEmpty ? nil : "`\(path)` lost \(EnumCaseList(lost))", gained.isEmpty ? nil : "`\(path)` gained \(EnumCaseList(gained))"])
-                .compactMap { $0 }.joined(separator: "; ")
+            ([
+                lost.isEmpty ? nil : "`\(path)` lost \(EnumCaseList(lost))",
+                gained.isEmpty ? nil : "`\(path)` gained \(EnumCaseList(gained))",
+            ])
+            .compactMap { $0 }.joined(separator: "; ")
         }
     }
 }

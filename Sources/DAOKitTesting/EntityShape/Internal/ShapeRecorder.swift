@@ -24,7 +24,9 @@ final class ShapeRecorder {
             let (value, placeholder) = try wrapper.recordShape(with: self, path: path)
             // The wrapper is T itself (the protocol is only adopted by the wrapper types), so the
             // cast cannot fail; it is checked anyway, so that a mistake is an error, not a crash.
-            guard let typed = placeholder as? T else { throw unsupported(T.self, path, "its placeholder has another type") }
+            guard let typed = placeholder as? T else {
+                throw unsupported(T.self, path, "its placeholder has another type")
+            }
             return (value, typed)
         }
         if let enumeration = try Self.enumeration(T.self) {
@@ -50,7 +52,9 @@ final class ShapeRecorder {
     }
 
     /// Runs `T.init(from:)` against a recording decoder.
-    private func recordByDecoding<T: Decodable>(_ type: T.Type, path: [ShapePathComponent]) throws -> (EntityShape.Value, T) {
+    private func recordByDecoding<T: Decodable>(_ type: T.Type, path: [ShapePathComponent]) throws -> (
+        EntityShape.Value, T
+    ) {
         guard !isInProgress(T.self) else {
             throw unsupported(
                 T.self, path,
@@ -100,7 +104,9 @@ final class ShapeRecorder {
     /// case as the placeholder. `nil` for any other type.
     private static func enumeration<T>(_ type: T.Type) throws -> (EntityShape.Value, T)? {
         guard let caseIterable = T.self as? any (CaseIterable & RawRepresentable).Type else { return nil }
-        guard let (rawValues, integers, first) = cases(of: caseIterable), let placeholder = first as? T else { return nil }
+        guard let (rawValues, integers, first) = cases(of: caseIterable), let placeholder = first as? T else {
+            return nil
+        }
         return (EntityShape.Value(.enumeration(rawValues: rawValues, integerRawValues: integers)), placeholder)
     }
 
@@ -125,9 +131,12 @@ protocol ShapeRecordableWrapper {
 }
 
 extension Optional: ShapeRecordableWrapper where Wrapped: Decodable {
-    static func recordShape(with recorder: ShapeRecorder, path: [ShapePathComponent]) throws -> (EntityShape.Value, Any) {
+    static func recordShape(with recorder: ShapeRecorder, path: [ShapePathComponent]) throws -> (EntityShape.Value, Any)
+    {
         if recorder.isInProgress(Wrapped.self) {
-            return (EntityShape.Value(.recursive(String(describing: Wrapped.self)), isOptional: true), Wrapped?.none as Any)
+            return (
+                EntityShape.Value(.recursive(String(describing: Wrapped.self)), isOptional: true), Wrapped?.none as Any
+            )
         }
         let (value, placeholder) = try recorder.record(Wrapped.self, path: path)
         return (EntityShape.Value(value.kind, isOptional: true), Wrapped?.some(placeholder) as Any)
@@ -147,28 +156,32 @@ private func elementShape<Element: Decodable>(
 }
 
 extension Array: ShapeRecordableWrapper where Element: Decodable {
-    static func recordShape(with recorder: ShapeRecorder, path: [ShapePathComponent]) throws -> (EntityShape.Value, Any) {
+    static func recordShape(with recorder: ShapeRecorder, path: [ShapePathComponent]) throws -> (EntityShape.Value, Any)
+    {
         let (element, placeholder) = try elementShape(Element.self, recorder: recorder, path: path)
         return (EntityShape.Value(.array(element)), placeholder.map { [$0] } ?? [])
     }
 }
 
 extension ContiguousArray: ShapeRecordableWrapper where Element: Decodable {
-    static func recordShape(with recorder: ShapeRecorder, path: [ShapePathComponent]) throws -> (EntityShape.Value, Any) {
+    static func recordShape(with recorder: ShapeRecorder, path: [ShapePathComponent]) throws -> (EntityShape.Value, Any)
+    {
         let (element, placeholder) = try elementShape(Element.self, recorder: recorder, path: path)
         return (EntityShape.Value(.array(element)), ContiguousArray(placeholder.map { [$0] } ?? []))
     }
 }
 
 extension Set: ShapeRecordableWrapper where Element: Decodable {
-    static func recordShape(with recorder: ShapeRecorder, path: [ShapePathComponent]) throws -> (EntityShape.Value, Any) {
+    static func recordShape(with recorder: ShapeRecorder, path: [ShapePathComponent]) throws -> (EntityShape.Value, Any)
+    {
         let (element, placeholder) = try elementShape(Element.self, recorder: recorder, path: path)
         return (EntityShape.Value(.array(element)), Set(placeholder.map { [$0] } ?? []))
     }
 }
 
 extension Dictionary: ShapeRecordableWrapper where Key: Decodable, Value: Decodable {
-    static func recordShape(with recorder: ShapeRecorder, path: [ShapePathComponent]) throws -> (EntityShape.Value, Any) {
+    static func recordShape(with recorder: ShapeRecorder, path: [ShapePathComponent]) throws -> (EntityShape.Value, Any)
+    {
         // Codable stores a dictionary as an object only when it is keyed by strings or integers
         // (or a CodingKeyRepresentable type, whose keys the recorder cannot enumerate); any other
         // key makes an array of alternating keys and values.
@@ -180,7 +193,8 @@ extension Dictionary: ShapeRecordableWrapper where Key: Decodable, Value: Decoda
             (integerKeys, key) = (true, one)
         } else {
             throw recorder.unsupported(
-                Self.self, path, "a dictionary keyed by \(Key.self) is not recorded; key it by String or an integer type")
+                Self.self, path,
+                "a dictionary keyed by \(Key.self) is not recorded; key it by String or an integer type")
         }
         let (value, placeholder) = try elementShape(Value.self, recorder: recorder, path: path)
         let dictionary: [Key: Value] = placeholder.map { [key: $0] } ?? [:]

@@ -74,7 +74,8 @@ enum ShapeSnapshotFile {
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix("@entity ") { continue }
             if line.hasPrefix("@version ") {
                 guard let number = Int(line.dropFirst("@version ".count)) else {
-                    throw ShapeSnapshotError(file: url.path, line: index + 1, reason: "@version is followed by a number")
+                    throw ShapeSnapshotError(
+                        file: url.path, line: index + 1, reason: "@version is followed by a number")
                 }
                 recordedVersion = number
                 continue
@@ -87,7 +88,8 @@ enum ShapeSnapshotFile {
         guard recordedVersion == version else {
             throw ShapeSnapshotError(
                 file: url.path, line: nil,
-                reason: "it records version \(recordedVersion) but its name says \(version); rename it or record it again")
+                reason:
+                    "it records version \(recordedVersion) but its name says \(version); rename it or record it again")
         }
         do {
             return EntityShape(fields: try ShapeText.fields(fromLines: fieldLines))

@@ -160,7 +160,8 @@ enum ShapeText {
                 switch value.kind {
                 case .keyed: value.kind = .keyed(fields)
                 case .array(let element): value.kind = .array(replacingKeyed(element))
-                case .dictionary(let integerKeys, let element): value.kind = .dictionary(integerKeys: integerKeys, replacingKeyed(element))
+                case .dictionary(let integerKeys, let element):
+                    value.kind = .dictionary(integerKeys: integerKeys, replacingKeyed(element))
                 default: break
                 }
                 return value

@@ -1,7 +1,8 @@
-@testable import DAOKit
 import Foundation
 import Synchronization
 import Testing
+
+@testable import DAOKit
 
 /// The in-memory context's indexes: queries through them answer what a scan answers, touch only
 /// the range they need, and every write — failed batches and concurrent writers included — keeps
@@ -53,8 +54,9 @@ struct InMemoryIndexTests {
 
     static func chats(_ count: Int, dialogs: Int = 10) -> [Chat] {
         (0..<count).map { i in
-            Chat(id: i, dialogID: i % dialogs, date: Date(timeIntervalSinceReferenceDate: Double((i * 7_919) % 1_000)),
-                 isRead: i % 3 == 0, text: "message \(i)")
+            Chat(
+                id: i, dialogID: i % dialogs, date: Date(timeIntervalSinceReferenceDate: Double((i * 7_919) % 1_000)),
+                isRead: i % 3 == 0, text: "message \(i)")
         }
     }
 
@@ -79,7 +81,8 @@ struct InMemoryIndexTests {
 
     @Test func rangesOnTheLeadingAndSecondFieldAnswerWhatAScanAnswers() throws {
         let (indexed, plain) = try daos(Self.chats(1_500))
-        let low = Date(timeIntervalSinceReferenceDate: 200), high = Date(timeIntervalSinceReferenceDate: 600)
+        let low = Date(timeIntervalSinceReferenceDate: 200)
+        let high = Date(timeIntervalSinceReferenceDate: 600)
         let predicates = [
             #Predicate<Chat> { $0.dialogID == 4 && $0.date > low && $0.date <= high },
             #Predicate<Chat> { $0.dialogID >= 3 && $0.dialogID < 6 },
@@ -88,7 +91,9 @@ struct InMemoryIndexTests {
             #Predicate<Chat> { $0.dialogID != 1 && $0.text.starts(with: "message 1") },
         ]
         for predicate in predicates {
-            for sort in [[SortDescriptor(\Chat.date), SortDescriptor(\Chat.id)], [SortDescriptor(\Chat.id, order: .reverse)], []] {
+            for sort in [
+                [SortDescriptor(\Chat.date), SortDescriptor(\Chat.id)], [SortDescriptor(\Chat.id, order: .reverse)], [],
+            ] {
                 let expected = try plain.read(where: predicate, sortedBy: sort)
                 let actual = try indexed.read(where: predicate, sortedBy: sort)
                 if sort.isEmpty {
@@ -126,11 +131,13 @@ struct InMemoryIndexTests {
         let indexed = BaseDao<Chat, CountedChatEntity>(context: InMemoryStorageContext())
         try indexed.persist(Self.chats(5_000))
         // Proves the key paths and the sort descriptor's direction once (probes decode a few entities).
-        _ = try indexed.read(where: #Predicate { $0.dialogID == 1 && $0.isRead == false },
-                             sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 1)
+        _ = try indexed.read(
+            where: #Predicate { $0.dialogID == 1 && $0.isRead == false },
+            sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 1)
         let before = CountedChatEntity.decodes.load(ordering: .relaxed)
-        let page = try indexed.read(where: #Predicate { $0.dialogID == 7 && $0.isRead == false },
-                                    sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 20)
+        let page = try indexed.read(
+            where: #Predicate { $0.dialogID == 7 && $0.isRead == false },
+            sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 20)
         let decoded = CountedChatEntity.decodes.load(ordering: .relaxed) - before
         #expect(page.count == 20)
         #expect(decoded == page.count, "decoded \(decoded) for \(page.count) results")
@@ -171,33 +178,43 @@ struct InMemoryIndexTests {
         var edited = try #require(try indexed.read(id: 12))
         edited.text = "edited"
         try indexed.persist(edited)
-        let found = try indexed.read(where: #Predicate { $0.dialogID == 2 && $0.isRead == true }, sortedBy: [SortDescriptor(\.id)])
+        let found = try indexed.read(
+            where: #Predicate { $0.dialogID == 2 && $0.isRead == true }, sortedBy: [SortDescriptor(\.id)])
         #expect(found.first { $0.id == 12 }?.text == "edited")
         #expect(found.map(\.id) == Self.chats(50).filter { $0.dialogID == 2 && $0.isRead }.map(\.id))
     }
 
     /// Every query the indexes answer, run on both stores: the answers must be the same.
-    func expectIndexesAgreeWithAScan(_ indexed: BaseDao<Chat, ChatEntity>, _ plain: BaseDao<Chat, PlainChatEntity>,
-                                     dialogs: Int = 10, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectIndexesAgreeWithAScan(
+        _ indexed: BaseDao<Chat, ChatEntity>, _ plain: BaseDao<Chat, PlainChatEntity>,
+        dialogs: Int = 10, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         for read in [true, false] {
             let byRead = #Predicate<Chat> { $0.isRead == read }
-            #expect(try indexed.read(where: byRead, sortedBy: [SortDescriptor(\.id)])
+            #expect(
+                try indexed.read(where: byRead, sortedBy: [SortDescriptor(\.id)])
                     == plain.read(where: byRead, sortedBy: [SortDescriptor(\.id)]), sourceLocation: sourceLocation)
             #expect(try indexed.count(where: byRead) == plain.count(where: byRead), sourceLocation: sourceLocation)
         }
         for dialog in 0..<dialogs {
             let screen = #Predicate<Chat> { $0.dialogID == dialog && $0.isRead == false }
             let order = [SortDescriptor(\Chat.date, order: .reverse), SortDescriptor(\Chat.id)]
-            #expect(try indexed.read(where: screen, sortedBy: order, limit: 7) == plain.read(where: screen, sortedBy: order, limit: 7),
-                    sourceLocation: sourceLocation)
+            #expect(
+                try indexed.read(where: screen, sortedBy: order, limit: 7)
+                    == plain.read(where: screen, sortedBy: order, limit: 7),
+                sourceLocation: sourceLocation)
             let inDialog = #Predicate<Chat> { $0.dialogID == dialog }
-            #expect(try indexed.read(where: inDialog, sortedBy: [SortDescriptor(\.date), SortDescriptor(\.id)])
-                    == plain.read(where: inDialog, sortedBy: [SortDescriptor(\.date), SortDescriptor(\.id)]), sourceLocation: sourceLocation)
+            #expect(
+                try indexed.read(where: inDialog, sortedBy: [SortDescriptor(\.date), SortDescriptor(\.id)])
+                    == plain.read(where: inDialog, sortedBy: [SortDescriptor(\.date), SortDescriptor(\.id)]),
+                sourceLocation: sourceLocation)
         }
     }
 
     /// Both stores with the same writes applied.
-    func persist(_ chats: [Chat], to daos: (indexed: BaseDao<Chat, ChatEntity>, plain: BaseDao<Chat, PlainChatEntity>)) throws {
+    func persist(_ chats: [Chat], to daos: (indexed: BaseDao<Chat, ChatEntity>, plain: BaseDao<Chat, PlainChatEntity>))
+        throws
+    {
         for chat in chats {
             try daos.indexed.persist(chat)
             try daos.plain.persist(chat)
@@ -214,7 +231,9 @@ struct InMemoryIndexTests {
         let stores = try daos(chats)
         let redated = chats.filter { $0.id % 10 < 2 }.map { chat in
             var chat = chat
-            chat.date = chat.date.timeIntervalSinceReferenceDate.isNaN ? Date(timeIntervalSinceReferenceDate: 5) : Date(timeIntervalSinceReferenceDate: .nan)
+            chat.date =
+                chat.date.timeIntervalSinceReferenceDate.isNaN
+                ? Date(timeIntervalSinceReferenceDate: 5) : Date(timeIntervalSinceReferenceDate: .nan)
             return chat
         }
         try persist(redated, to: stores)
@@ -225,9 +244,13 @@ struct InMemoryIndexTests {
         for dialog in 0..<10 {
             // NaN dates sort nowhere in particular, and a NaN date equals nothing, itself included:
             // compare ids, in id order.
-            for predicate in [#Predicate<Chat> { $0.dialogID == dialog }, #Predicate<Chat> { $0.dialogID == dialog && $0.date > middle },
-                              #Predicate<Chat> { $0.dialogID == dialog && $0.date <= middle }] {
-                #expect(try stores.indexed.read(where: predicate, sortedBy: [SortDescriptor(\.id)]).map(\.id)
+            for predicate in [
+                #Predicate<Chat> { $0.dialogID == dialog },
+                #Predicate<Chat> { $0.dialogID == dialog && $0.date > middle },
+                #Predicate<Chat> { $0.dialogID == dialog && $0.date <= middle },
+            ] {
+                #expect(
+                    try stores.indexed.read(where: predicate, sortedBy: [SortDescriptor(\.id)]).map(\.id)
                         == stores.plain.read(where: predicate, sortedBy: [SortDescriptor(\.id)]).map(\.id))
                 #expect(try stores.indexed.count(where: predicate) == stores.plain.count(where: predicate))
             }
@@ -258,11 +281,12 @@ struct InMemoryIndexTests {
         // ordered by it); a walk of that index in date order must still filter on the new state.
         let chats = Self.chats(600)
         let stores = try daos(chats)
-        try persist(chats.filter { $0.id % 4 == 0 }.map { chat in
-            var chat = chat
-            chat.isRead.toggle()
-            return chat
-        }, to: stores)
+        try persist(
+            chats.filter { $0.id % 4 == 0 }.map { chat in
+                var chat = chat
+                chat.isRead.toggle()
+                return chat
+            }, to: stores)
         for dialog in 0..<10 {
             for read in [false, true] {
                 let screen = #Predicate<Chat> { $0.dialogID == dialog && $0.isRead == read }
@@ -271,7 +295,9 @@ struct InMemoryIndexTests {
                 let found = try stores.indexed.read(where: screen, sortedBy: newest)
                 #expect(found.allSatisfy { $0.isRead == read && $0.dialogID == dialog })
                 #expect(found.map(\.id).sorted() == (try stores.plain.read(where: screen).map(\.id).sorted()))
-                #expect(try stores.indexed.read(where: screen, sortedBy: newest, limit: 3).map(\.date) == Array(found.prefix(3).map(\.date)))
+                #expect(
+                    try stores.indexed.read(where: screen, sortedBy: newest, limit: 3).map(\.date)
+                        == Array(found.prefix(3).map(\.date)))
                 #expect(try stores.indexed.count(where: screen) == found.count)
             }
         }
@@ -289,21 +315,26 @@ struct InMemoryIndexTests {
         }
         try persist(redated, to: stores)
         try expectIndexesAgreeWithAScan(stores.indexed, stores.plain)
-        let newest = try #require(try stores.indexed.read(where: #Predicate { $0.dialogID == 2 },
-                                                          sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 1).first)
+        let newest = try #require(
+            try stores.indexed.read(
+                where: #Predicate { $0.dialogID == 2 },
+                sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 1
+            ).first)
         #expect(newest.id % 3 == 2)
     }
 
     @Test func replacingWithEveryIndexedFieldUnchangedKeepsEveryEntryWhereItWas() throws {
         let chats = Self.chats(400)
         let stores = try daos(chats)
-        try persist(chats.map { chat in
-            var chat = chat
-            chat.text = "edited \(chat.id)"
-            return chat
-        }, to: stores)
+        try persist(
+            chats.map { chat in
+                var chat = chat
+                chat.text = "edited \(chat.id)"
+                return chat
+            }, to: stores)
         try expectIndexesAgreeWithAScan(stores.indexed, stores.plain)
-        #expect(try stores.indexed.read(where: #Predicate { $0.dialogID == 3 }).allSatisfy { $0.text.hasPrefix("edited") })
+        #expect(
+            try stores.indexed.read(where: #Predicate { $0.dialogID == 3 }).allSatisfy { $0.text.hasPrefix("edited") })
     }
 
     @Test func aFailedBatchAfterReplacesThatMovedEntriesLeavesEveryIndexAsTheReplacesLeftIt() throws {
@@ -322,7 +353,8 @@ struct InMemoryIndexTests {
         }
         try persist(replaced, to: stores)
         // Insert-only: every entity of the batch is read and copied, then the existing id fails it.
-        let batch = [Chat(id: 9_000, dialogID: 4, date: .now, isRead: false, text: "new")]
+        let batch =
+            [Chat(id: 9_000, dialogID: 4, date: .now, isRead: false, text: "new")]
             + replaced.prefix(20).map { chat in
                 var chat = chat
                 chat.isRead.toggle()
@@ -330,7 +362,8 @@ struct InMemoryIndexTests {
                 return chat
             }
         #expect(throws: StorageError.self) {
-            try stores.indexed.context.save(try batch.map { try EntityMapper().map($0, to: ChatEntity.self) }, mode: .insert)
+            try stores.indexed.context.save(
+                try batch.map { try EntityMapper().map($0, to: ChatEntity.self) }, mode: .insert)
         }
         try expectIndexesAgreeWithAScan(stores.indexed, stores.plain)
         #expect(try stores.indexed.read(id: 9_000) == nil)
@@ -346,8 +379,10 @@ struct InMemoryIndexTests {
                     let dao = BaseDao<Chat, ChatEntity>(context: context)
                     for step in 0..<200 {
                         let id = writer * 1_000 + step % 50
-                        let chat = Chat(id: id, dialogID: (step + writer) % 5, date: Date(timeIntervalSinceReferenceDate: Double(step)),
-                                        isRead: step % 2 == 0, text: "w\(writer)")
+                        let chat = Chat(
+                            id: id, dialogID: (step + writer) % 5,
+                            date: Date(timeIntervalSinceReferenceDate: Double(step)),
+                            isRead: step % 2 == 0, text: "w\(writer)")
                         if step % 7 == 6 { try? dao.erase(id: id) } else { try? dao.persist(chat) }
                     }
                 }
@@ -355,7 +390,8 @@ struct InMemoryIndexTests {
         }
         let everything = try await dao.read()
         for dialog in 0..<5 {
-            let viaIndex = try await dao.read(where: #Predicate { $0.dialogID == dialog }, sortedBy: [SortDescriptor(\.id)])
+            let viaIndex = try await dao.read(
+                where: #Predicate { $0.dialogID == dialog }, sortedBy: [SortDescriptor(\.id)])
             #expect(viaIndex == everything.filter { $0.dialogID == dialog }.sorted { $0.id < $1.id })
         }
     }
@@ -397,7 +433,9 @@ struct InMemoryIndexTests {
         }
         for rank in Set(named.map(\.rank)) {
             let fromN2 = #Predicate<Named> { $0.rank == rank && $0.name >= "n2" }
-            #expect(try dao.read(where: fromN2, sortedBy: [SortDescriptor(\.id)]) == named.filter { $0.rank == rank && $0.name >= "n2" })
+            #expect(
+                try dao.read(where: fromN2, sortedBy: [SortDescriptor(\.id)])
+                    == named.filter { $0.rank == rank && $0.name >= "n2" })
         }
         try dao.erase(ids: named.filter { $0.id % 2 == 0 }.map(\.id))
         #expect(try dao.count(where: #Predicate { $0.name >= "" }) == 300)
@@ -426,7 +464,8 @@ struct InMemoryIndexTests {
         try dao.persist(back)
         #expect(try dao.read(id: 5) == back)
         #expect(try dao.count(where: #Predicate { $0.dialogID == 7 }) == chats.filter { $0.dialogID == 7 }.count)
-        #expect(try dao.read(where: #Predicate { $0.dialogID == 5 }, sortedBy: [SortDescriptor(\.id)]).map(\.id)
+        #expect(
+            try dao.read(where: #Predicate { $0.dialogID == 5 }, sortedBy: [SortDescriptor(\.id)]).map(\.id)
                 == chats.filter { $0.dialogID == 5 }.map(\.id))
     }
 

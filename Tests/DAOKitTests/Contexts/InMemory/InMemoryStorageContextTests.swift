@@ -6,7 +6,9 @@ import Testing
 struct InMemoryStorageContextTests {
     @Test func anEntityThatCannotBeCopiedIsAnEncodingFailureAndTheBatchStoresNothing() throws {
         let context = InMemoryStorageContext()
-        let batch = [Sealed(id: 1, secret: "ok"), Sealed(id: 2, secret: Sealed.unencodable), Sealed(id: 3, secret: "ok")]
+        let batch = [
+            Sealed(id: 1, secret: "ok"), Sealed(id: 2, secret: Sealed.unencodable), Sealed(id: 3, secret: "ok"),
+        ]
         let error = try #require(throws: StorageError.self) { try context.save(batch) }
         #expect(error.kind == .encodingFailed)
         #expect(error.entityName == "Sealed")

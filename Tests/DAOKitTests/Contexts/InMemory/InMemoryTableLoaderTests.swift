@@ -1,5 +1,6 @@
-@testable import DAOKit
 import Testing
+
+@testable import DAOKit
 
 /// Loading a table at once (what a file context's first query does): the table answers what one
 /// built by storing each record answers, whether its index is built when a query first walks it
@@ -29,8 +30,9 @@ struct InMemoryTableLoaderTests {
     }
 
     /// One group's items, highest rank first, ties by the order they went in; a page of them.
-    static let query = StorageQuery(filter: .compare("group", .equal, .int(3)), sort: [StorageSortKey("rank", order: .reverse)],
-                                    limit: 25, offset: 4)
+    static let query = StorageQuery(
+        filter: .compare("group", .equal, .int(3)), sort: [StorageSortKey("rank", order: .reverse)],
+        limit: 25, offset: 4)
 
     func loaded(_ entities: [any Storable & Encodable], order: inout UInt64) throws -> InMemoryTable {
         let layout = IndexLayout.of(Item.self)
@@ -46,7 +48,9 @@ struct InMemoryTableLoaderTests {
         let layout = IndexLayout.of(Item.self)
         var table = InMemoryTable(layout: layout)
         for item in items {
-            if table.store(item, values: try layout.values(of: item), forKey: String(item.id), order: order) == nil { order += 1 }
+            if table.store(item, values: try layout.values(of: item), forKey: String(item.id), order: order) == nil {
+                order += 1
+            }
         }
         return table
     }
@@ -54,7 +58,7 @@ struct InMemoryTableLoaderTests {
     /// The keys `query` selects under the lock; `nil` when the table leaves the query to be
     /// evaluated outside it, which a query on indexed fields never should.
     func keys(_ query: StorageQuery, in table: inout InMemoryTable) -> [String]? {
-        guard case let .answer(records) = table.select(query) else { return nil }
+        guard case .answer(let records) = table.select(query) else { return nil }
         return records.map(\.key)
     }
 
@@ -67,7 +71,7 @@ struct InMemoryTableLoaderTests {
         let expected = try #require(keys(Self.query, in: &stored))
         #expect(expected.count == 25)
         #expect(keys(Self.query, in: &loaded) == expected)
-        guard case let .answer(count) = loaded.count(matching: .compare("rank", .greater, .int(50))) else {
+        guard case .answer(let count) = loaded.count(matching: .compare("rank", .greater, .int(50))) else {
             Issue.record("a count on an indexed field was not answered under the lock")
             return
         }
@@ -83,13 +87,18 @@ struct InMemoryTableLoaderTests {
         let layout = IndexLayout.of(Item.self)
         let moved = Item(id: items[0].id, group: 3, rank: 1_000)
         let added = Item(id: 5_000, group: 3, rank: 999)
-        #expect(loaded.store(moved, values: try layout.values(of: moved), forKey: String(moved.id), order: loadOrder) != nil)
-        #expect(stored.store(moved, values: try layout.values(of: moved), forKey: String(moved.id), order: storeOrder) != nil)
+        #expect(
+            loaded.store(moved, values: try layout.values(of: moved), forKey: String(moved.id), order: loadOrder) != nil
+        )
+        #expect(
+            stored.store(moved, values: try layout.values(of: moved), forKey: String(moved.id), order: storeOrder)
+                != nil)
         #expect(loaded.store(added, values: try layout.values(of: added), forKey: "5000", order: loadOrder) == nil)
         #expect(stored.store(added, values: try layout.values(of: added), forKey: "5000", order: storeOrder) == nil)
         #expect(loaded.remove(forKey: String(items[1].id)) != nil)
         #expect(stored.remove(forKey: String(items[1].id)) != nil)
-        let top = StorageQuery(filter: .compare("group", .equal, .int(3)), sort: [StorageSortKey("rank", order: .reverse)], limit: 2)
+        let top = StorageQuery(
+            filter: .compare("group", .equal, .int(3)), sort: [StorageSortKey("rank", order: .reverse)], limit: 2)
         #expect(keys(top, in: &loaded) == [String(moved.id), "5000"])
         let expected = try #require(keys(Self.query, in: &stored))
         #expect(keys(Self.query, in: &loaded) == expected)
@@ -97,19 +106,24 @@ struct InMemoryTableLoaderTests {
 
     @Test func aKeyLoadedTwiceKeepsTheLaterEntityUnderTheFirstOrder() throws {
         var order: UInt64 = 0
-        let first = Item(id: 1, group: 3, rank: 10), second = Item(id: 2, group: 3, rank: 10)
+        let first = Item(id: 1, group: 3, rank: 10)
+        let second = Item(id: 2, group: 3, rank: 10)
         let replacement = Item(id: 1, group: 3, rank: 10)
         var table = try loaded([first, second, replacement], order: &order)
         #expect(table.count == 2 && order == 2)
         // Equal values: the first key loaded still comes first, as if the entity had been replaced.
-        #expect(keys(StorageQuery(filter: .compare("group", .equal, .int(3)), sort: [StorageSortKey("rank")]), in: &table) == ["1", "2"])
+        #expect(
+            keys(StorageQuery(filter: .compare("group", .equal, .int(3)), sort: [StorageSortKey("rank")]), in: &table)
+                == ["1", "2"])
         #expect(table.snapshots(notOf: Item.self).isEmpty)
     }
 
     @Test func aLoadedTableCountsEveryTypeItHoldsAndForgetsOneAllOfWhoseEntitiesWereReplaced() throws {
         var order: UInt64 = 0
-        let mixed: [any Storable & Encodable] = [Item(id: 1, group: 0, rank: 0), OtherItem(id: 2, group: 0, rank: 0),
-                                                 Item(id: 3, group: 0, rank: 0)]
+        let mixed: [any Storable & Encodable] = [
+            Item(id: 1, group: 0, rank: 0), OtherItem(id: 2, group: 0, rank: 0),
+            Item(id: 3, group: 0, rank: 0),
+        ]
         let table = try loaded(mixed, order: &order)
         #expect(table.snapshots(notOf: Item.self).map(\.key) == ["2"])
         // The only other-typed entity replaced by an `Item` under its key: one type left.

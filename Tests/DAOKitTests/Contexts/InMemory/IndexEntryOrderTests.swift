@@ -1,6 +1,7 @@
-@testable import DAOKit
 import Foundation
 import Testing
+
+@testable import DAOKit
 
 /// Index entries order by their values as ``IndexOrder`` does, whether a comparison is decided by
 /// the keys kept inline or falls back to the values, for every mix of kinds a field can hold.
@@ -33,7 +34,8 @@ struct IndexEntryOrderTests {
     /// the records, which the caller keeps alive while it compares the entries.
     static func entries(_ values: [[StorageValue]]) -> ([IndexEntry], [InMemoryRecord]) {
         let records = values.enumerated().map { position, values in
-            InMemoryRecord.make(key: String(position), snapshot: Empty(id: position), indexValues: values, order: UInt64(position))
+            InMemoryRecord.make(
+                key: String(position), snapshot: Empty(id: position), indexValues: values, order: UInt64(position))
         }
         return (records.map { IndexEntry(record: $0) }, records)
     }
@@ -50,9 +52,12 @@ struct IndexEntryOrderTests {
                     let expected = Self.valueOrder(records[left].indexValues, records[right].indexValues)
                     let less = entries[left] < entries[right]
                     switch expected {
-                    case .orderedAscending: #expect(less, "\(records[left].indexValues) < \(records[right].indexValues)")
-                    case .orderedDescending: #expect(!less, "\(records[left].indexValues) > \(records[right].indexValues)")
-                    case .orderedSame: #expect(less == (left < right), "equal values order by record: \(records[left].indexValues)")
+                    case .orderedAscending:
+                        #expect(less, "\(records[left].indexValues) < \(records[right].indexValues)")
+                    case .orderedDescending:
+                        #expect(!less, "\(records[left].indexValues) > \(records[right].indexValues)")
+                    case .orderedSame:
+                        #expect(less == (left < right), "equal values order by record: \(records[left].indexValues)")
                     }
                 }
             }
@@ -62,8 +67,10 @@ struct IndexEntryOrderTests {
     @Test func entriesOfSeveralFieldsCompareExactlyAsTheirValuesDoPastTheInlineKeys() {
         // Four fields: one more than the inline keys hold, so ties on three go to the values.
         var generator = SeededGenerator(seed: 11)
-        let small: [StorageValue] = [.int(-1), .int(0), .bool(true), .date(Date(timeIntervalSinceReferenceDate: -0.0)),
-                                     .date(Date(timeIntervalSinceReferenceDate: 0)), .null, .string("x"), .double(0)]
+        let small: [StorageValue] = [
+            .int(-1), .int(0), .bool(true), .date(Date(timeIntervalSinceReferenceDate: -0.0)),
+            .date(Date(timeIntervalSinceReferenceDate: 0)), .null, .string("x"), .double(0),
+        ]
         let values = (0..<400).map { _ in (0..<4).map { _ in small.randomElement(using: &generator)! } }
         let (entries, records) = Self.entries(values)
         withExtendedLifetime(records) {
@@ -72,11 +79,12 @@ struct IndexEntryOrderTests {
                 for right in entries.indices {
                     let expected = Self.valueOrder(records[left].indexValues, records[right].indexValues)
                     let less = entries[left] < entries[right]
-                    let agrees = switch expected {
-                    case .orderedAscending: less
-                    case .orderedDescending: !less
-                    case .orderedSame: less == (left < right)
-                    }
+                    let agrees =
+                        switch expected {
+                        case .orderedAscending: less
+                        case .orderedDescending: !less
+                        case .orderedSame: less == (left < right)
+                        }
                     if !agrees { mismatches += 1 }
                 }
             }
@@ -96,22 +104,26 @@ struct IndexEntryOrderTests {
         }
         // Foundation's `Date.description` traps on a NaN date: name dates by their seconds.
         func name(_ value: StorageValue) -> String {
-            if case let .date(date) = value { return "date(\(date.timeIntervalSinceReferenceDate))" }
+            if case .date(let date) = value { return "date(\(date.timeIntervalSinceReferenceDate))" }
             return "\(value)"
         }
-        let values = Self.fieldValues + [
-            .uint(.max), .double(-.infinity), .double(.infinity), .double(-0.0), .int(-0),
-            .decimal(Decimal(string: "-1.5")!), .decimal(0), .decimal(Decimal(string: "1e100")!), .decimal(.nan),
-            .string(""), .string("e\u{301}"), .string("\u{E9}"), .string("f"),
-            .uuid(UUID(uuidString: "00000000-0000-0000-0000-000000000001")!), .uuid(UUID(uuidString: "F0000000-0000-0000-0000-000000000000")!),
-            .url(URL(string: "https://a.example/x")!), .url(URL(string: "x", relativeTo: URL(string: "https://a.example/")!)!),
-            .data(Data()), .data(Data([0])), .data(Data([1, 2])),
-        ]
+        let values =
+            Self.fieldValues + [
+                .uint(.max), .double(-.infinity), .double(.infinity), .double(-0.0), .int(-0),
+                .decimal(Decimal(string: "-1.5")!), .decimal(0), .decimal(Decimal(string: "1e100")!), .decimal(.nan),
+                .string(""), .string("e\u{301}"), .string("\u{E9}"), .string("f"),
+                .uuid(UUID(uuidString: "00000000-0000-0000-0000-000000000001")!),
+                .uuid(UUID(uuidString: "F0000000-0000-0000-0000-000000000000")!),
+                .url(URL(string: "https://a.example/x")!),
+                .url(URL(string: "x", relativeTo: URL(string: "https://a.example/")!)!),
+                .data(Data()), .data(Data([0])), .data(Data([1, 2])),
+            ]
         for a in values {
             #expect(IndexOrder.compare(a, a) == .orderedSame, "\(name(a)) against itself")
             for b in values {
                 #expect(IndexOrder.compare(a, b) == reversed(IndexOrder.compare(b, a)), "\(name(a)) against \(name(b))")
-                for c in values where IndexOrder.compare(a, b) != .orderedDescending && IndexOrder.compare(b, c) != .orderedDescending {
+                for c in values
+                where IndexOrder.compare(a, b) != .orderedDescending && IndexOrder.compare(b, c) != .orderedDescending {
                     #expect(IndexOrder.compare(a, c) != .orderedDescending, "\(name(a)) <= \(name(b)) <= \(name(c))")
                 }
             }

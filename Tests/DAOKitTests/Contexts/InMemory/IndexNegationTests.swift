@@ -1,7 +1,8 @@
-@testable import DAOKit
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
 
 /// `!`, `!=` and `== false` on an indexed field walk the index's complementary ranges (the
 /// entries holding the value cut out), and a count that the index decides counts entries. The
@@ -12,25 +13,33 @@ import Testing
 struct IndexNegationTests {
     /// A field that holds a string, an integer or nothing, as records written by several versions.
     enum Label: Codable, Equatable {
-        case text(String), number(Int), none
+        case text(String)
+        case number(Int)
+        case none
         init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if container.decodeNil() { self = .none } else if let number = try? container.decode(Int.self) {
+            if container.decodeNil() {
+                self = .none
+            } else if let number = try? container.decode(Int.self) {
                 self = .number(number)
-            } else { self = .text(try container.decode(String.self)) }
+            } else {
+                self = .text(try container.decode(String.self))
+            }
         }
         func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             switch self {
-            case let .text(text): try container.encode(text)
-            case let .number(number): try container.encode(number)
+            case .text(let text): try container.encode(text)
+            case .number(let number): try container.encode(number)
             case .none: try container.encodeNil()
             }
         }
     }
 
     struct Note: Storable {
-        static let indexes = [StorageIndex("isRead"), StorageIndex("dialog", "isRead"), StorageIndex("label"), StorageIndex("score")]
+        static let indexes = [
+            StorageIndex("isRead"), StorageIndex("dialog", "isRead"), StorageIndex("label"), StorageIndex("score"),
+        ]
         var id: Int
         var dialog: Int
         var isRead: Bool
@@ -41,7 +50,8 @@ struct IndexNegationTests {
     static let notes: [Note] = (0..<60).map { i in
         let labels: [Label] = [.text("a"), .number(1), .none, .text("b"), .number(0)]
         let scores: [Double?] = [nil, 1, .nan, -0.0, 0, 2.5]
-        return Note(id: i, dialog: i % 4, isRead: i % 3 == 0, label: labels[i % labels.count], score: scores[i % scores.count])
+        return Note(
+            id: i, dialog: i % 4, isRead: i % 3 == 0, label: labels[i % labels.count], score: scores[i % scores.count])
     }
 
     static let filters: [StorageFilter] = [
@@ -55,12 +65,14 @@ struct IndexNegationTests {
         .not(.compare("label", .equal, .int(1))),
         .compare("label", .notEqual, .null),
         .not(.compare("label", .equal, .null)),
-        .compare("score", .notEqual, .double(0)),       // -0.0 == 0: both left out
-        .compare("score", .notEqual, .double(.nan)),    // not exact in the index: checked on each record
+        .compare("score", .notEqual, .double(0)),  // -0.0 == 0: both left out
+        .compare("score", .notEqual, .double(.nan)),  // not exact in the index: checked on each record
         .and([.compare("score", .notEqual, .double(1)), .compare("score", .less, .double(2))]),
     ]
 
-    static let sorts: [[StorageSortKey]] = [[], [StorageSortKey("id", order: .reverse)], [StorageSortKey("isRead"), StorageSortKey("id")]]
+    static let sorts: [[StorageSortKey]] = [
+        [], [StorageSortKey("id", order: .reverse)], [StorageSortKey("isRead"), StorageSortKey("id")],
+    ]
 
     @Test(arguments: [ContextFactory.memory, ContextFactory.fileJSON])
     func negationsAnswerAsTheScanDoes(_ factory: ContextFactory) throws {
@@ -76,7 +88,9 @@ struct IndexNegationTests {
                     let expected = try query.apply(to: all).map(\.id)
                     let found = try context.fetch(Note.self, matching: query).map(\.id)
                     if sort.isEmpty {
-                        #expect(Set(found).count == found.count && (limit != nil || Set(found) == Set(expected)), "\(factory) \(query)")
+                        #expect(
+                            Set(found).count == found.count && (limit != nil || Set(found) == Set(expected)),
+                            "\(factory) \(query)")
                         #expect(found.count == expected.count, "\(factory) \(query)")
                     } else {
                         #expect(found == expected, "\(factory) \(query)")
@@ -96,22 +110,30 @@ struct IndexNegationTests {
         try context.save(Self.notes)
         let filter = StorageFilter.compare("label", .notEqual, .number(1))
         try context.delete(Note.self, matching: filter)
-        #expect(try context.fetchAll(Note.self).map(\.id).sorted() == Self.notes.filter { $0.label == .number(1) }.map(\.id))
+        #expect(
+            try context.fetchAll(Note.self).map(\.id).sorted() == Self.notes.filter { $0.label == .number(1) }.map(\.id)
+        )
     }
 
     static func plan(for filter: StorageFilter) -> IndexPlan? {
-        IndexPlan.best(for: StorageQuery(filter: filter), conjuncts: InMemoryTable.conjuncts(of: filter), layout: IndexLayout(indexes: Note.indexes))
+        IndexPlan.best(
+            for: StorageQuery(filter: filter), conjuncts: InMemoryTable.conjuncts(of: filter),
+            layout: IndexLayout(indexes: Note.indexes))
     }
 
     @Test func aNegationWithAnExactValueIsDecidedByTheIndex() throws {
         let layout = IndexLayout(indexes: Note.indexes)
-        for filter: StorageFilter in [.not(.compare("isRead", .equal, .bool(true))), .compare("label", .notEqual, .null),
-                                      .compare("score", .notEqual, .double(0))] {
+        for filter: StorageFilter in [
+            .not(.compare("isRead", .equal, .bool(true))), .compare("label", .notEqual, .null),
+            .compare("score", .notEqual, .double(0)),
+        ] {
             let plan = try #require(Self.plan(for: filter), "\(filter)")
             #expect(plan.excluded != nil, "\(filter)")
             #expect(plan.guarantees(filter, in: layout), "\(filter)")
         }
-        let withDialog = StorageFilter.and([.compare("dialog", .equal, .int(2)), .not(.compare("isRead", .equal, .bool(true)))])
+        let withDialog = StorageFilter.and([
+            .compare("dialog", .equal, .int(2)), .not(.compare("isRead", .equal, .bool(true))),
+        ])
         let plan = try #require(Self.plan(for: withDialog))
         #expect(layout.indexes[plan.index] == StorageIndex("dialog", "isRead"))
         #expect(InMemoryTable.conjuncts(of: withDialog).allSatisfy { plan.guarantees($0, in: layout) })

@@ -1,6 +1,7 @@
-@testable import DAOKit
 import Foundation
 import Testing
+
+@testable import DAOKit
 
 /// An equality an index range holds to one value is not checked again on the records the range
 /// yields. That may change no answer: the index's order must find the same values equal as
@@ -19,7 +20,9 @@ struct IndexRangeEqualityTests {
     static let samples: [Sample] = {
         let values: [Double] = [.nan, 0.0, -0.0, 1.5, .infinity, 3]
         let labels: [String?] = [nil, "é", "e\u{301}", "x"]
-        return (0..<48).map { i in Sample(id: i, group: i % 4, value: values[i % values.count], label: labels[i % 3 == 0 ? 0 : i % 4]) }
+        return (0..<48).map { i in
+            Sample(id: i, group: i % 4, value: values[i % values.count], label: labels[i % 3 == 0 ? 0 : i % 4])
+        }
     }()
 
     static func context() throws -> InMemoryStorageContext {
@@ -43,7 +46,9 @@ struct IndexRangeEqualityTests {
     @Test func anEqualityWithNaNMatchesNothingThoughTheIndexKeepsNaNsTogether() throws {
         let context = try Self.context()
         let onLeadingField = StorageFilter.compare("value", .equal, .double(.nan))
-        let onSecondField = StorageFilter.and([.compare("group", .equal, .int(0)), .compare("value", .equal, .double(.nan))])
+        let onSecondField = StorageFilter.and([
+            .compare("group", .equal, .int(0)), .compare("value", .equal, .double(.nan)),
+        ])
         for filter in [onLeadingField, onSecondField] {
             try Self.expectScanAnswer(filter, in: context)
             #expect(try context.count(Sample.self, matching: filter) == 0)
@@ -53,9 +58,13 @@ struct IndexRangeEqualityTests {
     @Test func anEqualityWithZeroMatchesBothZeroesAsSwiftDoes() throws {
         let context = try Self.context()
         for zero in [0.0, -0.0] {
-            let filter = StorageFilter.and([.compare("group", .equal, .int(1)), .compare("value", .equal, .double(zero))])
+            let filter = StorageFilter.and([
+                .compare("group", .equal, .int(1)), .compare("value", .equal, .double(zero)),
+            ])
             try Self.expectScanAnswer(filter, in: context)
-            #expect(try context.count(Sample.self, matching: filter) == Self.samples.filter { $0.group == 1 && $0.value == 0 }.count)
+            #expect(
+                try context.count(Sample.self, matching: filter)
+                    == Self.samples.filter { $0.group == 1 && $0.value == 0 }.count)
         }
     }
 
@@ -79,7 +88,10 @@ struct IndexRangeEqualityTests {
         let context = try Self.context()
         let filters: [StorageFilter] = [
             .and([.compare("group", .equal, .int(3)), .compare("value", .equal, .double(1.5))]),
-            .and([.compare("group", .equal, .int(3)), .compare("value", .equal, .double(1.5)), .compare("id", .greater, .int(20))]),
+            .and([
+                .compare("group", .equal, .int(3)), .compare("value", .equal, .double(1.5)),
+                .compare("id", .greater, .int(20)),
+            ]),
             .and([.compare("group", .equal, .int(2)), .not(.compare("value", .equal, .double(3)))]),
             .and([.compare("group", .equal, .int(2)), .compare("group", .greaterOrEqual, .int(1))]),
         ]

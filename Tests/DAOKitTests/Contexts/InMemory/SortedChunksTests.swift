@@ -1,5 +1,6 @@
-@testable import DAOKit
 import Testing
+
+@testable import DAOKit
 
 /// The sorted-chunk list under in-memory indexes: order, splits, removal (an index moves an entry by
 /// removing and inserting it), building from sorted elements, and walks in both directions.
@@ -21,7 +22,10 @@ struct SortedChunksTests {
 
     func elements(_ list: SortedChunks<Int>) -> [Int] {
         var out: [Int] = []
-        list.forEach(from: list.startPosition, to: list.endPosition, reversed: false) { out.append($0); return true }
+        list.forEach(from: list.startPosition, to: list.endPosition, reversed: false) {
+            out.append($0)
+            return true
+        }
         return out
     }
 
@@ -50,7 +54,8 @@ struct SortedChunksTests {
     @Test func removingAnAbsentElementChangesNothing() {
         var list = SortedChunks<Int>()
         for value in [5, 1, 9] { list.insert(value) }
-        let removedFour = list.remove(4), removedTen = list.remove(10)
+        let removedFour = list.remove(4)
+        let removedTen = list.remove(10)
         #expect(!removedFour && !removedTen)
         #expect(elements(list) == [1, 5, 9])
     }
@@ -60,9 +65,16 @@ struct SortedChunksTests {
         for value in shuffled(2_000, seed: 4) { list.insert(value) }
         let start = list.position { $0 < 700 }
         let end = list.position { $0 <= 1_400 }
-        var forward: [Int] = [], backward: [Int] = []
-        list.forEach(from: start, to: end, reversed: false) { forward.append($0); return true }
-        list.forEach(from: start, to: end, reversed: true) { backward.append($0); return true }
+        var forward: [Int] = []
+        var backward: [Int] = []
+        list.forEach(from: start, to: end, reversed: false) {
+            forward.append($0)
+            return true
+        }
+        list.forEach(from: start, to: end, reversed: true) {
+            backward.append($0)
+            return true
+        }
         #expect(forward == Array(700...1_400))
         #expect(backward == Array((700...1_400).reversed()))
     }
@@ -71,7 +83,10 @@ struct SortedChunksTests {
         var list = SortedChunks<Int>()
         for value in shuffled(1_500, seed: 5) { list.insert(value) }
         var seen: [Int] = []
-        list.forEach(from: list.startPosition, to: list.endPosition, reversed: true) { seen.append($0); return seen.count < 3 }
+        list.forEach(from: list.startPosition, to: list.endPosition, reversed: true) {
+            seen.append($0)
+            return seen.count < 3
+        }
         #expect(seen == [1_499, 1_498, 1_497])
     }
 
@@ -145,8 +160,14 @@ struct SortedChunksTests {
         for value in [1, 2, 3] { list.insert(value) }
         let position = list.position { $0 < 10 }
         var seen = 0
-        list.forEach(from: position, to: position, reversed: false) { _ in seen += 1; return true }
-        list.forEach(from: position, to: position, reversed: true) { _ in seen += 1; return true }
+        list.forEach(from: position, to: position, reversed: false) { _ in
+            seen += 1
+            return true
+        }
+        list.forEach(from: position, to: position, reversed: true) { _ in
+            seen += 1
+            return true
+        }
         #expect(seen == 0)
     }
 

@@ -14,12 +14,17 @@ struct KeyValueLayoutTests {
         let ids = StorageContextContract.awkwardIDs
         try context.save(ids.map { FixtureNoteEntity(id: $0, body: "") })
         try context.save(ids.map { FixtureTagEntity(id: $0, label: "") })
-        let recordKeys = store.contents.keys.filter { $0.split(separator: "/", omittingEmptySubsequences: false).count == 3 }
+        let recordKeys = store.contents.keys.filter {
+            $0.split(separator: "/", omittingEmptySubsequences: false).count == 3
+        }
         #expect(recordKeys.count == ids.count * 2)
         #expect(store.contents.count == ids.count * 2)
         for key in recordKeys {
             #expect(key.allSatisfy(Self.unreserved.contains) || key.contains("/"), "unsafe character in \(key)")
-            #expect(key.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { $0.allSatisfy(Self.unreserved.contains) })
+            #expect(
+                key.split(separator: "/", omittingEmptySubsequences: false).allSatisfy {
+                    $0.allSatisfy(Self.unreserved.contains)
+                })
         }
         let noteIDs = recordKeys.filter { $0.hasPrefix("DAOKit/FixtureNoteEntity/") }
             .map { String($0.dropFirst("DAOKit/FixtureNoteEntity/".count)).removingPercentEncoding }
@@ -46,7 +51,8 @@ struct KeyValueLayoutTests {
         for id in ids { try context.save([FixtureNoteEntity(id: id, body: "")]) }
         #expect(Set(try context.fetchAll(FixtureNoteEntity.self).map(\.id)) == Set(ids))
         try context.delete(FixtureNoteEntity.self, ids: ["quote\"d", "\u{1}"])
-        #expect(Set(try context.fetchAll(FixtureNoteEntity.self).map(\.id)) == Set(ids).subtracting(["quote\"d", "\u{1}"]))
+        #expect(
+            Set(try context.fetchAll(FixtureNoteEntity.self).map(\.id)) == Set(ids).subtracting(["quote\"d", "\u{1}"]))
         #expect(store.contents.count == ids.count - 2)
     }
 

@@ -1,6 +1,6 @@
 import DAOKit
-import DAOKitTesting
 import DAOKitTestSupport
+import DAOKitTesting
 import Foundation
 import Testing
 
@@ -63,10 +63,14 @@ struct KeyValueSharedStoreTests {
         try contexts[0].save((0..<Self.perWriter).map { FixtureNoteEntity(id: "old-\($0)", body: "") })
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for number in 0..<Self.perWriter { try contexts[0].delete(FixtureNoteEntity.self, ids: ["old-\(number)"]) }
+                for number in 0..<Self.perWriter {
+                    try contexts[0].delete(FixtureNoteEntity.self, ids: ["old-\(number)"])
+                }
             }
             group.addTask {
-                for number in 0..<Self.perWriter { try contexts[1].save([FixtureNoteEntity(id: "new-\(number)", body: "")]) }
+                for number in 0..<Self.perWriter {
+                    try contexts[1].save([FixtureNoteEntity(id: "new-\(number)", body: "")])
+                }
             }
             try await group.waitForAll()
         }
@@ -90,10 +94,14 @@ struct KeyValueSharedSuiteProcessTests {
         let suite = TemporarySuite()
         defer { suite.remove() }
         #if canImport(Darwin)
-        let children = try ["first", "second"].map { try FileChildProcess(arguments: ["defaults", suite.name, $0, "100"]) }
-        let results = children.map { $0.finish() }
+            let children = try ["first", "second"].map {
+                try FileChildProcess(arguments: ["defaults", suite.name, $0, "100"])
+            }
+            let results = children.map { $0.finish() }
         #else
-        let results = try ["first", "second"].map { try FileChildProcess(arguments: ["defaults", suite.name, $0, "100"]).finish() }
+            let results = try ["first", "second"].map {
+                try FileChildProcess(arguments: ["defaults", suite.name, $0, "100"]).finish()
+            }
         #endif
         for result in results {
             #expect(result.status == 0, "child failed: \(result.errors)")

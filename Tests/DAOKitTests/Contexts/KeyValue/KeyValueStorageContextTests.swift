@@ -13,7 +13,10 @@ struct KeyValueStorageContextTests {
         let store = InMemoryKeyValueStore()
         try KeyValueStorageContext(store: store, namespace: "app").save([message])
         let record = try #require(store.contents["app/FixtureMessageEntity/6B0E4A4E-8D3C-4C57-9E0B-2C54A6F7D001"])
-        #expect(record == #"{"author":"ann","date":0.5,"dialogID":"family","id":"6B0E4A4E-8D3C-4C57-9E0B-2C54A6F7D001","isRead":false,"priority":2,"text":"a/b \"quoted\""}"#)
+        #expect(
+            record
+                == #"{"author":"ann","date":0.5,"dialogID":"family","id":"6B0E4A4E-8D3C-4C57-9E0B-2C54A6F7D001","isRead":false,"priority":2,"text":"a/b \"quoted\""}"#
+        )
         #expect(store.contents.count == 1)
     }
 
@@ -30,10 +33,11 @@ struct KeyValueStorageContextTests {
         let ids = ["a/b", "..", "", "\0", "日本"]
         let context = KeyValueStorageContext(store: store, namespace: "n/s")
         try context.save(ids.map { FixtureNoteEntity(id: $0, body: "") })
-        #expect(Set(store.contents.keys) == [
-            "n%2Fs/FixtureNoteEntity/a%2Fb", "n%2Fs/FixtureNoteEntity/..",
-            "n%2Fs/FixtureNoteEntity/", "n%2Fs/FixtureNoteEntity/%00", "n%2Fs/FixtureNoteEntity/%E6%97%A5%E6%9C%AC",
-        ])
+        #expect(
+            Set(store.contents.keys) == [
+                "n%2Fs/FixtureNoteEntity/a%2Fb", "n%2Fs/FixtureNoteEntity/..",
+                "n%2Fs/FixtureNoteEntity/", "n%2Fs/FixtureNoteEntity/%00", "n%2Fs/FixtureNoteEntity/%E6%97%A5%E6%9C%AC",
+            ])
         #expect(Set(try context.fetchAll(FixtureNoteEntity.self).map(\.id)) == Set(ids))
     }
 
@@ -76,8 +80,11 @@ struct KeyValueStorageContextTests {
         try context.save((0..<50).map { FixtureTagEntity(id: "\($0)", label: "") })
         store.forgetReads()
         #expect(try context.fetchAll(FixtureNoteEntity.self).count == 3)
-        #expect(store.reads == ["list DAOKit/FixtureNoteEntity/", "DAOKit/FixtureNoteEntity/0",
-                                "DAOKit/FixtureNoteEntity/1", "DAOKit/FixtureNoteEntity/2"])
+        #expect(
+            store.reads == [
+                "list DAOKit/FixtureNoteEntity/", "DAOKit/FixtureNoteEntity/0",
+                "DAOKit/FixtureNoteEntity/1", "DAOKit/FixtureNoteEntity/2",
+            ])
         store.forgetReads()
         #expect(try context.count(FixtureTagEntity.self) == 50)
         #expect(store.reads == ["list DAOKit/FixtureTagEntity/"])
@@ -103,7 +110,9 @@ struct KeyValueStorageContextTests {
 
     @Test func aValueUnderARecordKeyIsStoredWhoeverWroteIt() throws {
         // No index decides what is stored: a record another process wrote counts at once.
-        let store = InMemoryKeyValueStore(["DAOKit/FixtureNoteEntity/theirs": #"{"body":"written elsewhere","id":"theirs"}"#])
+        let store = InMemoryKeyValueStore([
+            "DAOKit/FixtureNoteEntity/theirs": #"{"body":"written elsewhere","id":"theirs"}"#
+        ])
         let context = KeyValueStorageContext(store: store)
         #expect(try context.fetch(FixtureNoteEntity.self, id: "theirs")?.body == "written elsewhere")
         #expect(try context.count(FixtureNoteEntity.self) == 1)
@@ -141,7 +150,9 @@ struct KeyValueStorageContextTests {
             default: try context.deleteAll(FixtureNoteEntity.self)
             }
             let firstWrite = try #require(store.operations.firstIndex { !$0.hasPrefix("read ") }, "\(operation)")
-            #expect(store.operations[firstWrite...].allSatisfy { !$0.hasPrefix("read ") }, "\(operation): \(store.operations)")
+            #expect(
+                store.operations[firstWrite...].allSatisfy { !$0.hasPrefix("read ") },
+                "\(operation): \(store.operations)")
             #expect(store.operations.filter { !$0.hasPrefix("read ") }.count == 3, "\(operation)")
         }
     }

@@ -26,7 +26,9 @@ struct KeyValueStorageFailureTests {
         #expect(error.entityName == "FixtureNoteEntity")
         #expect(error.key == "2")
         #expect(error.location == "DAOKit/FixtureNoteEntity/2")
-        #expect(error.description.hasPrefix(#"FixtureNoteEntity "2": corrupt record (not valid JSON) at DAOKit/FixtureNoteEntity/2"#))
+        #expect(
+            error.description.hasPrefix(
+                #"FixtureNoteEntity "2": corrupt record (not valid JSON) at DAOKit/FixtureNoteEntity/2"#))
         #expect(error.underlyingError is DecodingError)
     }
 
@@ -239,7 +241,9 @@ struct KeyValueStorageFailureTests {
         try context.save((1...3).map { FixtureNoteEntity(id: "\($0)", body: "body \($0)") })
         let before = store.values
         store.failsWriting = { $0 == "DAOKit/FixtureNoteEntity/2" }
-        let error = try #require(throws: StorageError.self) { try context.delete(FixtureNoteEntity.self, ids: ["1", "2", "3"]) }
+        let error = try #require(throws: StorageError.self) {
+            try context.delete(FixtureNoteEntity.self, ids: ["1", "2", "3"])
+        }
         #expect(error.kind == .io("refused to remove DAOKit/FixtureNoteEntity/2"))
         #expect(error.key == "2")
         #expect(store.values == before)
@@ -296,7 +300,8 @@ private struct Reading: Storable, Equatable {
 
     func encode(to encoder: any Encoder) throws {
         if value.isNaN {
-            throw EncodingError.invalidValue(value, .init(codingPath: encoder.codingPath, debugDescription: "no NaN here"))
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: encoder.codingPath, debugDescription: "no NaN here"))
         }
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)

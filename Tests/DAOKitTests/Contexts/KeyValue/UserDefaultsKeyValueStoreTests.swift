@@ -1,6 +1,6 @@
 import DAOKit
-import DAOKitTesting
 import DAOKitTestSupport
+import DAOKitTesting
 import Foundation
 import Testing
 
@@ -23,17 +23,20 @@ struct UserDefaultsKeyValueStoreTests {
         defer { suite.remove() }
         try KeyValueStorageContext(store: suite.defaults).save([FixtureNoteEntity(id: "n/1", body: "on disk")])
         #if canImport(Darwin)
-        // cfprefsd owns the file on Apple platforms; what this process sees is what it persists.
-        #expect(suite.defaults.string(forKey: "DAOKit/FixtureNoteEntity/n%2F1") == #"{"body":"on disk","id":"n/1"}"#)
+            // cfprefsd owns the file on Apple platforms; what this process sees is what it persists.
+            #expect(
+                suite.defaults.string(forKey: "DAOKit/FixtureNoteEntity/n%2F1") == #"{"body":"on disk","id":"n/1"}"#)
         #else
-        // swift-corelibs-foundation keeps writes in memory until synchronize(), which the
-        // context's flush calls; a new process reads this file.
-        let configHome = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
-        let file = configHome.appendingPathComponent("\(suite.name).plist")
-        let data = try Data(contentsOf: file)
-        let plist = try #require(try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
-        #expect(plist["DAOKit/FixtureNoteEntity/n%2F1"] as? String == #"{"body":"on disk","id":"n/1"}"#)
+            // swift-corelibs-foundation keeps writes in memory until synchronize(), which the
+            // context's flush calls; a new process reads this file.
+            let configHome =
+                ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
+                ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
+            let file = configHome.appendingPathComponent("\(suite.name).plist")
+            let data = try Data(contentsOf: file)
+            let plist = try #require(
+                try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
+            #expect(plist["DAOKit/FixtureNoteEntity/n%2F1"] as? String == #"{"body":"on disk","id":"n/1"}"#)
         #endif
     }
 

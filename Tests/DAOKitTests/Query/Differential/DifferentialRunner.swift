@@ -73,18 +73,23 @@ enum DifferentialRunner {
             let predicate = query.predicate?.predicate
             outcome.cases += 1
 
-            let expected = try DomainQuery(predicate: predicate, sortedBy: descriptors, limit: query.limit, offset: query.offset)
-                .apply(to: stored)
+            let expected = try DomainQuery(
+                predicate: predicate, sortedBy: descriptors, limit: query.limit, offset: query.offset
+            )
+            .apply(to: stored)
             _ = context.takeRequests()
             do {
-                let actual = try dao.read(where: predicate, sortedBy: descriptors, limit: query.limit, offset: query.offset)
-                if let difference = ResultComparison.difference(expected: expected, actual: actual, sortedBy: descriptors) {
+                let actual = try dao.read(
+                    where: predicate, sortedBy: descriptors, limit: query.limit, offset: query.offset)
+                if let difference = ResultComparison.difference(
+                    expected: expected, actual: actual, sortedBy: descriptors)
+                {
                     outcome.mismatches.append("\(label): read: \(difference)")
                 }
             } catch {
                 outcome.mismatches.append("\(label): read threw \(error)")
             }
-            for case let .fetch(storageQuery) in context.takeRequests() where !isProofSample(storageQuery) {
+            for case .fetch(let storageQuery) in context.takeRequests() where !isProofSample(storageQuery) {
                 if storageQuery.filter != nil { outcome.pushedFilters += 1 }
                 if !storageQuery.sort.isEmpty { outcome.pushedSorts += 1 }
                 if storageQuery.limit != nil || storageQuery.offset > 0 { outcome.pushedPages += 1 }

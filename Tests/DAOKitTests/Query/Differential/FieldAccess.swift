@@ -12,9 +12,12 @@ struct FieldAccess<Domain, Value> {
     }
 
     /// `$0.<outer>.<inner>`.
-    static func path<Middle>(_ outer: KeyPath<Domain, Middle> & Sendable, _ inner: KeyPath<Middle, Value> & Sendable) -> FieldAccess {
+    static func path<Middle>(_ outer: KeyPath<Domain, Middle> & Sendable, _ inner: KeyPath<Middle, Value> & Sendable)
+        -> FieldAccess
+    {
         FieldAccess { variable in
-            PredicateExpressions.build_KeyPath(root: PredicateExpressions.build_KeyPath(root: variable, keyPath: outer), keyPath: inner)
+            PredicateExpressions.build_KeyPath(
+                root: PredicateExpressions.build_KeyPath(root: variable, keyPath: outer), keyPath: inner)
         }
     }
 }
@@ -26,13 +29,16 @@ enum PredicateNodes {
     typealias PE = PredicateExpressions
     typealias Condition = any StandardPredicateExpression<Bool>
 
-    static func compare<F: StandardPredicateExpression>(_ field: F, _ comparison: ConditionComparison, _ constant: F.Output,
-                                                        fieldFirst: Bool) -> Condition
+    static func compare<F: StandardPredicateExpression>(
+        _ field: F, _ comparison: ConditionComparison, _ constant: F.Output,
+        fieldFirst: Bool
+    ) -> Condition
     where F.Output: Comparable & Codable & Sendable {
         fieldFirst ? comparison.build(field, PE.build_Arg(constant)) : comparison.build(PE.build_Arg(constant), field)
     }
 
-    static func equal<F: StandardPredicateExpression>(_ field: F, _ constant: F.Output, negated: Bool, fieldFirst: Bool) -> Condition
+    static func equal<F: StandardPredicateExpression>(_ field: F, _ constant: F.Output, negated: Bool, fieldFirst: Bool)
+        -> Condition
     where F.Output: Equatable & Codable & Sendable {
         switch (negated, fieldFirst) {
         case (false, true): return PE.build_Equal(lhs: field, rhs: PE.build_Arg(constant))
@@ -44,7 +50,9 @@ enum PredicateNodes {
 
     static func isNil<F: StandardPredicateExpression, Wrapped>(_ field: F, negated: Bool) -> Condition
     where F.Output == Wrapped?, Wrapped: Equatable {
-        negated ? PE.build_NotEqual(lhs: field, rhs: PE.build_NilLiteral()) : PE.build_Equal(lhs: field, rhs: PE.build_NilLiteral())
+        negated
+            ? PE.build_NotEqual(lhs: field, rhs: PE.build_NilLiteral())
+            : PE.build_Equal(lhs: field, rhs: PE.build_NilLiteral())
     }
 
     static func isIn<F: StandardPredicateExpression>(_ field: F, _ list: [F.Output]) -> Condition

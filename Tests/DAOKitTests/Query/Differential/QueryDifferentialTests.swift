@@ -22,7 +22,9 @@ struct QueryDifferentialTests {
         #expect(outcome.cases == 2 * Self.caseCount)
         #expect(outcome.countChecks > Self.caseCount, "too few generated predicates: \(outcome.summary)")
         #expect(outcome.eraseChecks > Self.caseCount / DifferentialRunner.eraseEvery, "\(outcome.summary)")
-        #expect(outcome.mismatches.isEmpty, """
+        #expect(
+            outcome.mismatches.isEmpty,
+            """
             \(outcome.mismatches.count) wrong answers (\(outcome.summary)); the first ones:
             \(outcome.mismatches.prefix(8).joined(separator: "\n"))
             """)

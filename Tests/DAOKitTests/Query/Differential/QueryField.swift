@@ -29,7 +29,8 @@ extension QueryField {
             if shape < 12 {
                 let comparison = ConditionComparison.allCases[shape % 6]
                 let fieldFirst = shape < 6
-                let source = fieldFirst ? "\(field) \(comparison.rawValue) \(text)" : "\(text) \(comparison.rawValue) \(field)"
+                let source =
+                    fieldFirst ? "\(field) \(comparison.rawValue) \(text)" : "\(text) \(comparison.rawValue) \(field)"
                 return GeneratedPredicate(source: source) { variable in
                     Nodes.compare(access.build(variable), comparison, constant, fieldFirst: fieldFirst)
                 }
@@ -79,7 +80,8 @@ extension QueryField {
         _ name: String, _ access: FieldAccess<Domain, V>, pool: [V], show: (V) -> String, random: inout SeededGenerator
     ) -> GeneratedPredicate<Domain> {
         let list = (0..<Int.random(in: 1...3, using: &random)).map { _ in random.pick(pool) }
-        return GeneratedPredicate(source: "[\(list.map(show).joined(separator: ", "))].contains($0.\(name))") { variable in
+        return GeneratedPredicate(source: "[\(list.map(show).joined(separator: ", "))].contains($0.\(name))") {
+            variable in
             Nodes.isIn(access.build(variable), list)
         }
     }
@@ -89,7 +91,9 @@ extension QueryField {
         let comparisons = equatable(name, keyPath, pool: [false, true])
         return QueryField(name: name) { random in
             if random.chance(40) {
-                return GeneratedPredicate(source: "$0.\(name)") { variable in PE.build_KeyPath(root: variable, keyPath: keyPath) }
+                return GeneratedPredicate(source: "$0.\(name)") { variable in
+                    PE.build_KeyPath(root: variable, keyPath: keyPath)
+                }
             }
             return comparisons.condition(&random)
         }
@@ -97,7 +101,9 @@ extension QueryField {
 
     /// A `String` property: comparisons and membership, plus `starts(with:)` and `contains(_:)`
     /// with fragments from `fragments`.
-    static func text(_ name: String, _ access: FieldAccess<Domain, String>, pool: [String], fragments: [String]) -> QueryField {
+    static func text(_ name: String, _ access: FieldAccess<Domain, String>, pool: [String], fragments: [String])
+        -> QueryField
+    {
         let comparisons = comparable(name, access, pool: pool, show: { $0.debugDescription })
         return QueryField(name: name) { random in
             let fragment = random.pick(fragments)
@@ -117,13 +123,16 @@ extension QueryField {
     }
 
     /// A `String` property read through a key path.
-    static func text(_ name: String, _ keyPath: KeyPath<Domain, String> & Sendable, pool: [String], fragments: [String]) -> QueryField {
+    static func text(_ name: String, _ keyPath: KeyPath<Domain, String> & Sendable, pool: [String], fragments: [String])
+        -> QueryField
+    {
         text(name, .path(keyPath), pool: pool, fragments: fragments)
     }
 
     /// An optional property: `== nil`, `!= nil`, and `==` / `!=` / membership with constants.
     static func optional<V: Equatable & Codable & Sendable>(
-        _ name: String, _ keyPath: KeyPath<Domain, V?> & Sendable, pool: [V], show: @escaping (V) -> String = { "\($0)" }
+        _ name: String, _ keyPath: KeyPath<Domain, V?> & Sendable, pool: [V],
+        show: @escaping (V) -> String = { "\($0)" }
     ) -> QueryField {
         let values = equatable(name, keyPath, pool: pool.map(Optional.some) + [nil], show: { $0.map(show) ?? "nil" })
         return QueryField(name: name) { random in
@@ -160,9 +169,15 @@ extension QueryField {
 
 /// The comparison operators, with the node each builds.
 enum ConditionComparison: String, CaseIterable {
-    case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+    case equal = "=="
+    case notEqual = "!="
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
 
-    func build<L: StandardPredicateExpression, R: StandardPredicateExpression>(_ lhs: L, _ rhs: R) -> any StandardPredicateExpression<Bool>
+    func build<L: StandardPredicateExpression, R: StandardPredicateExpression>(_ lhs: L, _ rhs: R)
+        -> any StandardPredicateExpression<Bool>
     where L.Output == R.Output, L.Output: Comparable {
         switch self {
         case .equal: return PE.build_Equal(lhs: lhs, rhs: rhs)

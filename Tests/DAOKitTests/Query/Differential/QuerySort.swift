@@ -18,8 +18,10 @@ struct QuerySort<Domain> {
     }
 
     /// A sort by a `String` property with one of Foundation's string comparators.
-    static func by(_ name: String, _ keyPath: KeyPath<Domain, String> & Sendable,
-                   comparator: String.StandardComparator, comparatorName: String) -> QuerySort {
+    static func by(
+        _ name: String, _ keyPath: KeyPath<Domain, String> & Sendable,
+        comparator: String.StandardComparator, comparatorName: String
+    ) -> QuerySort {
         QuerySort(name: "\\.\(name) (\(comparatorName))") { SortDescriptor(keyPath, comparator: comparator, order: $0) }
     }
 }

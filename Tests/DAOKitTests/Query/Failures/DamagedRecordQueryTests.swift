@@ -32,18 +32,27 @@ struct DamagedRecordQueryTests {
     struct DamageableStore: Sendable, CustomStringConvertible {
         let description: String
         /// A fresh context, a way to overwrite the raw record of a key with bytes, and the clean-up.
-        let make: @Sendable () throws -> (context: any StorageContext, overwrite: (String, String) throws -> Void, cleanUp: () -> Void)
+        let make:
+            @Sendable () throws -> (
+                context: any StorageContext, overwrite: (String, String) throws -> Void, cleanUp: () -> Void
+            )
 
         static let keyValueInMemory = DamageableStore(description: "keyValue(InMemoryKeyValueStore)") {
             let store = InMemoryKeyValueStore()
-            return (KeyValueStorageContext(store: store), { key, text in store.setString(text, forKey: "DAOKit/Ledger/\(key)") }, {})
+            return (
+                KeyValueStorageContext(store: store),
+                { key, text in store.setString(text, forKey: "DAOKit/Ledger/\(key)") }, {}
+            )
         }
 
         static let keyValueUserDefaults = DamageableStore(description: "keyValue(UserDefaults)") {
             let suite = TemporarySuite()
             let defaults = suite.defaults
-            return (KeyValueStorageContext(store: defaults), { key, text in defaults.set(text, forKey: "DAOKit/Ledger/\(key)") },
-                    suite.remove)
+            return (
+                KeyValueStorageContext(store: defaults),
+                { key, text in defaults.set(text, forKey: "DAOKit/Ledger/\(key)") },
+                suite.remove
+            )
         }
 
         /// The damage is done behind DAOKit's back, which the change log does not record and a
@@ -53,11 +62,15 @@ struct DamagedRecordQueryTests {
         static let files = DamageableStore(description: "file(JSON)") {
             let directory = FileTestDirectory()
             let context = try FileStorageContext(directory: directory.url, queryCache: .disabled)
-            return (context, { key, text in
-                let names = try FileManager.default.subpathsOfDirectory(atPath: directory.path)
-                let name = try #require(names.first { $0.hasSuffix("/\(key).json") }, "no record file for \(key) in \(names)")
-                try Data(text.utf8).write(to: directory.url.appendingPathComponent(name))
-            }, directory.remove)
+            return (
+                context,
+                { key, text in
+                    let names = try FileManager.default.subpathsOfDirectory(atPath: directory.path)
+                    let name = try #require(
+                        names.first { $0.hasSuffix("/\(key).json") }, "no record file for \(key) in \(names)")
+                    try Data(text.utf8).write(to: directory.url.appendingPathComponent(name))
+                }, directory.remove
+            )
         }
 
         static let all = [keyValueInMemory, keyValueUserDefaults, files]
@@ -68,12 +81,17 @@ struct DamagedRecordQueryTests {
 
     /// Every query call on `dao`, each expected to throw naming `key` with `kind`; then checks
     /// that nothing was erased and that the calls were pushed down (the context got a filter).
-    func expectEveryQueryFails(_ dao: BaseDao<Entry, LedgerEntry>, recording: QueryRecordingContext, stored: Int,
-                               key: String, kind: StorageError.Kind, _ label: String) throws {
+    func expectEveryQueryFails(
+        _ dao: BaseDao<Entry, LedgerEntry>, recording: QueryRecordingContext, stored: Int,
+        key: String, kind: StorageError.Kind, _ label: String
+    ) throws {
         _ = recording.takeRequests()
         let calls: [(String, () throws -> Void)] = [
             ("read(where:)", { _ = try dao.read(where: Self.bigOnes) }),
-            ("read(where:sortedBy:limit:)", { _ = try dao.read(where: Self.bigOnes, sortedBy: [SortDescriptor(\.amount)], limit: 1) }),
+            (
+                "read(where:sortedBy:limit:)",
+                { _ = try dao.read(where: Self.bigOnes, sortedBy: [SortDescriptor(\.amount)], limit: 1) }
+            ),
             ("count(where:)", { _ = try dao.count(where: Self.bigOnes) }),
             ("erase(where:)", { try dao.erase(where: Self.bigOnes) }),
         ]
@@ -84,7 +102,9 @@ struct DamagedRecordQueryTests {
             #expect(error.key == key, "\(label) \(name): \(error)")
         }
         let requests = recording.takeRequests()
-        #expect(requests.contains { if case let .fetch(query) = $0 { query.filter != nil } else { false } }, "\(label): \(requests)")
+        #expect(
+            requests.contains { if case .fetch(let query) = $0 { query.filter != nil } else { false } },
+            "\(label): \(requests)")
         #expect(requests.contains { if case .count = $0 { true } else { false } }, "\(label): \(requests)")
         #expect(requests.contains { if case .delete = $0 { true } else { false } }, "\(label): \(requests)")
         #expect(try dao.context.count(LedgerEntry.self) == stored, "\(label): erase(where:) deleted something")
@@ -99,8 +119,9 @@ struct DamagedRecordQueryTests {
         try dao.persist(Self.entries)
         #expect(try dao.count(where: Self.bigOnes) == 3)  // proves `amount` while every record reads
         try overwrite("e1", "{\"id\": \"e1\", \"amou")
-        try expectEveryQueryFails(dao, recording: recording, stored: Self.entries.count, key: "e1",
-                                  kind: try #require(corruptKind(of: context, key: "e1")), "\(store)")
+        try expectEveryQueryFails(
+            dao, recording: recording, stored: Self.entries.count, key: "e1",
+            kind: try #require(corruptKind(of: context, key: "e1")), "\(store)")
     }
 
     @Test(arguments: ContextFactory.evaluatingInSwift)
@@ -112,8 +133,9 @@ struct DamagedRecordQueryTests {
         try dao.persist(Self.entries)
         #expect(try dao.count(where: Self.bigOnes) == 3)
         try fresh.context.save([WideLedgerEntry(id: "huge", amount: 5_000_000_000)])
-        try expectEveryQueryFails(dao, recording: recording, stored: Self.entries.count + 1, key: "huge",
-                                  kind: .decodingFailed, "\(factory)")
+        try expectEveryQueryFails(
+            dao, recording: recording, stored: Self.entries.count + 1, key: "huge",
+            kind: .decodingFailed, "\(factory)")
     }
 
     /// The kind of error reading the damaged record alone gives: the query must give the same.

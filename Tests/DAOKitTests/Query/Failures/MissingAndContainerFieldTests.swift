@@ -30,7 +30,9 @@ struct MissingAndContainerFieldTests {
 
     /// The ids `filter` selects through each query requirement: fetch, count, and the ids a
     /// delete removes (deleted from a fresh copy of the store).
-    func selections(_ filter: StorageFilter, on factory: ContextFactory) throws -> (fetched: Set<String>, counted: Int, deleted: Set<String>) {
+    func selections(_ filter: StorageFilter, on factory: ContextFactory) throws -> (
+        fetched: Set<String>, counted: Int, deleted: Set<String>
+    ) {
         let fresh = try factory.make()
         defer { fresh.cleanUp() }
         let context = fresh.context
@@ -42,8 +44,10 @@ struct MissingAndContainerFieldTests {
         return (fetched, counted, Set(Self.crates.map(\.id)).subtracting(left))
     }
 
-    func expectSelection(_ filter: StorageFilter, selects ids: Set<String>, on factory: ContextFactory,
-                         sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectSelection(
+        _ filter: StorageFilter, selects ids: Set<String>, on factory: ContextFactory,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let found = try selections(filter, on: factory)
         #expect(found.fetched == ids, "\(factory) fetch \(filter)", sourceLocation: sourceLocation)
         #expect(found.counted == ids.count, "\(factory) count \(filter)", sourceLocation: sourceLocation)
@@ -95,8 +99,11 @@ struct MissingAndContainerFieldTests {
         try fresh.context.save(Self.crates)
         for field: FieldPath in ["weight", "tags", "place"] {
             let tiedThenBySize = StorageQuery(sort: [StorageSortKey(field), StorageSortKey("size", order: .reverse)])
-            #expect(try fresh.context.fetch(Crate.self, matching: tiedThenBySize).map(\.id) == ["a", "c", "b"], "\(factory) \(field)")
-            let page = StorageQuery(sort: [StorageSortKey(field, order: .reverse), StorageSortKey("size")], limit: 2, offset: 1)
+            #expect(
+                try fresh.context.fetch(Crate.self, matching: tiedThenBySize).map(\.id) == ["a", "c", "b"],
+                "\(factory) \(field)")
+            let page = StorageQuery(
+                sort: [StorageSortKey(field, order: .reverse), StorageSortKey("size")], limit: 2, offset: 1)
             #expect(try fresh.context.fetch(Crate.self, matching: page).map(\.id) == ["c", "a"], "\(factory) \(field)")
         }
     }
@@ -121,9 +128,11 @@ struct MissingAndContainerFieldTests {
             _ = context.takeRequests()
             #expect(Set(try dao.read(where: predicate).map(\.id)) == Set(expected.map(\.id)), "\(factory)")
             #expect(try dao.count(where: predicate) == expected.count, "\(factory)")
-            for case let .fetch(query) in context.takeRequests() {
+            for case .fetch(let query) in context.takeRequests() {
                 let fields = query.filter?.fields ?? []
-                #expect(!fields.contains("tags") && !fields.contains("place"), "\(factory): \(fields) handed to the context")
+                #expect(
+                    !fields.contains("tags") && !fields.contains("place"), "\(factory): \(fields) handed to the context"
+                )
             }
         }
     }

@@ -41,28 +41,38 @@ struct QueryEncodingFailureTests {
     func armedStore(_ factory: ContextFactory) throws -> (BaseDao<Fragile, FragileEntity>, () -> Void) {
         let fresh = try factory.make()
         let dao = BaseDao<Fragile, FragileEntity>(context: fresh.context)
-        try dao.persist([Fragile(id: "fine", group: 1, poisoned: false), Fragile(id: "also", group: 2, poisoned: false),
-                         Fragile(id: "bad", group: 2, poisoned: true)])
+        try dao.persist([
+            Fragile(id: "fine", group: 1, poisoned: false), Fragile(id: "also", group: 2, poisoned: false),
+            Fragile(id: "bad", group: 2, poisoned: true),
+        ])
         _ = try dao.count(where: #Predicate { $0.group == 2 })  // proves `group` while encoding works
         FragileEntity.armed.withLock { $0 = true }
-        return (dao, {
-            FragileEntity.armed.withLock { $0 = false }
-            fresh.cleanUp()
-        })
+        return (
+            dao,
+            {
+                FragileEntity.armed.withLock { $0 = false }
+                fresh.cleanUp()
+            }
+        )
     }
 
-    func expectNamesThePoisonedRecord(_ error: StorageError, _ factory: ContextFactory, _ call: String,
-                                      sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectNamesThePoisonedRecord(
+        _ error: StorageError, _ factory: ContextFactory, _ call: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         if factory.description == "memory" {
-            #expect(error.kind == .encodingFailed || error.kind == .decodingFailed, "\(call): \(error)", sourceLocation: sourceLocation)
+            #expect(
+                error.kind == .encodingFailed || error.kind == .decodingFailed, "\(call): \(error)",
+                sourceLocation: sourceLocation)
         } else {
             #expect(error.kind == .encodingFailed, "\(factory) \(call): \(error)", sourceLocation: sourceLocation)
         }
         #expect(error.entityName == "FragileEntity", "\(factory) \(call): \(error)", sourceLocation: sourceLocation)
         #expect(error.key == "bad", "\(factory) \(call): \(error)", sourceLocation: sourceLocation)
         // The entity's own error, directly or inside the memory context's MappingError.
-        #expect(error.underlyingError.map { String(describing: $0).contains("poisoned entity") } == true,
-                "\(factory) \(call): \(error)", sourceLocation: sourceLocation)
+        #expect(
+            error.underlyingError.map { String(describing: $0).contains("poisoned entity") } == true,
+            "\(factory) \(call): \(error)", sourceLocation: sourceLocation)
     }
 
     @Test(arguments: ContextFactory.evaluatingInSwift)
@@ -75,9 +85,13 @@ struct QueryEncodingFailureTests {
             try context.fetch(FragileEntity.self, matching: StorageQuery(filter: filter))
         }
         expectNamesThePoisonedRecord(fetchError, factory, "fetch(matching:)")
-        let countError = try #require(throws: StorageError.self) { try context.count(FragileEntity.self, matching: filter) }
+        let countError = try #require(throws: StorageError.self) {
+            try context.count(FragileEntity.self, matching: filter)
+        }
         expectNamesThePoisonedRecord(countError, factory, "count(matching:)")
-        let deleteError = try #require(throws: StorageError.self) { try context.delete(FragileEntity.self, matching: filter) }
+        let deleteError = try #require(throws: StorageError.self) {
+            try context.delete(FragileEntity.self, matching: filter)
+        }
         expectNamesThePoisonedRecord(deleteError, factory, "delete(matching:)")
         #expect(try context.count(FragileEntity.self) == 3, "\(factory): delete(matching:) removed something")
     }

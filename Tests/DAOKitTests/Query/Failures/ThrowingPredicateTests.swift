@@ -51,38 +51,50 @@ struct ThrowingPredicateTests {
     }
 
     /// Every query call throws what the full scan throws, and nothing is erased.
-    func expectEveryCallThrowsAsTheFullScan(_ predicate: Predicate<Card>, on factory: ContextFactory, _ label: String,
-                                             sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectEveryCallThrowsAsTheFullScan(
+        _ predicate: Predicate<Card>, on factory: ContextFactory, _ label: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let (dao, cleanUp) = try storedCards(factory)
         defer { cleanUp() }
         let expected = try #require(try fullScanError(dao, predicate), "the full scan does not throw for \(label)")
         let calls: [(String, () throws -> Void)] = [
             ("read(where:)", { _ = try dao.read(where: predicate) }),
-            ("read(where:sortedBy:limit:)", { _ = try dao.read(where: predicate, sortedBy: [SortDescriptor(\.id)], limit: 1) }),
+            (
+                "read(where:sortedBy:limit:)",
+                { _ = try dao.read(where: predicate, sortedBy: [SortDescriptor(\.id)], limit: 1) }
+            ),
             ("count(where:)", { _ = try dao.count(where: predicate) }),
             ("erase(where:)", { try dao.erase(where: predicate) }),
         ]
         for (name, call) in calls {
             do {
                 try call()
-                Issue.record("\(factory) \(label) \(name) returned; the full scan throws \(expected)", sourceLocation: sourceLocation)
+                Issue.record(
+                    "\(factory) \(label) \(name) returned; the full scan throws \(expected)",
+                    sourceLocation: sourceLocation)
             } catch {
-                #expect(String(describing: error) == expected, "\(factory) \(label) \(name)", sourceLocation: sourceLocation)
+                #expect(
+                    String(describing: error) == expected, "\(factory) \(label) \(name)", sourceLocation: sourceLocation
+                )
             }
         }
-        #expect(try dao.count() == Self.cards.count, "\(factory) \(label): erase(where:) deleted something",
-                sourceLocation: sourceLocation)
+        #expect(
+            try dao.count() == Self.cards.count, "\(factory) \(label): erase(where:) deleted something",
+            sourceLocation: sourceLocation)
     }
 
     @Test(arguments: ContextFactory.everyShipped)
     func aForceUnwrapOfNilOnAMatchingValueFailsTheQuery(_ factory: ContextFactory) throws {
         // `deck == 1` is pushed down; the unwrap is evaluated on deck 1's values and hits nil.
-        try expectEveryCallThrowsAsTheFullScan(#Predicate { $0.deck == 1 && $0.title! == "ace" }, on: factory, "deck == 1 && title!")
+        try expectEveryCallThrowsAsTheFullScan(
+            #Predicate { $0.deck == 1 && $0.title! == "ace" }, on: factory, "deck == 1 && title!")
     }
 
     @Test(arguments: ContextFactory.everyShipped)
     func anIndexOutOfRangeOnAMatchingValueFailsTheQuery(_ factory: ContextFactory) throws {
-        try expectEveryCallThrowsAsTheFullScan(#Predicate { $0.deck == 1 && $0.marks[0] > 0 }, on: factory, "deck == 1 && marks[0]")
+        try expectEveryCallThrowsAsTheFullScan(
+            #Predicate { $0.deck == 1 && $0.marks[0] > 0 }, on: factory, "deck == 1 && marks[0]")
     }
 
     @Test(arguments: ContextFactory.everyShipped)
@@ -90,8 +102,9 @@ struct ThrowingPredicateTests {
         // The full scan evaluates `title!` first, on every value, and throws on card 2 (deck 1).
         // Pushing `deck == 2` down and evaluating the predicate only on deck 2 would skip card 2
         // and answer where today's scan throws.
-        try expectEveryCallThrowsAsTheFullScan(#Predicate { $0.title! != "joker" && $0.deck == 2 }, on: factory,
-                                               "title! != \"joker\" && deck == 2")
+        try expectEveryCallThrowsAsTheFullScan(
+            #Predicate { $0.title! != "joker" && $0.deck == 2 }, on: factory,
+            "title! != \"joker\" && deck == 2")
     }
 
     @Test(arguments: ContextFactory.everyShipped)

@@ -1,6 +1,7 @@
-@testable import DAOKit
 import Foundation
 import Testing
+
+@testable import DAOKit
 
 /// Which entity fields may be read straight from stored properties instead of through
 /// `encode(to:)`: the entity-level proof's rule, case by case, and readers that read exactly what
@@ -15,8 +16,10 @@ struct EntityFieldProofTests {
 
     @Test func everyStoredFieldOfAPlainStructIsProvenUnderItsName() {
         let sample = E.plain(1)
-        for field: FieldPath in ["id", "key", "group", "stamp", "token", "price", "ratio", "small", "link", "blob", "flag",
-                                 "note", "place.city", "place.zip"] {
+        for field: FieldPath in [
+            "id", "key", "group", "stamp", "token", "price", "ratio", "small", "link", "blob", "flag",
+            "note", "place.city", "place.zip",
+        ] {
             #expect(proven(sample, field), "\(field)")
         }
         #expect(proven(sample, "group", "key", "place.city", "note", "stamp"))
@@ -29,8 +32,10 @@ struct EntityFieldProofTests {
     }
 
     @Test func theProvenReaderReadsWhatTheExtractorReadsCaseForCase() throws {
-        let fields: [FieldPath] = ["id", "key", "group", "stamp", "token", "price", "ratio", "small", "link", "blob", "flag",
-                                   "note", "place.city", "place.zip"]
+        let fields: [FieldPath] = [
+            "id", "key", "group", "stamp", "token", "price", "ratio", "small", "link", "blob", "flag",
+            "note", "place.city", "place.zip",
+        ]
         let reader = try #require(EntityFieldProof.prove(E.Plain.self, fields: fields, sample: E.plain(1)))
         let extractor = FieldExtractor(fields: fields)
         var edges = E.plain(2)

@@ -1,11 +1,15 @@
-@testable import DAOKit
 import Foundation
 import Testing
+
+@testable import DAOKit
 
 /// Which domain key paths BaseDao may hand to a context as fields: the proof's rule, case by case.
 @Suite("Field proof")
 struct FieldProofTests {
-    struct Place: Codable, Equatable { var city: String; var zip: Int }
+    struct Place: Codable, Equatable {
+        var city: String
+        var zip: Int
+    }
     enum Mood: String, Codable { case calm, loud }
 
     struct Note: Codable, Identifiable, Equatable {
@@ -40,7 +44,9 @@ struct FieldProofTests {
     }
 
     /// What the proof says of each key path, as a dictionary of the proven ones.
-    func proof<Domain: Decodable, Entity: Storable>(_ domain: Domain.Type, _ entity: Entity.Type, sample: Entity) -> Proven<Domain> {
+    func proof<Domain: Decodable, Entity: Storable>(_ domain: Domain.Type, _ entity: Entity.Type, sample: Entity)
+        -> Proven<Domain>
+    {
         Proven(proof: FieldProof<Domain, Entity>(mapper: EntityMapper()) { sample })
     }
 
@@ -76,7 +82,11 @@ struct FieldProofTests {
         var id: Int
         var first: String
         var second: String
-        enum CodingKeys: String, CodingKey { case id, first = "second", second = "first" }
+        enum CodingKeys: String, CodingKey {
+            case id
+            case first = "second"
+            case second = "first"
+        }
     }
 
     struct Plain: Storable {
@@ -132,7 +142,10 @@ struct FieldProofTests {
     }
 
     @Test func aFieldTheEntityStoresInAnotherRepresentationIsNotProven() {
-        struct DomainWithDate: Codable, Identifiable { var id: Int; var created: Date }
+        struct DomainWithDate: Codable, Identifiable {
+            var id: Int
+            var created: Date
+        }
         let fields = proof(DomainWithDate.self, DateAsNumber.self, sample: DateAsNumber(id: 1, created: 5))
         #expect(fields[\DomainWithDate.created] == nil)
         #expect(fields[\DomainWithDate.id] == "id")

@@ -44,7 +44,9 @@ enum ProofEntities {
         init(id: Int, key: Int, group: String) { (self.id, self.base, self.group) = (id, key / 2, group) }
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            (id, group) = (try container.decode(Int.self, forKey: .id), try container.decode(String.self, forKey: .group))
+            (id, group) = (
+                try container.decode(Int.self, forKey: .id), try container.decode(String.self, forKey: .group)
+            )
             base = try container.decode(Int.self, forKey: .key) / 2
         }
         func encode(to encoder: any Encoder) throws {
@@ -124,10 +126,12 @@ enum ProofEntities {
     }
 
     static func plain(_ i: Int) -> Plain {
-        Plain(id: i, key: (i * 7_919) % 97 - 40, group: "g\(i % 5)", stamp: Date(timeIntervalSinceReferenceDate: Double(i % 13) * 1.5),
-              token: UUID(uuidString: String(format: "00000000-0000-4000-8000-%012d", i % 17))!,
-              price: Decimal(i % 11) / 4, ratio: Float(i % 7) / 8, small: UInt8(i % 250),
-              link: URL(string: "https://example.invalid/\(i % 9)")!, blob: Data([UInt8(i % 4)]), flag: i % 2 == 0,
-              note: i % 3 == 0 ? nil : "n\(i % 4)", place: Place(city: ["Oslo", "Rome", "Lima"][i % 3], zip: i % 10))
+        Plain(
+            id: i, key: (i * 7_919) % 97 - 40, group: "g\(i % 5)",
+            stamp: Date(timeIntervalSinceReferenceDate: Double(i % 13) * 1.5),
+            token: UUID(uuidString: String(format: "00000000-0000-4000-8000-%012d", i % 17))!,
+            price: Decimal(i % 11) / 4, ratio: Float(i % 7) / 8, small: UInt8(i % 250),
+            link: URL(string: "https://example.invalid/\(i % 9)")!, blob: Data([UInt8(i % 4)]), flag: i % 2 == 0,
+            note: i % 3 == 0 ? nil : "n\(i % 4)", place: Place(city: ["Oslo", "Rome", "Lima"][i % 3], zip: i % 10))
     }
 }

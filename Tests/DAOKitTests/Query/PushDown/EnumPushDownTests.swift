@@ -55,12 +55,15 @@ struct EnumPushDownTests {
         let priority = Priority.allCases[(index / 3) % 3]
         let due = Date(timeIntervalSinceReferenceDate: Double((index * 7) % 24) * 3600)
         let previous: Status? = index % 4 == 0 ? nil : Status.allCases[index % 2]
-        return Task(id: index, projectID: index % 3, status: status, priority: priority, mood: index % 2 == 0 ? .calm : .loud,
-                    due: due, previous: previous)
+        return Task(
+            id: index, projectID: index % 3, status: status, priority: priority, mood: index % 2 == 0 ? .calm : .loud,
+            due: due, previous: previous)
     }
 
     /// A DAO over a recording wrapper of a fresh context of `factory`, holding ``tasks``.
-    func withDao(_ factory: ContextFactory, _ body: (BaseDao<Task, TaskEntity>, QueryRecordingContext) throws -> Void) throws {
+    func withDao(_ factory: ContextFactory, _ body: (BaseDao<Task, TaskEntity>, QueryRecordingContext) throws -> Void)
+        throws
+    {
         let fresh = try factory.make()
         defer { fresh.cleanUp() }
         let recording = QueryRecordingContext(fresh.context)
@@ -77,8 +80,10 @@ struct EnumPushDownTests {
 
     /// The predicates the context must count exactly.
     static var exact: [(String, Predicate<Task>)] {
-        let (open, blocked, done, high, openOrBlocked, lowOrHigh) = (Self.open, Self.blocked, Self.done, Self.high,
-                                                                     Self.openOrBlocked, Self.lowOrHigh)
+        let (open, blocked, done, high, openOrBlocked, lowOrHigh) = (
+            Self.open, Self.blocked, Self.done, Self.high,
+            Self.openOrBlocked, Self.lowOrHigh
+        )
         let previous: Status? = blocked
         return [
             ("==", #Predicate { $0.status == open }),
@@ -115,11 +120,16 @@ struct EnumPushDownTests {
             let open = Self.open
             let isOpen = #Predicate<Task> { $0.status == open }
             let page = try dao.read(where: isOpen, sortedBy: [SortDescriptor(\.due)], limit: 3, offset: 1)
-            let expected = try DomainQuery(predicate: isOpen, sortedBy: [SortDescriptor(\.due)], limit: 3, offset: 1).apply(to: Self.tasks)
+            let expected = try DomainQuery(predicate: isOpen, sortedBy: [SortDescriptor(\.due)], limit: 3, offset: 1)
+                .apply(to: Self.tasks)
             #expect(page == expected)
             // The last request: the first query of a process also fetches the proof's sample.
-            #expect(recording.takeRequests().last == .fetch(StorageQuery(filter: .compare("status", .equal, .string("open")),
-                                                                          sort: [StorageSortKey("due")], limit: 3, offset: 1)))
+            #expect(
+                recording.takeRequests().last
+                    == .fetch(
+                        StorageQuery(
+                            filter: .compare("status", .equal, .string("open")),
+                            sort: [StorageSortKey("due")], limit: 3, offset: 1)))
         }
     }
 
@@ -130,8 +140,12 @@ struct EnumPushDownTests {
             let expected = Array(Self.tasks.sorted(using: sort).prefix(5))
             let found = try dao.read(sortedBy: sort, limit: 5)
             #expect(found == expected)
-            #expect(recording.takeRequests().last == .fetch(StorageQuery(sort: [StorageSortKey("status", order: .reverse), StorageSortKey("id")],
-                                                                          limit: 5)))
+            #expect(
+                recording.takeRequests().last
+                    == .fetch(
+                        StorageQuery(
+                            sort: [StorageSortKey("status", order: .reverse), StorageSortKey("id")],
+                            limit: 5)))
         }
     }
 
@@ -147,7 +161,7 @@ struct EnumPushDownTests {
             let expected = Array(Self.tasks.sorted(using: sort).prefix(4))
             let found = try dao.read(sortedBy: sort, limit: 4)
             #expect(found == expected)
-            for case let .fetch(query) in recording.takeRequests() {
+            for case .fetch(let query) in recording.takeRequests() {
                 #expect(query.sort.isEmpty && query.limit == nil, "\(factory): \(query)")
             }
         }
@@ -188,8 +202,10 @@ struct EnumPushDownTests {
         let fresh = try factory.make()
         defer { fresh.cleanUp() }
         let recording = QueryRecordingContext(fresh.context)
-        try recording.save([ReleaseEntity(id: 1, stage: "planned"), ReleaseEntity(id: 2, stage: "archived"),
-                            ReleaseEntity(id: 3, stage: "unknown")])
+        try recording.save([
+            ReleaseEntity(id: 1, stage: "planned"), ReleaseEntity(id: 2, stage: "archived"),
+            ReleaseEntity(id: 3, stage: "unknown"),
+        ])
         let dao = BaseDao<Release, ReleaseEntity>(context: recording)
         // "archived" reads as `.unknown`: a stored-value comparison would miss it.
         let unknown = Stage.unknown

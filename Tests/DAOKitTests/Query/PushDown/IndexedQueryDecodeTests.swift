@@ -36,8 +36,9 @@ struct IndexedQueryDecodeTests {
     init() throws {
         dao = BaseDao(context: InMemoryStorageContext())
         let messages = (0..<Self.dialogs * Self.perDialog).map { index in
-            Message(id: index, dialog: index % Self.dialogs, date: Date(timeIntervalSince1970: Double(index * 60)),
-                    isRead: index % 2 == 0, text: "message \(index)")
+            Message(
+                id: index, dialog: index % Self.dialogs, date: Date(timeIntervalSince1970: Double(index * 60)),
+                isRead: index % 2 == 0, text: "message \(index)")
         }
         try dao.persist(messages)
     }
@@ -60,10 +61,11 @@ struct IndexedQueryDecodeTests {
         let recording = QueryRecordingContext(InMemoryStorageContext())
         let dao = BaseDao<Message, MessageEntity>(context: recording)
         try dao.persist(try self.dao.read())
-        _ = try dao.read(where: #Predicate { $0.dialog == 7 && $0.isRead == false },
-                         sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 3)
+        _ = try dao.read(
+            where: #Predicate { $0.dialog == 7 && $0.isRead == false },
+            sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 3)
         let requests = recording.takeRequests()
-        guard case let .fetch(query)? = requests.last else {
+        guard case .fetch(let query)? = requests.last else {
             Issue.record("the context was not asked a query: \(requests)")
             return
         }
@@ -87,7 +89,8 @@ struct IndexedQueryDecodeTests {
 
     @Test func anEqualitySortedByTheNextIndexFieldAndPagedDecodesOnlyThePage() throws {
         let (page, decodes) = try decodes {
-            try dao.read(where: #Predicate { $0.dialog == 7 }, sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 3)
+            try dao.read(
+                where: #Predicate { $0.dialog == 7 }, sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 3)
         }
         #expect(page.map(\.id) == [367, 327, 287])
         #expect(decodes <= page.count + Self.slack, "decoded \(decodes) records to return \(page.count)")
@@ -97,8 +100,9 @@ struct IndexedQueryDecodeTests {
         // The unread filter is not on the index's leading fields: at worst every message of the
         // dialog is looked at, never another dialog's.
         let (page, decodes) = try decodes {
-            try dao.read(where: #Predicate { $0.dialog == 7 && $0.isRead == false },
-                         sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 3)
+            try dao.read(
+                where: #Predicate { $0.dialog == 7 && $0.isRead == false },
+                sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 3)
         }
         #expect(page.map(\.id) == [367, 327, 287])
         #expect(decodes <= Self.perDialog + Self.slack, "decoded \(decodes) records for a dialog of \(Self.perDialog)")
@@ -116,8 +120,10 @@ extension IndexedQueryDecodeTests.MessageEntity {
     init(from decoder: any Decoder) throws {
         Self.decodes.increment()
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(id: try container.decode(Int.self, forKey: .id), dialog: try container.decode(Int.self, forKey: .dialog),
-                  date: try container.decode(Date.self, forKey: .date), isRead: try container.decode(Bool.self, forKey: .isRead),
-                  text: try container.decode(String.self, forKey: .text))
+        self.init(
+            id: try container.decode(Int.self, forKey: .id), dialog: try container.decode(Int.self, forKey: .dialog),
+            date: try container.decode(Date.self, forKey: .date),
+            isRead: try container.decode(Bool.self, forKey: .isRead),
+            text: try container.decode(String.self, forKey: .text))
     }
 }

@@ -33,10 +33,12 @@ struct ScannedQueryMappingTests {
     func storedNotes(_ factory: ContextFactory) throws -> (BaseDao<Note, NoteEntity>, () -> Void) {
         let fresh = try factory.make()
         let dao = BaseDao<Note, NoteEntity>(context: fresh.context)
-        try dao.persist((0..<Self.groups * Self.perGroup).map { index in
-            Note(id: index, group: index % Self.groups, date: Date(timeIntervalSince1970: Double(index)),
-                 text: String(repeating: "x", count: index % 7))
-        })
+        try dao.persist(
+            (0..<Self.groups * Self.perGroup).map { index in
+                Note(
+                    id: index, group: index % Self.groups, date: Date(timeIntervalSince1970: Double(index)),
+                    text: String(repeating: "x", count: index % 7))
+            })
         return (dao, fresh.cleanUp)
     }
 
@@ -68,7 +70,9 @@ struct ScannedQueryMappingTests {
         let (dao, cleanUp) = try storedNotes(factory)
         defer { cleanUp() }
         let (page, decodes) = try mappings {
-            try dao.read(where: #Predicate { $0.group == 3 }, sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 2, offset: 1)
+            try dao.read(
+                where: #Predicate { $0.group == 3 }, sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 2,
+                offset: 1)
         }
         #expect(page.map(\.id) == [43, 33])
         #expect(decodes == page.count)
@@ -109,7 +113,9 @@ extension ScannedQueryMappingTests.Note {
     init(from decoder: any Decoder) throws {
         Self.decodes.increment()
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(id: try container.decode(Int.self, forKey: .id), group: try container.decode(Int.self, forKey: .group),
-                  date: try container.decode(Date.self, forKey: .date), text: try container.decode(String.self, forKey: .text))
+        self.init(
+            id: try container.decode(Int.self, forKey: .id), group: try container.decode(Int.self, forKey: .group),
+            date: try container.decode(Date.self, forKey: .date), text: try container.decode(String.self, forKey: .text)
+        )
     }
 }

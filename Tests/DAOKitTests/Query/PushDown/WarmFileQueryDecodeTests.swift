@@ -34,9 +34,12 @@ struct WarmFileQueryDecodeTests {
     func storedMessages() throws -> (BaseDao<Message, MessageEntity>, () -> Void) {
         let fresh = try ContextFactory.fileJSON.make()
         let dao = BaseDao<Message, MessageEntity>(context: fresh.context)
-        try dao.persist((0..<Self.dialogs * Self.perDialog).map { index in
-            Message(id: index, dialog: index % Self.dialogs, date: Date(timeIntervalSince1970: Double(index)), isRead: index % 3 == 0)
-        })
+        try dao.persist(
+            (0..<Self.dialogs * Self.perDialog).map { index in
+                Message(
+                    id: index, dialog: index % Self.dialogs, date: Date(timeIntervalSince1970: Double(index)),
+                    isRead: index % 3 == 0)
+            })
         return (dao, fresh.cleanUp)
     }
 
@@ -46,7 +49,9 @@ struct WarmFileQueryDecodeTests {
         defer { cleanUp() }
         let store = try #require(dao.context as? FileStorageContext)
         let reopened = BaseDao<Message, MessageEntity>(context: try FileStorageContext(directory: store.directory))
-        let (found, decodes) = try MessageEntity.decodes.decodes { try reopened.read(where: #Predicate { $0.dialog == 7 }) }
+        let (found, decodes) = try MessageEntity.decodes.decodes {
+            try reopened.read(where: #Predicate { $0.dialog == 7 })
+        }
         #expect(found.count == Self.perDialog)
         #expect(decodes >= found.count)
     }
@@ -65,7 +70,9 @@ struct WarmFileQueryDecodeTests {
         let (dao, cleanUp) = try storedMessages()
         defer { cleanUp() }
         let query = {
-            try dao.read(where: #Predicate<Message> { $0.dialog == 7 }, sortedBy: [SortDescriptor(\.date, order: .reverse)], limit: 3)
+            try dao.read(
+                where: #Predicate<Message> { $0.dialog == 7 }, sortedBy: [SortDescriptor(\.date, order: .reverse)],
+                limit: 3)
         }
         _ = try query()
         let (page, decodes) = try MessageEntity.decodes.decodes(during: query)
@@ -89,7 +96,9 @@ extension WarmFileQueryDecodeTests.MessageEntity {
     init(from decoder: any Decoder) throws {
         Self.decodes.increment()
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(id: try container.decode(Int.self, forKey: .id), dialog: try container.decode(Int.self, forKey: .dialog),
-                  date: try container.decode(Date.self, forKey: .date), isRead: try container.decode(Bool.self, forKey: .isRead))
+        self.init(
+            id: try container.decode(Int.self, forKey: .id), dialog: try container.decode(Int.self, forKey: .dialog),
+            date: try container.decode(Date.self, forKey: .date),
+            isRead: try container.decode(Bool.self, forKey: .isRead))
     }
 }

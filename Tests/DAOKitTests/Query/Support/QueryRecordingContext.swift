@@ -45,7 +45,9 @@ final class QueryRecordingContext: StorageContext, Sendable {
     func count<E: Storable>(_ type: E.Type) throws -> Int { try inner.count(type) }
     func fetchReadable<E: Storable>(_ type: E.Type) throws -> ReadableRecords<E, E.ID> { try inner.fetchReadable(type) }
     func storedKeys<E: Storable>(_ type: E.Type) throws -> [String] { try inner.storedKeys(type) }
-    func delete<E: Storable>(_ type: E.Type, storageKeys: [String]) throws { try inner.delete(type, storageKeys: storageKeys) }
+    func delete<E: Storable>(_ type: E.Type, storageKeys: [String]) throws {
+        try inner.delete(type, storageKeys: storageKeys)
+    }
 
     func fetch<E: Storable>(_ type: E.Type, matching query: StorageQuery) throws -> [E] {
         record(.fetch(query))

@@ -1,5 +1,6 @@
-@testable import DAOKitPostgres
 import Testing
+
+@testable import DAOKitPostgres
 
 /// The connect timeouts on one timer: an armed deadline expires once, a disarmed one never, and
 /// one earlier than every pending deadline is not held back by them. Each test waits for a

@@ -1,9 +1,10 @@
 import DAOKit
 import DAOKitPostgresTestSupport
 import DAOKitTesting
-@testable import DAOKitPostgres
 import PostgresNIO
 import Testing
+
+@testable import DAOKitPostgres
 
 /// A call on a pooled connection ends: with the work's value or error, when no connection comes
 /// within the connect timeout, and when its connection closes under work that would otherwise
@@ -31,7 +32,8 @@ struct PooledCallTests {
         defer { context.close() }
         let value = try await PooledCall.run(on: context.client, connectTimeout: .seconds(5)) { connection in
             var total = 0
-            for try await one in try await connection.query("SELECT 41 + 1", logger: TestServer.logger).decode(Int.self) { total = one }
+            for try await one in try await connection.query("SELECT 41 + 1", logger: TestServer.logger).decode(Int.self)
+            { total = one }
             return total
         }
         #expect(value == 42)

@@ -1,11 +1,12 @@
 import DAOKit
-@testable import DAOKitPostgres
 import DAOKitPostgresTestSupport
 import DAOKitTesting
 import Foundation
 import NIOPosix
 import PostgresNIO
 import Testing
+
+@testable import DAOKitPostgres
 
 /// What goes wrong between a context and its server: each failure is a ``StorageError`` naming the
 /// server and the entity, nothing is half written, and the context works again afterwards.
@@ -38,7 +39,8 @@ struct PostgresFailureTests {
 
     @Test func aStatementTimeoutFailsTheBatchWholeAndTheContextGoesOn() async throws {
         let schema = TestServer.freshSchema()
-        let context = PostgresStorageContext(configuration: try TestServer.configuration(schema: schema, statementTimeout: .seconds(1)))
+        let context = PostgresStorageContext(
+            configuration: try TestServer.configuration(schema: schema, statementTimeout: .seconds(1)))
         defer { context.close() }
         try await context.save([FixtureNoteEntity(id: "before", body: "x")], mode: .upsert)
         let batch = notes
@@ -47,7 +49,8 @@ struct PostgresFailureTests {
         }
         let timeout = try #require(error)
         #expect(timeout.entityName == FixtureNoteEntity.entityName)
-        #expect(timeout.description.contains("57014") && timeout.description.contains("statement timeout"), "\(timeout)")
+        #expect(
+            timeout.description.contains("57014") && timeout.description.contains("statement timeout"), "\(timeout)")
         #expect(try await context.count(FixtureNoteEntity.self) == 1, "nothing of the batch was written")
         try await context.save(notes, mode: .upsert)
         #expect(try await context.count(FixtureNoteEntity.self) == 101)
@@ -65,7 +68,8 @@ struct PostgresFailureTests {
             // (which waits for the lock this scope holds); the lock is released and the test fails.
             let save = Task { try await context.save(batch, mode: .insert) }
             // The batch's transaction waits for the lock: end its connection from the server side.
-            let waiting = try await TestServer.waitForBlockedBackend(lockHolder, schema: schema, table: FixtureNoteEntity.entityName)
+            let waiting = try await TestServer.waitForBlockedBackend(
+                lockHolder, schema: schema, table: FixtureNoteEntity.entityName)
             try await lockHolder.query("SELECT pg_terminate_backend(\(Int32(waiting)))", logger: TestServer.logger)
             return save
         }
@@ -125,18 +129,22 @@ struct PostgresFailureTests {
         defer { context.close() }
         try await context.save([FixtureNoteEntity(id: "a", body: "x")], mode: .upsert)
         try await TestServer.withConnection { connection in
-            _ = try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \"\(schema)\".\"\(FixtureNoteEntity.entityName)\""),
-                                           logger: TestServer.logger)
+            _ = try await connection.query(
+                PostgresQuery(unsafeSQL: "DROP TABLE \"\(schema)\".\"\(FixtureNoteEntity.entityName)\""),
+                logger: TestServer.logger)
         }
         // A prepared statement (postgres-nio's older interface) and a plain one.
         let queried = try await #require(throws: StorageError.self) {
-            try await context.fetch(FixtureNoteEntity.self, matching: StorageQuery(filter: .compare("body", .equal, .string("x"))))
+            try await context.fetch(
+                FixtureNoteEntity.self, matching: StorageQuery(filter: .compare("body", .equal, .string("x"))))
         }
         let counted = try await #require(throws: StorageError.self) { try await context.count(FixtureNoteEntity.self) }
         let server = try TestServer.configuration(schema: schema).serverDescriptionForTests
         for error in [queried, counted] {
             #expect(error.kind.code == .io && error.location == server)
-            #expect(error.description.contains("SQLSTATE 42P01") && error.description.contains("does not exist"), "\(error)")
+            #expect(
+                error.description.contains("SQLSTATE 42P01") && error.description.contains("does not exist"), "\(error)"
+            )
             #expect(!error.description.contains("Generic description"), "\(error)")
         }
     }
@@ -145,13 +153,16 @@ struct PostgresFailureTests {
     private func sessionEndedByTheServer() async throws -> any Error {
         let connection = try await TestServer.connect()
         var backend: Int32 = 0
-        for try await pid in try await connection.query("SELECT pg_backend_pid()", logger: TestServer.logger).decode(Int32.self) { backend = pid }
+        for try await pid in try await connection.query("SELECT pg_backend_pid()", logger: TestServer.logger).decode(
+            Int32.self)
+        { backend = pid }
         let sleeping = Task { try await connection.query("SELECT pg_sleep(60)", logger: TestServer.logger).collect() }
         try await TestServer.withConnection { other in
             // Once the statement runs, end its session as `pg_ctl stop` ends every session.
             for _ in 0..<500 {
                 var running = false
-                let state = try await other.query("SELECT state = 'active' FROM pg_stat_activity WHERE pid = \(backend)", logger: TestServer.logger)
+                let state = try await other.query(
+                    "SELECT state = 'active' FROM pg_stat_activity WHERE pid = \(backend)", logger: TestServer.logger)
                 for try await active in state.decode(Bool.self) { running = active }
                 if running { break }
                 try await Task.sleep(for: .milliseconds(10))
@@ -169,10 +180,15 @@ struct PostgresFailureTests {
 
     @Test func aSessionTheServerEndedIsAPassingIOErrorWithTheServersReport() async throws {
         let failure = try await sessionEndedByTheServer()
-        let error = try #require(PostgresFailure.storageError(failure, server: "postgres://server", entityName: "Note") as? StorageError)
+        let error = try #require(
+            PostgresFailure.storageError(failure, server: "postgres://server", entityName: "Note") as? StorageError)
         #expect(error.kind.code == .io && error.location == "postgres://server")
-        #expect(error.description.contains("SQLSTATE 57P01") && error.description.contains("terminating connection"), "\(error)")
-        #expect(!error.description.contains("context was closed") && !error.description.contains("Generic description"), "\(error)")
+        #expect(
+            error.description.contains("SQLSTATE 57P01") && error.description.contains("terminating connection"),
+            "\(error)")
+        #expect(
+            !error.description.contains("context was closed") && !error.description.contains("Generic description"),
+            "\(error)")
         #expect(PostgresFailure.passes(error), "the server going away is a failure that passes")
     }
 
@@ -198,7 +214,9 @@ struct PostgresFailureTests {
     @Test func anEntityNameTheServerCannotHoldIsRefusedBeforeAnythingIsSent() async throws {
         let context = try TestServer.context()
         defer { context.close() }
-        let error = try await #require(throws: StorageError.self) { try await context.save([ReservedNameEntity(id: 1)], mode: .upsert) }
+        let error = try await #require(throws: StorageError.self) {
+            try await context.save([ReservedNameEntity(id: 1)], mode: .upsert)
+        }
         #expect(error.kind == .encodingFailed && error.entityName == "daokit_mine", "\(error)")
     }
 }

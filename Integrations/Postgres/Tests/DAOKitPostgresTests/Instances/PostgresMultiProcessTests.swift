@@ -19,7 +19,9 @@ struct PostgresMultiProcessTests {
         defer { context.close() }
         let stored = Set(try context.fetchAll(FixtureNoteEntity.self).map(\.id))
         let expected = Set((0..<4).flatMap { process in (0..<1000).map { "p\(process)-\($0)" } })
-        #expect(stored == expected, "missing: \(expected.subtracting(stored).count), unexpected: \(stored.subtracting(expected).count)")
+        #expect(
+            stored == expected,
+            "missing: \(expected.subtracting(stored).count), unexpected: \(stored.subtracting(expected).count)")
     }
 
     @Test func racingCreatesOfTheSameIdsSucceedOnceEachAndTheOthersAreDuplicates() throws {

@@ -43,8 +43,9 @@ struct PostgresObservationTests {
         var counts = BaseDao<FixtureNoteEntity, FixtureNoteEntity>(context: context).observeCount().makeAsyncIterator()
         #expect(try await counts.next() == 1)
         try await TestServer.withConnection { connection in
-            try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \"\(schema)\".\"\(FixtureNoteEntity.entityName)\""),
-                                       logger: TestServer.logger)
+            try await connection.query(
+                PostgresQuery(unsafeSQL: "DROP TABLE \"\(schema)\".\"\(FixtureNoteEntity.entityName)\""),
+                logger: TestServer.logger)
             // As another instance's write would announce it.
             let payload = #"{"schema":"\#(schema)","origin":"elsewhere","entity":"\#(FixtureNoteEntity.entityName)"}"#
             try await connection.query("SELECT pg_notify('daokit_changes', \(payload))", logger: TestServer.logger)

@@ -23,8 +23,10 @@ struct PostgresRestartTests {
         let values = WriterProcess.values(in: run.lines.last ?? "")
         #expect(values["final"] == ObservedRestart.notes, "\(run.lines.last ?? "no result")")
         #expect(values["ended"] == 0, "no observation ended: \(run.lines.filter { $0.hasPrefix("ended") })")
-        #expect(values["converged"] == values["observers"] && values["observers"] == 3, "\(run.lines.last ?? "no result")")
-        #expect((values["writeFailures"] ?? 0) > 0, "the writers saw the server stopped: \(run.lines.last ?? "no result")")
+        #expect(
+            values["converged"] == values["observers"] && values["observers"] == 3, "\(run.lines.last ?? "no result")")
+        #expect(
+            (values["writeFailures"] ?? 0) > 0, "the writers saw the server stopped: \(run.lines.last ?? "no result")")
     }
 
     @Test func callsWhileTheServerIsStoppedAreIOErrorsNamingTheServerAndTheCause() throws {
@@ -59,7 +61,8 @@ extension WriterProcess {
     /// The writer with `arguments`, started through `with-throwaway-server.sh` on a server of its own.
     static func onAServerOfItsOwn(_ arguments: [String]) throws -> WriterProcess {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Scripts/with-throwaway-server.sh")
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+                "Scripts/with-throwaway-server.sh")
         _ = try TestServer.variable("DAOKIT_PG_HOST")  // run through the script, as every test here
         return try running(script: script, arguments: [executable().path] + arguments)
     }

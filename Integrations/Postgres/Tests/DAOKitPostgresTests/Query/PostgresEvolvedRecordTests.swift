@@ -1,8 +1,9 @@
-@testable import DAOKitPostgres
 import DAOKit
 import DAOKitTesting
 import Foundation
 import Testing
+
+@testable import DAOKitPostgres
 
 /// Records written before a field existed (or holding `null` in it) are queried as they decode,
 /// and a record that cannot be decoded fails only the queries whose stored condition selects it:
@@ -25,7 +26,8 @@ struct PostgresEvolvedRecordTests {
     @Test func anUndecodableRecordFailsOnlyTheQueriesThatSelectIt() async throws {
         let context = try TestServer.context()
         defer { context.close() }
-        let mismatches = try await Task.detached { try EvolvedRecordDifferential.undecodableMismatches(in: context) }.value
+        let mismatches = try await Task.detached { try EvolvedRecordDifferential.undecodableMismatches(in: context) }
+            .value
         #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
     }
 

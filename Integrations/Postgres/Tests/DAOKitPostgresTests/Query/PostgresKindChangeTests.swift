@@ -1,9 +1,10 @@
 import DAOKit
 import DAOKitPostgresTestSupport
 import DAOKitSQL
-@testable import DAOKitPostgres
 import DAOKitTesting
 import Testing
+
+@testable import DAOKitPostgres
 
 /// A query's SQL depends on the kinds of value each field has held, which another instance may
 /// extend at any moment: a query that finds other kinds than its SQL was built for reads them
@@ -21,16 +22,21 @@ struct PostgresKindChangeTests {
         let schema = TestServer.freshSchema()
         let reader = try TestServer.context(schema: schema)
         let writer = try TestServer.context(schema: schema)
-        try await reader.save([FixtureNoteEntity(id: "a", body: "a"), FixtureNoteEntity(id: "g", body: "g")], mode: .upsert)
+        try await reader.save(
+            [FixtureNoteEntity(id: "a", body: "a"), FixtureNoteEntity(id: "g", body: "g")], mode: .upsert)
         #expect(try await reader.fetch(FixtureNoteEntity.self, matching: query).map(\.id) == ["a"])
-        #expect(try await reader.translation(of: query, for: FixtureNoteEntity.self).isExact, "ASCII only: SQL compares")
+        #expect(
+            try await reader.translation(of: query, for: FixtureNoteEntity.self).isExact, "ASCII only: SQL compares")
         try await writer.save([FixtureNoteEntity(id: "accent", body: Self.decomposed)], mode: .upsert)
         return (reader, writer)
     }
 
     @Test func aFetchAfterAnotherContextStoredANewKindAnswersAsSwift() async throws {
         let (reader, writer) = try await contexts()
-        defer { reader.close(); writer.close() }
+        defer {
+            reader.close()
+            writer.close()
+        }
         let expected = try query.apply(to: try await writer.fetchAll(FixtureNoteEntity.self)).map(\.id)
         #expect(expected == ["a"], "Swift orders the accented e after f")
         #expect(try await reader.fetch(FixtureNoteEntity.self, matching: query).map(\.id).sorted() == expected)
@@ -38,13 +44,19 @@ struct PostgresKindChangeTests {
 
     @Test func aCountAfterAnotherContextStoredANewKindAnswersAsSwift() async throws {
         let (reader, writer) = try await contexts()
-        defer { reader.close(); writer.close() }
+        defer {
+            reader.close()
+            writer.close()
+        }
         #expect(try await reader.count(FixtureNoteEntity.self, matching: .compare("body", .less, .string("f"))) == 1)
     }
 
     @Test func aDeleteAfterAnotherContextStoredANewKindRemovesOnlyWhatSwiftSelects() async throws {
         let (reader, writer) = try await contexts()
-        defer { reader.close(); writer.close() }
+        defer {
+            reader.close()
+            writer.close()
+        }
         try await reader.delete(FixtureNoteEntity.self, matching: .compare("body", .less, .string("f")))
         #expect(try await writer.fetchAll(FixtureNoteEntity.self).map(\.id).sorted() == ["accent", "g"])
     }

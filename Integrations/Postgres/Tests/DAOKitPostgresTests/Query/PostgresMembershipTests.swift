@@ -1,8 +1,9 @@
 import DAOKit
 import DAOKitSQL
-@testable import DAOKitPostgres
 import Foundation
 import Testing
+
+@testable import DAOKitPostgres
 
 /// `list.contains($0.field)` as one `text[]` parameter per kind of constant, however long the list:
 /// exact for every kind SQL compares, and quick at a hundred thousand constants — also once the
@@ -35,7 +36,9 @@ struct PostgresMembershipTests {
                 #expect(try await context.count(Item.self, matching: filter) == expected, "\(filter.field)")
                 counting.append(start.duration(to: .now))
                 start = ContinuousClock.now
-                #expect(try await context.fetch(Item.self, matching: StorageQuery(filter: filter)).count == expected, "\(filter.field)")
+                #expect(
+                    try await context.fetch(Item.self, matching: StorageQuery(filter: filter)).count == expected,
+                    "\(filter.field)")
                 fetching.append(start.duration(to: .now))
             }
             // The quickest run of each kind says what the query costs, whatever else loads the
@@ -52,15 +55,19 @@ struct PostgresMembershipTests {
         defer { context.close() }
         let tokens = (0..<4).map { UUID(uuidString: "00000000-0000-0000-0000-00000000000\($0)")! }
         let items = (0..<12).map { index in
-            Item(id: index, number: index, plain: index % 4, label: "l\(index % 5)", ratio: [-0.0, 0.5, 2, 1e300][index % 4],
-                 date: Date(timeIntervalSinceReferenceDate: Double(index % 3) * 1.5), token: tokens[index % 4],
-                 flag: index % 2 == 0, note: index % 3 == 0 ? nil : "n\(index % 2)")
+            Item(
+                id: index, number: index, plain: index % 4, label: "l\(index % 5)",
+                ratio: [-0.0, 0.5, 2, 1e300][index % 4],
+                date: Date(timeIntervalSinceReferenceDate: Double(index % 3) * 1.5), token: tokens[index % 4],
+                flag: index % 2 == 0, note: index % 3 == 0 ? nil : "n\(index % 2)")
         }
         try await context.save(items, mode: .upsert)
         let filters: [StorageFilter] = [
             .isIn("number", [.int(1), .int(5), .double(7), .double(7.5), .uint(11)]),
             .isIn("ratio", [.double(0), .int(2), .double(3)]),
-            .isIn("date", [.date(Date(timeIntervalSinceReferenceDate: 1.5)), .date(Date(timeIntervalSinceReferenceDate: 9))]),
+            .isIn(
+                "date",
+                [.date(Date(timeIntervalSinceReferenceDate: 1.5)), .date(Date(timeIntervalSinceReferenceDate: 9))]),
             .isIn("token", [.uuid(tokens[1]), .uuid(tokens[3])]),
             .isIn("flag", [.bool(true)]),
             .isIn("note", [.null, .string("n1")]),
@@ -80,7 +87,8 @@ struct PostgresMembershipTests {
     @Test func aMembershipOnAnIndexedFieldUsesItsIndex() async throws {
         let context = try TestServer.context()
         defer { context.close() }
-        try await context.save((0..<300).map { Item(id: $0, number: $0, plain: $0, label: "label \($0)") }, mode: .upsert)
+        try await context.save(
+            (0..<300).map { Item(id: $0, number: $0, plain: $0, label: "label \($0)") }, mode: .upsert)
         let filters: [StorageFilter] = [
             .isIn("number", (0..<40).map { .int(Int64($0 * 7)) }),
             .isIn("label", (0..<20).map { .string("label \($0 * 7)") }),  // one by one, through the index
@@ -98,7 +106,7 @@ extension StorageFilter {
     /// The field a membership or comparison names, for messages.
     fileprivate var field: String {
         switch self {
-        case let .isIn(field, _), let .compare(field, _, _): return "\(field)"
+        case .isIn(let field, _), .compare(let field, _, _): return "\(field)"
         default: return "\(self)"
         }
     }

@@ -1,10 +1,11 @@
 import DAOKit
 import DAOKitPostgresTestSupport
-@testable import DAOKitPostgres
 import DAOKitTesting
 import Foundation
 import PostgresNIO
 import Testing
+
+@testable import DAOKitPostgres
 
 /// Queries run as named prepared statements, kept per connection: prepared once, bounded, prepared
 /// again when the server lost them, forgotten with their connection, and failing as every other
@@ -13,8 +14,10 @@ import Testing
 struct PreparedStatementsTests {
     /// The statements prepared in `connection`'s session, as the server lists them.
     private func serverCount(on connection: PostgresConnection) async throws -> Int {
-        for try await count in try await connection.query("SELECT count(*) FROM pg_prepared_statements", logger: TestServer.logger)
-            .decode(Int.self) { return count }
+        for try await count in try await connection.query(
+            "SELECT count(*) FROM pg_prepared_statements", logger: TestServer.logger
+        )
+        .decode(Int.self) { return count }
         return -1
     }
 
@@ -44,12 +47,16 @@ struct PreparedStatementsTests {
             for number in 0...limit {
                 // Statement 0 is used again before each new one, so it is never the least recent.
                 #expect(try await texts("SELECT $1::text || ' 0'", "s", on: connection) == ["s 0"])
-                if number > 0 { #expect(try await texts("SELECT $1::text || ' \(number)'", "s", on: connection) == ["s \(number)"]) }
+                if number > 0 {
+                    #expect(try await texts("SELECT $1::text || ' \(number)'", "s", on: connection) == ["s \(number)"])
+                }
             }
             #expect(try await serverCount(on: connection) == limit)
             #expect(PreparedStatements.count(on: connection) == limit)
             // Statement 1 was evicted, and the server no longer has it; asking for it prepares it again.
-            let names = try await connection.query("SELECT statement FROM pg_prepared_statements", logger: TestServer.logger).decode(String.self)
+            let names = try await connection.query(
+                "SELECT statement FROM pg_prepared_statements", logger: TestServer.logger
+            ).decode(String.self)
             var statements: [String] = []
             for try await statement in names { statements.append(statement) }
             #expect(statements.contains("SELECT $1::text || ' 0'"))
@@ -82,10 +89,12 @@ struct PreparedStatementsTests {
 
     @Test func aServerErrorInAPreparedStatementNamesItsSQLStateAndLeavesTheSessionUsable() async throws {
         try await TestServer.withConnection { (connection: PostgresConnection) async throws in
-            let error = try #require(await #expect(throws: (any Error).self) {
-                _ = try await texts("SELECT (1 / length($1::text))::text", "", on: connection)
-            })
-            #expect(PostgresFailure.detail(of: error).contains("SQLSTATE 22012"), "\(PostgresFailure.detail(of: error))")
+            let error = try #require(
+                await #expect(throws: (any Error).self) {
+                    _ = try await texts("SELECT (1 / length($1::text))::text", "", on: connection)
+                })
+            #expect(
+                PostgresFailure.detail(of: error).contains("SQLSTATE 22012"), "\(PostgresFailure.detail(of: error))")
             #expect(!PostgresFailure.endsTheSession(error))
             #expect(try await texts("SELECT (1 / length($1::text))::text", "a", on: connection) == ["1"])
         }
@@ -93,10 +102,12 @@ struct PreparedStatementsTests {
 
     @Test func aStatementThatNoLongerParsesFailsWithoutBeingKept() async throws {
         try await TestServer.withConnection { (connection: PostgresConnection) async throws in
-            let error = try #require(await #expect(throws: (any Error).self) {
-                _ = try await texts("SELECT $1::text FROM no_such_table", "a", on: connection)
-            })
-            #expect(PostgresFailure.detail(of: error).contains("SQLSTATE 42P01"), "\(PostgresFailure.detail(of: error))")
+            let error = try #require(
+                await #expect(throws: (any Error).self) {
+                    _ = try await texts("SELECT $1::text FROM no_such_table", "a", on: connection)
+                })
+            #expect(
+                PostgresFailure.detail(of: error).contains("SQLSTATE 42P01"), "\(PostgresFailure.detail(of: error))")
             #expect(PreparedStatements.count(on: connection) == 0)
             #expect(try await serverCount(on: connection) == 0)
         }
@@ -104,18 +115,22 @@ struct PreparedStatementsTests {
 
     @Test func aQueryThatTimesOutIsAStorageErrorSayingSoAndTheNextOneAnswers() async throws {
         let schema = TestServer.freshSchema()
-        let context = PostgresStorageContext(configuration: try TestServer.configuration(schema: schema, statementTimeout: .seconds(1)))
+        let context = PostgresStorageContext(
+            configuration: try TestServer.configuration(schema: schema, statementTimeout: .seconds(1)))
         defer { context.close() }
         let notes = (0..<5).map { FixtureNoteEntity(id: "n\($0)", body: "b\($0 % 2)") }
         try await context.save(notes, mode: .upsert)
         let query = StorageQuery(filter: .compare("body", .equal, .string("b1")))
         #expect(try await context.fetch(FixtureNoteEntity.self, matching: query).map(\.id).sorted() == ["n1", "n3"])
         let error = try await TestServer.whileLocked(schema: schema, table: FixtureNoteEntity.entityName) { _ in
-            await #expect(throws: StorageError.self) { _ = try await context.fetch(FixtureNoteEntity.self, matching: query) }
+            await #expect(throws: StorageError.self) {
+                _ = try await context.fetch(FixtureNoteEntity.self, matching: query)
+            }
         }
         let timeout = try #require(error)
         #expect(timeout.entityName == FixtureNoteEntity.entityName)
-        #expect(timeout.description.contains("57014") && timeout.description.contains("statement timeout"), "\(timeout)")
+        #expect(
+            timeout.description.contains("57014") && timeout.description.contains("statement timeout"), "\(timeout)")
         #expect(try await context.fetch(FixtureNoteEntity.self, matching: query).map(\.id).sorted() == ["n1", "n3"])
         #expect(try await context.count(FixtureNoteEntity.self, matching: .compare("body", .equal, .string("b0"))) == 3)
     }
@@ -128,10 +143,12 @@ struct PreparedStatementsTests {
         try await context.save(notes, mode: .upsert)
         let query = StorageQuery(filter: .compare("body", .equal, .string("b1")))
         #expect(try await context.fetch(FixtureNoteEntity.self, matching: query).map(\.id).sorted() == ["n1", "n3"])
-        let fetch = try await TestServer.whileLocked(schema: schema, table: FixtureNoteEntity.entityName) { lockHolder in
+        let fetch = try await TestServer.whileLocked(schema: schema, table: FixtureNoteEntity.entityName) {
+            lockHolder in
             // A task of its own, not `async let`: see PostgresFailureTests' dropped batch.
             let fetch = Task { try await context.fetch(FixtureNoteEntity.self, matching: query).map(\.id) }
-            let waiting = try await TestServer.waitForBlockedBackend(lockHolder, schema: schema, table: FixtureNoteEntity.entityName)
+            let waiting = try await TestServer.waitForBlockedBackend(
+                lockHolder, schema: schema, table: FixtureNoteEntity.entityName)
             try await lockHolder.query("SELECT pg_terminate_backend(\(Int32(waiting)))", logger: TestServer.logger)
             return fetch
         }

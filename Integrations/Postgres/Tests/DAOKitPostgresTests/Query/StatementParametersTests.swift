@@ -1,19 +1,23 @@
 import DAOKit
 import DAOKitSQL
-@testable import DAOKitPostgres
 import Testing
+
+@testable import DAOKitPostgres
 
 /// The parameters a translation binds are exactly those its SQL uses, numbered in order and typed
 /// in the SQL: what a named prepared statement, which counts and types its parameters from the
 /// SQL alone, needs.
 @Suite("Postgres statement parameters")
 struct StatementParametersTests {
-    private let kinds: [String: Set<JSONRecord.FieldKind>] = ["a": [.asciiString], "b": [.asciiString], "n": [.integer], "flag": [.bool]]
+    private let kinds: [String: Set<JSONRecord.FieldKind>] = [
+        "a": [.asciiString], "b": [.asciiString], "n": [.integer], "flag": [.bool],
+    ]
 
     /// The translation's condition and how many parameters it bound.
     private func translate(_ filter: StorageFilter) -> (condition: String?, count: Int) {
-        let translation = PostgresQueryTranslation(StorageQuery(filter: filter), dialect: PostgresDialect(kinds: kinds),
-                                                   parameters: StatementParameters())
+        let translation = PostgresQueryTranslation(
+            StorageQuery(filter: filter), dialect: PostgresDialect(kinds: kinds),
+            parameters: StatementParameters())
         return (translation.condition, translation.parameters.count)
     }
 
@@ -31,15 +35,20 @@ struct StatementParametersTests {
     }
 
     @Test func everyPlaceholderIsNumberedInOrderAndTypedInTheSQL() throws {
-        let (condition, count) = translate(.and([.compare("a", .equal, .string("x")), .compare("n", .greater, .int(3)),
-                                                 .isIn("b", [.string("y"), .string("z")])]))
+        let (condition, count) = translate(
+            .and([
+                .compare("a", .equal, .string("x")), .compare("n", .greater, .int(3)),
+                .isIn("b", [.string("y"), .string("z")]),
+            ]))
         let sql = try #require(condition)
         #expect(count == 4)
         // A string's constant is named twice (its prefix narrows, the whole value decides).
         var firstAppearances: [Int] = []
         for number in placeholders(in: sql) where !firstAppearances.contains(number) { firstAppearances.append(number) }
         #expect(firstAppearances == [1, 2, 3, 4], "\(sql)")
-        #expect(sql.contains("$1::text") && sql.contains("$2::text::numeric") && sql.contains("$3::text") && sql.contains("$4::text"), "\(sql)")
+        #expect(
+            sql.contains("$1::text") && sql.contains("$2::text::numeric") && sql.contains("$3::text")
+                && sql.contains("$4::text"), "\(sql)")
     }
 
     @Test func aMembershipOfManyConstantsBindsOneListPerKind() throws {
@@ -52,7 +61,8 @@ struct StatementParametersTests {
     }
 
     @Test func aMembershipDroppedForOneUntranslatableValueLeavesNoParameterBehind() throws {
-        let (condition, count) = translate(.and([.isIn("b", [.string("y"), .string("é")]), .compare("a", .equal, .string("x"))]))
+        let (condition, count) = translate(
+            .and([.isIn("b", [.string("y"), .string("é")]), .compare("a", .equal, .string("x"))]))
         let sql = try #require(condition)
         #expect(count == 1)
         #expect(Set(placeholders(in: sql)) == [1], "\(sql)")
@@ -68,13 +78,17 @@ struct StatementParametersTests {
         var parameters = StatementParameters()
         #expect(parameters.append(texts: ["a\u{10FFFF}", "b\"c", "d\\e"]) == "$1::text::text[]")
         #expect(parameters.preparedValues.first?.string == #"{"a\#u{10FFFF}","b\"c","d\\e"}"#)
-        #expect(parameters.append(texts: [""]) == "$2::text::text[]", "one empty text, which string_to_array reads as none")
+        #expect(
+            parameters.append(texts: [""]) == "$2::text::text[]", "one empty text, which string_to_array reads as none")
         #expect(parameters.preparedValues.last?.string == #"{""}"#)
     }
 
     @Test func aNegationOfAnInexactPartLeavesNoParameterBehind() throws {
-        let (condition, count) = translate(.and([.not(.and([.compare("a", .equal, .string("x")), .hasPrefix("b", "p")])),
-                                                 .compare("b", .notEqual, .string("q"))]))
+        let (condition, count) = translate(
+            .and([
+                .not(.and([.compare("a", .equal, .string("x")), .hasPrefix("b", "p")])),
+                .compare("b", .notEqual, .string("q")),
+            ]))
         let sql = try #require(condition)
         #expect(count == 1)
         #expect(placeholders(in: sql) == [1], "\(sql)")

@@ -1,9 +1,10 @@
 import DAOKit
 import DAOKitSQL
-@testable import DAOKitPostgres
 import Foundation
 import PostgresNIO
 import Testing
+
+@testable import DAOKitPostgres
 
 /// Ids and indexed strings of any length, as every other context stores them: the primary key is
 /// the key's SHA-256 and an index holds a string's first characters (see `PostgresSchema.swift`),
@@ -56,7 +57,8 @@ struct PostgresLongValuesTests {
             StorageQuery(filter: .compare("title", .equal, .string(long + "b"))),
             StorageQuery(filter: .compare("title", .less, .string(long + "b"))),
             StorageQuery(filter: .compare("title", .greaterOrEqual, .string(long + "a"))),
-            StorageQuery(filter: .and([.compare("folder", .equal, .string(long)), .compare("title", .greater, .string(long))])),
+            StorageQuery(
+                filter: .and([.compare("folder", .equal, .string(long)), .compare("title", .greater, .string(long))])),
             StorageQuery(filter: .isIn("title", [.string(long), .string(long + "b"), .string("absent")])),
             StorageQuery(sort: [StorageSortKey("title", order: .reverse)]),
             StorageQuery(sort: [StorageSortKey("folder"), StorageSortKey("title")], limit: 3),
@@ -75,7 +77,8 @@ struct PostgresLongValuesTests {
     @Test func equalityRangeAndMembershipOnAnIndexedStringUseItsIndex() async throws {
         let context = try TestServer.context()
         defer { context.close() }
-        try await context.save((0..<200).map { Document(id: "\($0)", title: "title \($0)", folder: "folder \($0 % 5)") }, mode: .upsert)
+        try await context.save(
+            (0..<200).map { Document(id: "\($0)", title: "title \($0)", folder: "folder \($0 % 5)") }, mode: .upsert)
         let filters: [StorageFilter] = [
             .compare("title", .equal, .string("title 7")),
             .compare("title", .less, .string("title 2")),
@@ -84,21 +87,27 @@ struct PostgresLongValuesTests {
         ]
         for filter in filters {
             for generic in [false, true] {
-                let plan = try await context.plan(of: StorageQuery(filter: filter), for: Document.self, generic: generic)
+                let plan = try await context.plan(
+                    of: StorageQuery(filter: filter), for: Document.self, generic: generic)
                 #expect(plan.contains { $0.contains("daokit_p0_") }, "\(filter), generic: \(generic): \(plan)")
             }
         }
         // Sorted by the index, a page needs no full sort.
-        let page = try await context.plan(of: StorageQuery(filter: .compare("folder", .equal, .string("folder 1")),
-                                                           sort: [StorageSortKey("title")], limit: 5), for: Document.self)
+        let page = try await context.plan(
+            of: StorageQuery(
+                filter: .compare("folder", .equal, .string("folder 1")),
+                sort: [StorageSortKey("title")], limit: 5), for: Document.self)
         #expect(page.contains { $0.contains("daokit_p1_") }, "\(page)")
         // A read by id goes through the primary key.
         let table = "\"\(context.schema)\".\"Document\""
         let byID = try await TestServer.withConnection { connection in
             try await connection.query("SET enable_seqscan = off", logger: TestServer.logger)
             var lines: [String] = []
-            let explain = PostgresQuery(unsafeSQL: "EXPLAIN SELECT record FROM \(table) WHERE " + PostgresSchema.keyIs("'7'::text"))
-            for try await line in try await connection.query(explain, logger: TestServer.logger).decode(String.self) { lines.append(line) }
+            let explain = PostgresQuery(
+                unsafeSQL: "EXPLAIN SELECT record FROM \(table) WHERE " + PostgresSchema.keyIs("'7'::text"))
+            for try await line in try await connection.query(explain, logger: TestServer.logger).decode(String.self) {
+                lines.append(line)
+            }
             return lines
         }
         #expect(byID.contains { $0.contains("Document_pkey") }, "\(byID)")
@@ -106,7 +115,8 @@ struct PostgresLongValuesTests {
 
     @Test func aStoreOfTheEarlierLayoutIsMigratedOnFirstUseAndKeepsItsRecords() async throws {
         let schema = TestServer.freshSchema()
-        let oldIndex = "daokit_i0_" + String(PostgresSchema.stableHash(schema + "\u{0}" + Document.entityName), radix: 16)
+        let oldIndex =
+            "daokit_i0_" + String(PostgresSchema.stableHash(schema + "\u{0}" + Document.entityName), radix: 16)
         // The earlier layout, as a context of the previous version left it.
         try await TestServer.withConnection { connection in
             for statement in PostgresSchema.bootstrap(schema: schema) + [
@@ -124,10 +134,14 @@ struct PostgresLongValuesTests {
         }
         let context = try TestServer.context(schema: schema)
         defer { context.close() }
-        #expect(try await context.fetch(Document.self, id: "old-2") == Document(id: "old-2", title: "second", folder: "f"))
+        #expect(
+            try await context.fetch(Document.self, id: "old-2") == Document(id: "old-2", title: "second", folder: "f"))
         let long = Document(id: Self.megabyte, title: String(repeating: "t", count: 1_000_000), folder: "f")
         try await context.save([long], mode: .upsert)
-        #expect(try await context.fetch(Document.self, matching: StorageQuery(filter: .compare("title", .equal, .string(long.title)))) == [long])
+        #expect(
+            try await context.fetch(
+                Document.self, matching: StorageQuery(filter: .compare("title", .equal, .string(long.title)))) == [long]
+        )
         let duplicate = try await #require(throws: StorageError.self) {
             try await context.save([Document(id: "old-1", title: "again", folder: "f")], mode: .insert)
         }
@@ -135,8 +149,9 @@ struct PostgresLongValuesTests {
         #expect(try await context.count(Document.self) == 3)
         let indexes = try await TestServer.withConnection { connection in
             var names: [String] = []
-            let rows = try await connection.query(PostgresQuery(unsafeSQL: "SELECT indexname::text FROM pg_indexes WHERE schemaname = '\(schema)'"),
-                                                  logger: TestServer.logger)
+            let rows = try await connection.query(
+                PostgresQuery(unsafeSQL: "SELECT indexname::text FROM pg_indexes WHERE schemaname = '\(schema)'"),
+                logger: TestServer.logger)
             for try await name in rows.decode(String.self) { names.append(name) }
             return names
         }

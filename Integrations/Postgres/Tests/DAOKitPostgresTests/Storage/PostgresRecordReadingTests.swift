@@ -24,7 +24,10 @@ struct PostgresRecordReadingTests {
         let readable = try await context.fetchReadable(FixtureNoteEntity.self)
         #expect(readable.values.sorted { $0.id < $1.id } == [note, plain])
         #expect(readable.failures.isEmpty)
-        #expect(try await context.fetch(FixtureNoteEntity.self, matching: StorageQuery()).sorted { $0.id < $1.id } == [note, plain])
+        #expect(
+            try await context.fetch(FixtureNoteEntity.self, matching: StorageQuery()).sorted { $0.id < $1.id } == [
+                note, plain,
+            ])
     }
 
     @Test func anUndecodableRecordIsReportedUnderItsSavedKeyByFetchReadable() async throws {
@@ -49,14 +52,17 @@ struct PostgresRecordReadingTests {
 
         let all = try await #require(throws: StorageError.self) { try await context.fetchAll(LabelEntity.self) }
         #expect(all.key == Self.badKey && all.kind == .decodingFailed, "\(all)")
-        let byID = try await #require(throws: StorageError.self) { try await context.fetch(LabelEntity.self, id: Self.badKey) }
+        let byID = try await #require(throws: StorageError.self) {
+            try await context.fetch(LabelEntity.self, id: Self.badKey)
+        }
         #expect(byID.key == Self.badKey && byID.kind == .decodingFailed, "\(byID)")
         let queried = try await #require(throws: StorageError.self) {
             try await context.fetch(LabelEntity.self, matching: StorageQuery(limit: 10))
         }
         #expect(queried.key == Self.badKey && queried.kind == .decodingFailed, "\(queried)")
-        #expect(try await context.fetch(LabelEntity.self, id: "good") == LabelEntity(id: "good", count: 1),
-                "the record that decodes still reads by id")
+        #expect(
+            try await context.fetch(LabelEntity.self, id: "good") == LabelEntity(id: "good", count: 1),
+            "the record that decodes still reads by id")
     }
 
     /// A key that is stored escaped (NUL, the escape mark), so an error naming it shows the

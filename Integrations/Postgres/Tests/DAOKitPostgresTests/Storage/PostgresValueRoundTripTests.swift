@@ -1,8 +1,9 @@
 import DAOKit
 import DAOKitSQL
-@testable import DAOKitPostgres
 import Foundation
 import Testing
+
+@testable import DAOKitPostgres
 
 /// Floating-point values at their edges — -0.0, NaN, the infinities — in `Double`, `Float`, `Date`
 /// and `Date?` fields, plain, indexed and nested, read back as stored through every path: `jsonb`
@@ -13,9 +14,12 @@ struct PostgresValueRoundTripTests {
 
     /// One gauge per edge value, in every field.
     static let gauges = edges.enumerated().map { index, value in
-        Gauge(id: index, real: value, indexedReal: value, single: Float(value), date: Date(timeIntervalSinceReferenceDate: value),
-              indexedDate: Date(timeIntervalSinceReferenceDate: value), maybeDate: Date(timeIntervalSinceReferenceDate: value),
-              nested: value.isFinite ? [value, -0.0] : [-0.0])  // a nested NaN is no JSON: refused on every SQL context
+        Gauge(
+            id: index, real: value, indexedReal: value, single: Float(value),
+            date: Date(timeIntervalSinceReferenceDate: value),
+            indexedDate: Date(timeIntervalSinceReferenceDate: value),
+            maybeDate: Date(timeIntervalSinceReferenceDate: value),
+            nested: value.isFinite ? [value, -0.0] : [-0.0])  // a nested NaN is no JSON: refused on every SQL context
     }
 
     @Test func edgeValuesReadBackAsStoredThroughPersistReadAndQuery() async throws {
@@ -30,7 +34,9 @@ struct PostgresValueRoundTripTests {
         let all = try await dao.read(sortedBy: [SortDescriptor(\.id)])
         #expect(all.count == Self.gauges.count && zip(all, Self.gauges).allSatisfy { $0.isIdentical(to: $1) }, "\(all)")
         let queried = try await dao.read(where: #Predicate { $0.id >= 0 }, sortedBy: [SortDescriptor(\.id)])
-        #expect(queried.count == Self.gauges.count && zip(queried, Self.gauges).allSatisfy { $0.isIdentical(to: $1) }, "\(queried)")
+        #expect(
+            queried.count == Self.gauges.count && zip(queried, Self.gauges).allSatisfy { $0.isIdentical(to: $1) },
+            "\(queried)")
     }
 
     @Test func aNaNDateIsNotNil() async throws {
@@ -54,7 +60,9 @@ struct PostgresValueRoundTripTests {
         #expect(try await context.translation(of: zero, for: Gauge.self).isExact)
         let zeros = try await context.fetch(Gauge.self, matching: zero)
         #expect(zeros.map(\.id) == [0, 4], "-0.0 == 0 as in Swift")
-        #expect(zeros.first?.indexedReal.sign == .minus && zeros.first?.indexedDate.timeIntervalSinceReferenceDate.sign == .minus)
+        #expect(
+            zeros.first?.indexedReal.sign == .minus
+                && zeros.first?.indexedDate.timeIntervalSinceReferenceDate.sign == .minus)
         let below = StorageQuery(filter: .compare("indexedDate", .less, .date(Date(timeIntervalSinceReferenceDate: 0))))
         #expect(try await context.translation(of: below, for: Gauge.self).isExact)
         #expect(try await context.fetch(Gauge.self, matching: below).isEmpty, "-0.0 is not below 0, as in Swift")

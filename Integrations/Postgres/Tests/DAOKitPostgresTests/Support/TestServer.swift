@@ -2,8 +2,8 @@ import DAOKit
 import DAOKitPostgres
 import Foundation
 import Logging
-import PostgresNIO
 import NIOPosix
+import PostgresNIO
 import Testing
 
 /// The throwaway server `Scripts/with-throwaway-server.sh` started, read from the environment.
@@ -21,13 +21,17 @@ enum TestServer {
     }
 
     static func variable(_ name: String) throws -> String {
-        guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { throw Missing(variable: name) }
+        guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
+            throw Missing(variable: name)
+        }
         return value
     }
 
     /// The server's configuration, in a fresh schema unless one is given.
-    static func configuration(schema: String = freshSchema(), password: String? = nil,
-                              statementTimeout: Duration? = nil) throws -> PostgresStorageContext.Configuration {
+    static func configuration(
+        schema: String = freshSchema(), password: String? = nil,
+        statementTimeout: Duration? = nil
+    ) throws -> PostgresStorageContext.Configuration {
         guard let port = Int(try variable("DAOKIT_PG_PORT")) else { throw Missing(variable: "DAOKIT_PG_PORT") }
         return PostgresStorageContext.Configuration(
             host: try variable("DAOKIT_PG_HOST"), port: port, username: try variable("DAOKIT_PG_USER"),
@@ -49,8 +53,9 @@ enum TestServer {
     static func connect() async throws -> PostgresConnection {
         let configuration = try configuration()
         return try await PostgresConnection.connect(
-            configuration: .init(host: configuration.host, port: configuration.port, username: configuration.username,
-                                 password: configuration.password, database: configuration.database, tls: .disable),
+            configuration: .init(
+                host: configuration.host, port: configuration.port, username: configuration.username,
+                password: configuration.password, database: configuration.database, tls: .disable),
             id: 1, logger: Logger(label: "tests", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 
@@ -73,18 +78,23 @@ extension TestServer {
 
     /// A loopback port nothing listens on: bound and released, so the kernel just gave it out.
     static func closedPort() throws -> Int {
-        let socket = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
+        let socket = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0)
+            .wait()
         let port = socket.localAddress!.port!
         try socket.close().wait()
         return port
     }
 
     /// Runs `body` while another connection holds an exclusive lock on a table, then releases it.
-    static func whileLocked<T: Sendable>(schema: String, table: String,
-                                         _ body: (PostgresConnection) async throws -> T) async throws -> T {
+    static func whileLocked<T: Sendable>(
+        schema: String, table: String,
+        _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
         try await withConnection { connection in
             try await connection.query("BEGIN", logger: logger)
-            try await connection.query(PostgresQuery(unsafeSQL: "LOCK TABLE \"\(schema)\".\"\(table)\" IN ACCESS EXCLUSIVE MODE"), logger: logger)
+            try await connection.query(
+                PostgresQuery(unsafeSQL: "LOCK TABLE \"\(schema)\".\"\(table)\" IN ACCESS EXCLUSIVE MODE"),
+                logger: logger)
             do {
                 let result = try await body(connection)
                 try await connection.query("ROLLBACK", logger: logger)
@@ -99,10 +109,13 @@ extension TestServer {
     /// The process id of a backend waiting for the lock on the table, once there is one (polled:
     /// it appears when the other task's statement reaches the server). Other tests' backends,
     /// which wait for other tables, are never chosen.
-    static func waitForBlockedBackend(_ connection: PostgresConnection, schema: String, table: String) async throws -> Int {
+    static func waitForBlockedBackend(_ connection: PostgresConnection, schema: String, table: String) async throws
+        -> Int
+    {
         let relation = "\"\(schema)\".\"\(table)\""
         for _ in 0..<2_000 {
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT pid FROM pg_locks WHERE relation = \(relation)::regclass AND NOT granted
                 """, logger: logger)
             for try await pid in rows.decode(Int.self) { return pid }

@@ -38,13 +38,15 @@ struct WriterProcess {
 
     /// The executable `swift build`/`swift test` put next to the test runner.
     static func executable() throws -> URL {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
         for _ in 0..<6 {
             let candidate = directory.appendingPathComponent("DAOKitPostgresWriter")
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             directory = directory.deletingLastPathComponent()
         }
-        throw TestServer.Missing(variable: "DAOKitPostgresWriter next to \(CommandLine.arguments[0]) (build the package first)")
+        throw TestServer.Missing(
+            variable: "DAOKitPostgresWriter next to \(CommandLine.arguments[0]) (build the package first)")
     }
 
     /// The values of `key=value` pairs in a result line.

@@ -29,7 +29,8 @@ final class InMemoryRecord: ManagedBuffer<InMemoryRecord.Header, StorageValue> {
     }
 
     /// A record of `snapshot` under `key`, carrying a copy of `indexValues`.
-    static func make(key: String, snapshot: any Storable, indexValues: [StorageValue], order: UInt64) -> InMemoryRecord {
+    static func make(key: String, snapshot: any Storable, indexValues: [StorageValue], order: UInt64) -> InMemoryRecord
+    {
         let buffer = create(minimumCapacity: indexValues.count) { _ in
             Header(key: key, snapshot: snapshot, order: order, revision: 0, count: indexValues.count)
         }
@@ -84,7 +85,8 @@ final class InMemoryRecord: ManagedBuffer<InMemoryRecord.Header, StorageValue> {
     /// Replaces the index values in place with `values`, which must be as many.
     func setIndexValues(_ values: [StorageValue]) {
         withUnsafeMutablePointers { header, elements in
-            precondition(values.count == header.pointee.count, "DAOKit internal error: a record's index values change in number")
+            precondition(
+                values.count == header.pointee.count, "DAOKit internal error: a record's index values change in number")
             values.withUnsafeBufferPointer { values in
                 guard let source = values.baseAddress else { return }
                 elements.update(from: source, count: values.count)

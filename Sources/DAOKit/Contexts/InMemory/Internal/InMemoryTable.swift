@@ -1,4 +1,5 @@
 import DAOKitInternals
+
 /// The entities of one entity name in an ``InMemoryStorageContext``, with the indexes their type
 /// declares. Only ever touched under the context's lock; nothing here runs user code (entities'
 /// field values for the indexes are read before the lock is taken), so everything a query does
@@ -41,10 +42,15 @@ package struct InMemoryTable {
 
         /// Adds `snapshot` under `key`, with the values of its indexed fields, both taken over by
         /// the record rather than copied; a new key gets `order`, which then moves on by one.
-        package mutating func add(_ snapshot: consuming any Storable, values: consuming [StorageValue], forKey key: String, order: inout UInt64) {
+        package mutating func add(
+            _ snapshot: consuming any Storable, values: consuming [StorageValue], forKey key: String,
+            order: inout UInt64
+        ) {
             let record = InMemoryRecord.make(key: key, snapshot: snapshot, indexValues: values, order: order)
             let type = ObjectIdentifier(Swift.type(of: record.snapshot))
-            if run?.type == type { run!.count += 1 } else {
+            if run?.type == type {
+                run!.count += 1
+            } else {
                 if let run { table.typeCounts[run.type, default: 0] += run.count }
                 run = (type, 1)
             }
@@ -94,12 +100,16 @@ package struct InMemoryTable {
     ///
     /// Replacing an entity whose indexed fields did not change leaves every index untouched: the
     /// record is updated in place, and entries point to the record.
-    package mutating func store(_ snapshot: any Storable, values: [StorageValue], forKey key: String, order: UInt64) -> (any Storable)? {
+    package mutating func store(_ snapshot: any Storable, values: [StorageValue], forKey key: String, order: UInt64)
+        -> (any Storable)?
+    {
         guard let record = records[key] else {
             count(snapshot, by: 1)
             let record = InMemoryRecord.make(key: key, snapshot: snapshot, indexValues: values, order: order)
             records[key] = record
-            for index in trees.indices where trees[index] != nil { trees[index]!.insert(layout.entry(of: record, in: index)) }
+            for index in trees.indices where trees[index] != nil {
+                trees[index]!.insert(layout.entry(of: record, in: index))
+            }
             return nil
         }
         let old = record.snapshot
@@ -111,8 +121,10 @@ package struct InMemoryTable {
             // Another type with other indexed fields took the name over: the table keeps no
             // index any more (see `dropIndexes`), so no entry points to the record, and a new
             // one, carrying as many values as there are, takes its place.
-            precondition(trees.isEmpty, "DAOKit internal error: a record's index values change in number while indexes are kept")
-            let replacement = InMemoryRecord.make(key: key, snapshot: snapshot, indexValues: values, order: record.order)
+            precondition(
+                trees.isEmpty, "DAOKit internal error: a record's index values change in number while indexes are kept")
+            let replacement = InMemoryRecord.make(
+                key: key, snapshot: snapshot, indexValues: values, order: record.order)
             replacement.revision = record.revision &+ 1
             records[key] = replacement
             return old
@@ -183,7 +195,9 @@ package struct InMemoryTable {
     /// read; a query must too, to answer the same. Empty, without looking at any record, in the
     /// usual case of one type per name.
     func snapshots(notOf type: Any.Type) -> [Selected] {
-        guard typeCounts.count > 1 || (typeCounts.count == 1 && typeCounts[ObjectIdentifier(type)] == nil) else { return [] }
+        guard typeCounts.count > 1 || (typeCounts.count == 1 && typeCounts[ObjectIdentifier(type)] == nil) else {
+            return []
+        }
         return records.values.filter { Swift.type(of: $0.snapshot) != type }.map(Selected.init)
     }
 
@@ -232,7 +246,9 @@ package struct InMemoryTable {
             if record.withIndexValues({ evaluator.matches($0) }) { result.append(record) }
         }
         if !query.sort.isEmpty {
-            result.sort { lhs, rhs in lhs.withIndexValues { left in rhs.withIndexValues { right in evaluator.precedes(left, right) } } }
+            result.sort { lhs, rhs in
+                lhs.withIndexValues { left in rhs.withIndexValues { right in evaluator.precedes(left, right) } }
+            }
         }
         return .answer(result[evaluator.page(ofCount: result.count)].map(Selected.init))
     }
@@ -258,8 +274,9 @@ package struct InMemoryTable {
     package mutating func explain(_ query: StorageQuery, counting: Bool) -> StorageAccess {
         let access = access(for: query)
         guard let plan = access.plan else { return StorageAccess(scansEveryRecord: true) }
-        return StorageAccess(index: layout.indexes[plan.index], scansEveryRecord: false,
-                             countsIndexEntries: counting && access.evaluator != nil && access.isDecidedByIndex)
+        return StorageAccess(
+            index: layout.indexes[plan.index], scansEveryRecord: false,
+            countsIndexEntries: counting && access.evaluator != nil && access.isDecidedByIndex)
     }
 
     /// How a query reads the table: the index range to walk, if one narrows or orders it, and,
@@ -314,7 +331,9 @@ package struct InMemoryTable {
     /// snapshots (which never change once stored): what a ``Selection/candidates`` needs.
     /// - Throws: ``StorageError`` of kind ``StorageError/Kind/encodingFailed`` naming an entity
     ///   whose fields cannot be read.
-    static func evaluate<E: Storable>(_ candidates: [Selected], _ type: E.Type, query: StorageQuery) throws -> [Selected] {
+    static func evaluate<E: Storable>(_ candidates: [Selected], _ type: E.Type, query: StorageQuery) throws
+        -> [Selected]
+    {
         let evaluator = QueryEvaluator(query)
         return try evaluator.select(candidates) { record in
             do {
@@ -328,7 +347,9 @@ package struct InMemoryTable {
     /// A copy of a stored snapshot as `E`, made with `copier`, so that the caller can change it
     /// without changing what is stored.
     /// - Throws: ``StorageError`` of kind ``StorageError/Kind/decodingFailed`` naming the entity.
-    package static func copy<E: Storable>(_ snapshot: any Storable, as type: E.Type, key: String, with copier: EntityMapper) throws -> E {
+    package static func copy<E: Storable>(
+        _ snapshot: any Storable, as type: E.Type, key: String, with copier: EntityMapper
+    ) throws -> E {
         do {
             if let typed = snapshot as? E {
                 return try copier.map(typed, to: E.self)
@@ -358,7 +379,9 @@ package struct InMemoryTable {
 
     /// The ranges of positions `plan` walks, in index order: one, or two around the entries it
     /// skips (``IndexPlan/excluded``).
-    private func ranges(of plan: IndexPlan) -> [(start: SortedChunks<IndexEntry>.Position, end: SortedChunks<IndexEntry>.Position)] {
+    private func ranges(of plan: IndexPlan) -> [(
+        start: SortedChunks<IndexEntry>.Position, end: SortedChunks<IndexEntry>.Position
+    )] {
         let tree = trees[plan.index]!  // built by `access(for:)`, which made the plan
         let start = tree.position { plan.isBelowRange($0) }
         let end = max(start, tree.position { !plan.isAboveRange($0) })
@@ -381,7 +404,7 @@ package struct InMemoryTable {
     static func conjuncts(of filter: StorageFilter?) -> [StorageFilter] {
         switch filter {
         case nil: return []
-        case let .and(filters)?: return filters.flatMap { conjuncts(of: $0) }
+        case .and(let filters)?: return filters.flatMap { conjuncts(of: $0) }
         case let filter?: return [filter]
         }
     }
@@ -423,7 +446,8 @@ package struct IndexLayout: Sendable, Equatable {
         }
         self.fields = fields
         positions = indexes.map { index in
-            index.fields == Array(fields.prefix(index.fields.count)) ? nil : index.fields.map { fields.firstIndex(of: $0)! }
+            index.fields == Array(fields.prefix(index.fields.count))
+                ? nil : index.fields.map { fields.firstIndex(of: $0)! }
         }
         reader = EntityFieldReader(fields: fields)
     }
@@ -433,7 +457,9 @@ package struct IndexLayout: Sendable, Equatable {
     /// answered without comparing field names.
     package static func == (lhs: IndexLayout, rhs: IndexLayout) -> Bool {
         let shared = lhs.indexes.withUnsafeBufferPointer { left in
-            rhs.indexes.withUnsafeBufferPointer { right in left.baseAddress == right.baseAddress && left.count == right.count }
+            rhs.indexes.withUnsafeBufferPointer { right in
+                left.baseAddress == right.baseAddress && left.count == right.count
+            }
         }
         return shared || lhs.indexes == rhs.indexes
     }
@@ -469,7 +495,9 @@ package struct IndexLayout: Sendable, Equatable {
 
     /// What finds the entry `record` has in index `index` when it carries `values` (in ``fields``
     /// order), without the copy of the index's fields that ``entry(of:in:)`` may make.
-    func target(_ values: UnsafeBufferPointer<StorageValue>, of record: InMemoryRecord, in index: Int) -> IndexEntry.Target {
+    func target(_ values: UnsafeBufferPointer<StorageValue>, of record: InMemoryRecord, in index: Int)
+        -> IndexEntry.Target
+    {
         IndexEntry.Target(values: values, fields: positions[index], count: indexes[index].fields.count, record: record)
     }
 
@@ -486,8 +514,8 @@ extension InMemoryTable.Selection<[Selected]> {
     /// - Throws: as ``InMemoryTable/evaluate(_:_:query:)``.
     package func records<E: Storable>(_ type: E.Type, query: StorageQuery) throws -> [Selected] {
         switch self {
-        case let .answer(records): return records
-        case let .candidates(candidates): return try InMemoryTable.evaluate(candidates, E.self, query: query)
+        case .answer(let records): return records
+        case .candidates(let candidates): return try InMemoryTable.evaluate(candidates, E.self, query: query)
         }
     }
 }
@@ -498,8 +526,9 @@ extension InMemoryTable.Selection<Int> {
     /// - Throws: as ``InMemoryTable/evaluate(_:_:query:)``.
     package func count<E: Storable>(_ type: E.Type, filter: StorageFilter) throws -> Int {
         switch self {
-        case let .answer(count): return count
-        case let .candidates(candidates): return try InMemoryTable.evaluate(candidates, E.self, query: StorageQuery(filter: filter)).count
+        case .answer(let count): return count
+        case .candidates(let candidates):
+            return try InMemoryTable.evaluate(candidates, E.self, query: StorageQuery(filter: filter)).count
         }
     }
 }

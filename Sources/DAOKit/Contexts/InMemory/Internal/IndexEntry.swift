@@ -47,12 +47,16 @@ struct IndexEntry: InPlaceComparable {
             let copied = record.withIndexValues { values in
                 // Made at its final size in one allocation (`map` grows its result as it goes).
                 [StorageValue](unsafeUninitializedCapacity: positions.count) { buffer, initialized in
-                    for (slot, position) in positions.enumerated() { (buffer.baseAddress! + slot).initialize(to: values[position]) }
+                    for (slot, position) in positions.enumerated() {
+                        (buffer.baseAddress! + slot).initialize(to: values[position])
+                    }
                     initialized = positions.count
                 }
             }
             self.copied = copied
-            keys = copied.withUnsafeBufferPointer { InlineIndexKeys($0, reordered: nil, count: count, order: record.order) }
+            keys = copied.withUnsafeBufferPointer {
+                InlineIndexKeys($0, reordered: nil, count: count, order: record.order)
+            }
         } else {
             copied = nil
             keys = record.withIndexValues { InlineIndexKeys($0, reordered: nil, count: count, order: record.order) }
@@ -104,7 +108,9 @@ struct IndexEntry: InPlaceComparable {
     /// Whether an index of `count` fields, found at `positions` (`nil`: the first ones), orders
     /// a record carrying `old` and one carrying `new` (both in the record's order) alike: then a
     /// write from one to the other need not touch the record's entry.
-    static func fieldsAreEqual(_ old: UnsafeBufferPointer<StorageValue>, _ new: [StorageValue], fields positions: [Int]?, count: Int) -> Bool {
+    static func fieldsAreEqual(
+        _ old: UnsafeBufferPointer<StorageValue>, _ new: [StorageValue], fields positions: [Int]?, count: Int
+    ) -> Bool {
         new.withUnsafeBufferPointer { new in
             for slot in 0..<count {
                 let position = positions?[slot] ?? slot
@@ -123,15 +129,19 @@ struct IndexEntry: InPlaceComparable {
     static func isBelow(_ lhs: UnsafePointer<IndexEntry>, _ rhs: UnsafePointer<IndexEntry>) -> Bool {
         let (inlineOrder, equalPrefix) = InlineIndexKeys.compare(lhs.pointee.keys, rhs.pointee.keys)
         if inlineOrder != .orderedSame { return inlineOrder == .orderedAscending }
-        return rhs.pointee.withFieldValues { values in precedes(lhs, values, fields: nil, keys: rhs.pointee.keys, from: equalPrefix) }
+        return rhs.pointee.withFieldValues { values in
+            precedes(lhs, values, fields: nil, keys: rhs.pointee.keys, from: equalPrefix)
+        }
     }
 
     /// Whether the entry at `entry` comes before the one whose index fields are read from
     /// `values` at `positions` (`nil`: the first ones) and whose keys are `keys`, the two being
     /// equal in their first `equalPrefix` values.
     @inline(never)
-    private static func precedes(_ entry: UnsafePointer<IndexEntry>, _ values: UnsafeBufferPointer<StorageValue>, fields positions: [Int]?,
-                                 keys: InlineIndexKeys, from equalPrefix: Int) -> Bool {
+    private static func precedes(
+        _ entry: UnsafePointer<IndexEntry>, _ values: UnsafeBufferPointer<StorageValue>, fields positions: [Int]?,
+        keys: InlineIndexKeys, from equalPrefix: Int
+    ) -> Bool {
         let order = entry.pointee.withFieldValues { left in
             for slot in equalPrefix..<Int(keys.count) {
                 let order = IndexOrder.compare(left[slot], values[positions?[slot] ?? slot])
@@ -193,15 +203,18 @@ enum IndexOrder {
     @inline(__always)
     static func compare(_ lhs: StorageValue, _ rhs: StorageValue) -> ComparisonResult {
         switch lhs {
-        case let .int(a):
-            if case let .int(b) = rhs { return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending) }
-        case let .date(a):
+        case .int(let a):
+            if case .int(let b) = rhs {
+                return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
+            }
+        case .date(let a):
             // A NaN date is neither less, equal nor greater: `compareAnyKinds` places it.
-            if case let .date(b) = rhs, !a.timeIntervalSinceReferenceDate.isNaN, !b.timeIntervalSinceReferenceDate.isNaN {
+            if case .date(let b) = rhs, !a.timeIntervalSinceReferenceDate.isNaN, !b.timeIntervalSinceReferenceDate.isNaN
+            {
                 return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
             }
-        case let .bool(a):
-            if case let .bool(b) = rhs { return a == b ? .orderedSame : (a ? .orderedDescending : .orderedAscending) }
+        case .bool(let a):
+            if case .bool(let b) = rhs { return a == b ? .orderedSame : (a ? .orderedDescending : .orderedAscending) }
         default:
             break
         }
@@ -212,9 +225,10 @@ enum IndexOrder {
     private static func compareAnyKinds(_ lhs: StorageValue, _ rhs: StorageValue) -> ComparisonResult {
         if let order = StorageValue.compare(lhs, rhs) { return order }
         switch (lhs, rhs) {
-        case let (.url(a), .url(b)): return order(a.absoluteString, b.absoluteString)
-        case let (.data(a), .data(b)):
-            return a.lexicographicallyPrecedes(b) ? .orderedAscending : (b.lexicographicallyPrecedes(a) ? .orderedDescending : .orderedSame)
+        case (.url(let a), .url(let b)): return order(a.absoluteString, b.absoluteString)
+        case (.data(let a), .data(let b)):
+            return a.lexicographicallyPrecedes(b)
+                ? .orderedAscending : (b.lexicographicallyPrecedes(a) ? .orderedDescending : .orderedSame)
         default:
             let (left, right) = (nanAware(lhs), nanAware(rhs))
             if left != right { return left < right ? .orderedAscending : .orderedDescending }
@@ -225,8 +239,8 @@ enum IndexOrder {
     /// The rank of a value's kind; a NaN number ranks just after the numbers, a NaN date just
     /// after the dates.
     private static func nanAware(_ value: StorageValue) -> Double {
-        if case let .double(d) = value, d.isNaN { return Double(value.kind) + 0.5 }
-        if case let .date(d) = value, d.timeIntervalSinceReferenceDate.isNaN { return Double(value.kind) + 0.5 }
+        if case .double(let d) = value, d.isNaN { return Double(value.kind) + 0.5 }
+        if case .date(let d) = value, d.timeIntervalSinceReferenceDate.isNaN { return Double(value.kind) + 0.5 }
         switch value {
         case .int, .uint, .double: return 3  // numbers compare with each other; one rank
         default: return Double(value.kind)
@@ -246,8 +260,8 @@ extension StorageValue {
     var indexEqualityIsExact: Bool {
         switch self {
         case .null, .bool, .int, .uint, .string, .uuid, .data: return true
-        case let .double(value): return !value.isNaN
-        case let .date(value): return !value.timeIntervalSinceReferenceDate.isNaN
+        case .double(let value): return !value.isNaN
+        case .date(let value): return !value.timeIntervalSinceReferenceDate.isNaN
         case .url, .decimal: return false
         }
     }

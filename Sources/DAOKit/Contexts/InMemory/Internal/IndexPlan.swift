@@ -45,7 +45,8 @@ struct IndexPlan {
             // The order of a walk: by the fields after those fixed by equalities.
             let ordered = leadingFixed ? 1 : 0
             if query.sort.count == 1, ordered < index.fields.count,
-               query.sort[0].field == index.fields[ordered], query.sort[0].stringComparator == nil {
+                query.sort[0].field == index.fields[ordered], query.sort[0].stringComparator == nil
+            {
                 plan.yieldsSortOrder = true
                 plan.reversed = query.sort[0].order == .reverse
                 score += 1
@@ -71,8 +72,8 @@ struct IndexPlan {
     /// the index's equality is exact for.
     private static func exclusion(_ conjunct: StorageFilter, on field: FieldPath) -> StorageValue? {
         switch conjunct {
-        case let .compare(path, .notEqual, value) where path == field && value.indexEqualityIsExact,
-             let .not(.compare(path, .equal, value)) where path == field && value.indexEqualityIsExact:
+        case .compare(let path, .notEqual, let value) where path == field && value.indexEqualityIsExact,
+            .not(.compare(let path, .equal, let value)) where path == field && value.indexEqualityIsExact:
             return value
         default:
             return nil
@@ -85,7 +86,7 @@ struct IndexPlan {
         guard field < index.fields.count else { return false }
         let path = index.fields[field]
         var fixed = false
-        for case let .compare(conjunctField, comparison, value) in conjuncts where conjunctField == path {
+        for case .compare(let conjunctField, let comparison, let value) in conjuncts where conjunctField == path {
             switch comparison {
             case .equal:
                 tighten(field, lower: value, upper: value)
@@ -116,16 +117,19 @@ struct IndexPlan {
     /// Swift's (``StorageValue/indexEqualityIsExact``).
     func guarantees(_ conjunct: StorageFilter, in layout: IndexLayout) -> Bool {
         let fields = layout.indexes[index].fields
-        if let excluded, let skipped = excluded[excluded.count - 1], let value = Self.exclusion(conjunct, on: fields[excluded.count - 1]),
-           IndexOrder.compare(value, skipped) == .orderedSame {
+        if let excluded, let skipped = excluded[excluded.count - 1],
+            let value = Self.exclusion(conjunct, on: fields[excluded.count - 1]),
+            IndexOrder.compare(value, skipped) == .orderedSame
+        {
             return true  // the walk skips every entry holding the value
         }
-        guard case let .compare(field, .equal, value) = conjunct, value.indexEqualityIsExact else { return false }
+        guard case .compare(let field, .equal, let value) = conjunct, value.indexEqualityIsExact else { return false }
         for position in lower.indices where position < fields.count {
             // Only a field held to one value, after fields all held to one value, has one value
             // in every entry of the range.
             guard let low = lower[position], let high = upper[position],
-                  IndexOrder.compare(low, high) == .orderedSame else { return false }
+                IndexOrder.compare(low, high) == .orderedSame
+            else { return false }
             if fields[position] == field { return IndexOrder.compare(value, low) == .orderedSame }
         }
         return false

@@ -27,7 +27,8 @@ struct InlineIndexKeys {
 
     /// The kind of a kept key; `none` for a value not kept, which compares by its value.
     private enum Kind: UInt8 {
-        case none = 0, int, date, bool
+        case none = 0
+        case int, date, bool
     }
 
     /// The keys of the first `count` of `values` read in the order `positions` gives (`nil`:
@@ -49,11 +50,11 @@ struct InlineIndexKeys {
     @inline(__always)
     private static func key(of value: StorageValue) -> (Kind, UInt64)? {
         switch value {
-        case let .int(number):
+        case .int(let number):
             return (.int, UInt64(bitPattern: number) ^ (1 << 63))
-        case let .bool(flag):
+        case .bool(let flag):
             return (.bool, flag ? 1 : 0)
-        case let .date(date):
+        case .date(let date):
             let seconds = date.timeIntervalSinceReferenceDate
             if seconds.isNaN { return nil }
             // -0.0 and 0.0 are the same date; a negative number's bits order backwards.
@@ -88,7 +89,9 @@ struct InlineIndexKeys {
     /// ``compare(_:_:)`` for entries whose keys differ in kind somewhere: a key decides only up to
     /// the first position where the two are not of one kind.
     @inline(never)
-    private static func compareMixedKinds(_ lhs: InlineIndexKeys, _ rhs: InlineIndexKeys) -> (order: ComparisonResult, equalPrefix: Int) {
+    private static func compareMixedKinds(_ lhs: InlineIndexKeys, _ rhs: InlineIndexKeys) -> (
+        order: ComparisonResult, equalPrefix: Int
+    ) {
         guard lhs.kinds & 0b11 != 0, lhs.kinds & 0b11 == rhs.kinds & 0b11 else { return (.orderedSame, 0) }
         if lhs.first != rhs.first { return (lhs.first < rhs.first ? .orderedAscending : .orderedDescending, 0) }
         // The second kinds differ (the kinds as a whole do): the values decide from there.

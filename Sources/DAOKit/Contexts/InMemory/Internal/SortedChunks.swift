@@ -61,10 +61,11 @@ struct SortedChunks<Element: InPlaceComparable> {
         chunks.reserveCapacity((count + fill - 1) / fill)
         for start in stride(from: 0, to: count, by: fill) {
             let size = Swift.min(fill, count - start)
-            chunks.append([Element](unsafeUninitializedCapacity: size) { buffer, initialized in
-                for offset in 0..<size { (buffer.baseAddress! + offset).initialize(to: element(start + offset)) }
-                initialized = size
-            })
+            chunks.append(
+                [Element](unsafeUninitializedCapacity: size) { buffer, initialized in
+                    for offset in 0..<size { (buffer.baseAddress! + offset).initialize(to: element(start + offset)) }
+                    initialized = size
+                })
         }
         lasts = chunks.map { $0[$0.count - 1] }
         self.count = count
@@ -81,7 +82,9 @@ struct SortedChunks<Element: InPlaceComparable> {
         // The first chunk whose last element is not below `element`, or the last chunk.
         let (chunk, index) = withUnsafePointer(to: element) { element in
             let target = ElementTarget(element: element)
-            return search(for: target) { lasts, chunkCount in min(Self.lowerBound(of: target, in: lasts), chunkCount - 1) }
+            return search(for: target) { lasts, chunkCount in
+                min(Self.lowerBound(of: target, in: lasts), chunkCount - 1)
+            }
         }
         if index == chunks[chunk].count { lasts[chunk] = copy element }  // it goes last
         chunks[chunk].insert(element, at: index)
@@ -137,8 +140,10 @@ struct SortedChunks<Element: InPlaceComparable> {
     /// The arrays are read through buffers taken once: reading a chunk through `chunks[chunk]`
     /// would retain and release its storage around the search, two atomic operations on a cache
     /// line the search itself may not need.
-    private func search(for target: some SortedChunksTarget<Element>,
-                        chunk chooseChunk: (UnsafeBufferPointer<Element>, Int) -> Int) -> (chunk: Int, index: Int) {
+    private func search(
+        for target: some SortedChunksTarget<Element>,
+        chunk chooseChunk: (UnsafeBufferPointer<Element>, Int) -> Int
+    ) -> (chunk: Int, index: Int) {
         lasts.withUnsafeBufferPointer { lasts in
             chunks.withUnsafeBufferPointer { chunks in
                 let chunk = chooseChunk(lasts, chunks.count)
@@ -174,7 +179,9 @@ struct SortedChunks<Element: InPlaceComparable> {
             }
             let finished = chunks[chunk].withUnsafeBufferPointer { elements in
                 if reversed {
-                    for index in stride(from: stop - 1, through: first, by: -1) where !body(elements[index]) { return true }
+                    for index in stride(from: stop - 1, through: first, by: -1) where !body(elements[index]) {
+                        return true
+                    }
                 } else {
                     for index in first..<stop where !body(elements[index]) { return true }
                 }
@@ -189,7 +196,8 @@ struct SortedChunks<Element: InPlaceComparable> {
     /// storage, and the array is not copied, so the chunk stays uniquely referenced for the
     /// insertion that may follow (a copy would make it copy all its elements).
     private static func lowerBound(in elements: UnsafeBufferPointer<Element>, _ isBelow: (Element) -> Bool) -> Int {
-        var low = 0, high = elements.count
+        var low = 0
+        var high = elements.count
         while low < high {
             let middle = (low + high) / 2
             if isBelow(elements[middle]) { low = middle + 1 } else { high = middle }
@@ -200,9 +208,12 @@ struct SortedChunks<Element: InPlaceComparable> {
     /// The first index of `elements` whose element does not come before `target`: ``lowerBound(in:_:)``
     /// comparing in place (``InPlaceComparable``), without a closure between the search and the
     /// comparison (the target's type is known where this is specialized).
-    private static func lowerBound(of target: some SortedChunksTarget<Element>, in elements: UnsafeBufferPointer<Element>) -> Int {
+    private static func lowerBound(
+        of target: some SortedChunksTarget<Element>, in elements: UnsafeBufferPointer<Element>
+    ) -> Int {
         guard let base = elements.baseAddress else { return 0 }
-        var low = 0, high = elements.count
+        var low = 0
+        var high = elements.count
         while low < high {
             let middle = (low + high) / 2
             if target.comesAfter(base + middle) { low = middle + 1 } else { high = middle }

@@ -16,12 +16,14 @@ enum KeyValueRecordFormat {
     private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         return encoder
     }()
     private static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         return decoder
     }()
 
@@ -32,8 +34,9 @@ enum KeyValueRecordFormat {
             // Through the URL-keeping wrapper, so that a relative URL keeps its base.
             return String(decoding: try encoder.encode(URLKeepingEncodable(value: entity)), as: UTF8.self)
         } catch {
-            throw StorageError(.encodingFailed, entityName: E.entityName, key: entity.id.storageKey,
-                               location: location, underlyingError: error)
+            throw StorageError(
+                .encodingFailed, entityName: E.entityName, key: entity.id.storageKey,
+                location: location, underlyingError: error)
         }
     }
 

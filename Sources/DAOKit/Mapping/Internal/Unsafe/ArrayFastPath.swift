@@ -24,7 +24,9 @@ extension MappingDecoder {
 
     /// Decodes the unkeyed node `elements` as `T`, which is `arrayType`: where `T(from: handle)`
     /// would be called, at the same nesting level, with the container that call would get.
-    func decodeArray<T>(_ arrayType: any ReservingArrayDecodable.Type, as type: T.Type, elements: ContainerNode) throws -> T {
+    func decodeArray<T>(_ arrayType: any ReservingArrayDecodable.Type, as type: T.Type, elements: ContainerNode) throws
+        -> T
+    {
         var container = MappingUnkeyedDecodingContainer(decoder: self, node: elements)
         return try Self.decode(arrayType, as: T.self, from: &container)
     }

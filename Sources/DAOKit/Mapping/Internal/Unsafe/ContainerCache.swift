@@ -75,7 +75,8 @@ struct ContainerCache: ~Copyable {
         for node: ContainerNode, keyedBy type: Key.Type, encoder: MappingEncoder
     ) -> KeyedEncodingContainer<Key> {
         guard Self.isSupported else {
-            return KeyedEncodingContainer(MappingKeyedEncodingContainer<Key>(encoder: encoder, cursor: ContainerCursor(node: node)))
+            return KeyedEncodingContainer(
+                MappingKeyedEncodingContainer<Key>(encoder: encoder, cursor: ContainerCursor(node: node)))
         }
         if let slot = freeSlot(for: Key.self) {
             retargetCursor(at: slot, to: node)
@@ -92,7 +93,8 @@ struct ContainerCache: ~Copyable {
         for node: ContainerNode, keyedBy type: Key.Type, decoder: MappingDecoder
     ) -> KeyedDecodingContainer<Key> {
         guard Self.isSupported else {
-            return KeyedDecodingContainer(CursorOwningKeyedDecodingContainer<Key>(decoder: decoder, cursor: ContainerCursor(node: node)))
+            return KeyedDecodingContainer(
+                CursorOwningKeyedDecodingContainer<Key>(decoder: decoder, cursor: ContainerCursor(node: node)))
         }
         if let slot = freeSlot(for: Key.self) {
             retargetCursor(at: slot, to: node)

@@ -90,38 +90,67 @@ enum PrimitiveKind {
     init?<T>(_ type: T.Type) {
         switch MemoryLayout<T>.size {
         case 16:
-            if T.self == String.self { self = .string }
-            else if T.self == URL.self { self = .url }
-            else if T.self == UUID.self { self = .uuid }
-            else if T.self == Data.self { self = .data }
-            else { return nil }
+            if T.self == String.self {
+                self = .string
+            } else if T.self == URL.self {
+                self = .url
+            } else if T.self == UUID.self {
+                self = .uuid
+            } else if T.self == Data.self {
+                self = .data
+            } else {
+                return nil
+            }
         case 8:
-            if T.self == Int.self { self = .int }
-            else if T.self == Double.self { self = .double }
-            else if T.self == Date.self { self = .date }
-            else if T.self == Int64.self { self = .int64 }
-            else if T.self == UInt.self { self = .uint }
-            else if T.self == UInt64.self { self = .uint64 }
-            else { return nil }
+            if T.self == Int.self {
+                self = .int
+            } else if T.self == Double.self {
+                self = .double
+            } else if T.self == Date.self {
+                self = .date
+            } else if T.self == Int64.self {
+                self = .int64
+            } else if T.self == UInt.self {
+                self = .uint
+            } else if T.self == UInt64.self {
+                self = .uint64
+            } else {
+                return nil
+            }
         case 1:
-            if T.self == Bool.self { self = .bool }
-            else if T.self == Int8.self { self = .int8 }
-            else if T.self == UInt8.self { self = .uint8 }
-            else { return nil }
+            if T.self == Bool.self {
+                self = .bool
+            } else if T.self == Int8.self {
+                self = .int8
+            } else if T.self == UInt8.self {
+                self = .uint8
+            } else {
+                return nil
+            }
         case 4:
-            if T.self == Float.self { self = .float }
-            else if T.self == Int32.self { self = .int32 }
-            else if T.self == UInt32.self { self = .uint32 }
-            else if T.self == Int.self { self = .int }
-            else if T.self == UInt.self { self = .uint }
-            else { return nil }
+            if T.self == Float.self {
+                self = .float
+            } else if T.self == Int32.self {
+                self = .int32
+            } else if T.self == UInt32.self {
+                self = .uint32
+            } else if T.self == Int.self {
+                self = .int
+            } else if T.self == UInt.self {
+                self = .uint
+            } else {
+                return nil
+            }
         case 2:
-            if T.self == Int16.self { self = .int16 }
-            else if T.self == UInt16.self { self = .uint16 }
-            else { return nil }
+            if T.self == Int16.self {
+                self = .int16
+            } else if T.self == UInt16.self {
+                self = .uint16
+            } else {
+                return nil
+            }
         case MemoryLayout<Decimal>.size:
-            if T.self == Decimal.self { self = .decimal }
-            else { return nil }
+            if T.self == Decimal.self { self = .decimal } else { return nil }
         default:
             return nil
         }

@@ -28,7 +28,9 @@ import DAOKitInternals
 enum EntityFieldProof {
     /// The reader of `fields` for `Entity`, proven once per process with `sample` (the first
     /// entity that needs it), or `nil` when the rule does not hold.
-    static func reader<Entity: Codable>(for type: Entity.Type, fields: [FieldPath], sample: Entity) -> StoredFieldReader? {
+    static func reader<Entity: Codable>(for type: Entity.Type, fields: [FieldPath], sample: Entity)
+        -> StoredFieldReader?
+    {
         let key = CacheKey(entity: ObjectIdentifier(Entity.self), fields: fields)
         if let known = cache.withLock({ $0[key] }) { return known }
         let proven = prove(Entity.self, fields: fields, sample: sample)
@@ -44,7 +46,9 @@ enum EntityFieldProof {
             guard let leaf = StoredLeaf.leaf(of: Entity.self, named: field.keys) else { return nil }
             leaves.append(leaf)
         }
-        guard let reader = StoredFieldReader(leaves: leaves), let probes = FieldProbes(sample: sample) else { return nil }
+        guard let reader = StoredFieldReader(leaves: leaves), let probes = FieldProbes(sample: sample) else {
+            return nil
+        }
         let extractor = FieldExtractor(fields: fields)
         /// The values both ways, when they are the same.
         func agreed(_ entity: Entity) -> [StorageValue]? {
@@ -56,7 +60,9 @@ enum EntityFieldProof {
         for (position, leaf) in leaves.enumerated() {
             var previous: StorageValue?
             for round in FieldProbes<Entity>.rounds(of: leaf) {
-                guard let entity = probes.entity(setting: leaf, round: round), let values = agreed(entity) else { return nil }
+                guard let entity = probes.entity(setting: leaf, round: round), let values = agreed(entity) else {
+                    return nil
+                }
                 let stored = values[position]
                 // The stored value must follow the probe: a field that ignores what it is given proves nothing.
                 if FieldProbes<Entity>.isNilRound(round, of: leaf) {
@@ -83,6 +89,6 @@ enum EntityFieldProof {
 /// Whether two values are the same case with the same payload; a `Double` by its bits, so that a
 /// `nan` read both ways counts as the same.
 private func identical(_ lhs: StorageValue, _ rhs: StorageValue) -> Bool {
-    if case let .double(a) = lhs, case let .double(b) = rhs { return a.bitPattern == b.bitPattern }
+    if case .double(let a) = lhs, case .double(let b) = rhs { return a.bitPattern == b.bitPattern }
     return lhs == rhs
 }

@@ -29,14 +29,17 @@ struct EnumCases {
     /// case does not encode as one scalar.
     init?(_ type: Any.Type) {
         guard type is any RawRepresentable.Type, let iterable = type as? any CaseIterable.Type,
-              let equatable = type as? any Equatable.Type, type is any Encodable.Type else { return nil }
+            let equatable = type as? any Equatable.Type, type is any Encodable.Type
+        else { return nil }
         func allCases<T: CaseIterable>(_: T.Type) -> [Any] { T.allCases.map { $0 as Any } }
         let cases = allCases(iterable)
         guard !cases.isEmpty, cases.count <= Self.maximumCount else { return nil }
         var json: [Any] = []
         for value in cases {
-            guard let encodable = value as? any Encodable, let scalar = StorageValue(encoding: encodable), !scalar.isNull,
-                  let fragment = Self.jsonFragment(encodable) else { return nil }
+            guard let encodable = value as? any Encodable, let scalar = StorageValue(encoding: encodable),
+                !scalar.isNull,
+                let fragment = Self.jsonFragment(encodable)
+            else { return nil }
             json.append(fragment)
         }
         func equality<T: Equatable>(_: T.Type) -> (Any, Any) -> Bool {
@@ -51,11 +54,14 @@ struct EnumCases {
                 return lhs < rhs
             }
         }
-        let candidates: [Any] = json.allSatisfy { $0 is String }
+        let candidates: [Any] =
+            json.allSatisfy { $0 is String }
             ? ["daokit.probe.outsider", "daokit.probe.outsider.2"] : [987_654_321, -987_654_321, 123_456_789]
-        guard let outsider = candidates.first(where: { candidate in
-            !json.contains { ($0 as? NSObject)?.isEqual(candidate) ?? false }
-        }) else { return nil }
+        guard
+            let outsider = candidates.first(where: { candidate in
+                !json.contains { ($0 as? NSObject)?.isEqual(candidate) ?? false }
+            })
+        else { return nil }
         self.cases = cases
         self.json = json
         self.outsider = outsider
@@ -72,8 +78,12 @@ struct EnumCases {
         var ordered = less != nil
         for i in cases.indices {
             for j in cases.indices {
-                guard equal(cases[i], cases[j]) == (i == j), StorageValue.equal(stored[i], stored[j]) == (i == j) else { return nil }
-                if let less, ordered, less(cases[i], cases[j]) != (StorageValue.compare(stored[i], stored[j]) == .orderedAscending) {
+                guard equal(cases[i], cases[j]) == (i == j), StorageValue.equal(stored[i], stored[j]) == (i == j) else {
+                    return nil
+                }
+                if let less, ordered,
+                    less(cases[i], cases[j]) != (StorageValue.compare(stored[i], stored[j]) == .orderedAscending)
+                {
                     ordered = false
                 }
             }
@@ -84,7 +94,8 @@ struct EnumCases {
     /// `value`'s encoding as a JSON value (a string or number for a raw value).
     private static func jsonFragment(_ value: any Encodable) -> Any? {
         let encoder = JSONEncoder()
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
         guard let data = try? encoder.encode(value) else { return nil }
         return try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
     }

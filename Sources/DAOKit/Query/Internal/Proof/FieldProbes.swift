@@ -13,7 +13,8 @@ struct FieldProbes<Entity: Codable> {
     /// Probes of `sample`, or `nil` when it does not encode as a JSON object.
     init?(sample: Entity) {
         guard let data = try? Self.encoder.encode(sample),
-              let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return nil }
+            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        else { return nil }
         base = object
     }
 
@@ -37,7 +38,8 @@ struct FieldProbes<Entity: Codable> {
     func entity(setting leaf: StoredLeaf, to value: Any) -> Entity? {
         var object = base
         guard Self.set(value, at: leaf.names, in: &object),
-              let data = try? JSONSerialization.data(withJSONObject: object) else { return nil }
+            let data = try? JSONSerialization.data(withJSONObject: object)
+        else { return nil }
         return try? Self.decoder.decode(Entity.self, from: data)
     }
 
@@ -47,7 +49,8 @@ struct FieldProbes<Entity: Codable> {
     func entity(lacking leaf: StoredLeaf, absent: Bool) -> Entity? {
         var object = base
         guard absent ? Self.remove(at: leaf.names, in: &object) : Self.set(NSNull(), at: leaf.names, in: &object),
-              let data = try? JSONSerialization.data(withJSONObject: object) else { return nil }
+            let data = try? JSONSerialization.data(withJSONObject: object)
+        else { return nil }
         return try? Self.decoder.decode(Entity.self, from: data)
     }
 
@@ -66,13 +69,15 @@ struct FieldProbes<Entity: Codable> {
 
     private static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
         return encoder
     }
 
     private static var decoder: JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
         return decoder
     }
 

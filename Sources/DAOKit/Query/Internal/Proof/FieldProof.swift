@@ -74,8 +74,9 @@ final class FieldProof<Domain: Decodable, Entity: Storable> {
     }
 
     private func provenField(for keyPath: AnyKeyPath) -> ProvenField? {
-        let cacheKey = CacheKey(domain: ObjectIdentifier(Domain.self), entity: ObjectIdentifier(Entity.self),
-                                strict: mapper.isStrict, keyPath: keyPath)
+        let cacheKey = CacheKey(
+            domain: ObjectIdentifier(Domain.self), entity: ObjectIdentifier(Entity.self),
+            strict: mapper.isStrict, keyPath: keyPath)
         if let known = FieldProofCache.results.withLock({ $0[cacheKey] }) { return remember(known) }
         guard let leaf = StoredLeaf.leaf(of: Domain.self, at: keyPath) else {
             FieldProofCache.results.withLock { $0[cacheKey] = .some(nil) }
@@ -83,7 +84,9 @@ final class FieldProof<Domain: Decodable, Entity: Storable> {
         }
         guard let probes = sampleProbes() else { return nil }  // not cached: a later query may have a sample
         let proven: ProvenField?
-        if let ordered = probe(leaf, keyPath: keyPath, probes: probes), let absent = absentValue(leaf, keyPath: keyPath, probes: probes) {
+        if let ordered = probe(leaf, keyPath: keyPath, probes: probes),
+            let absent = absentValue(leaf, keyPath: keyPath, probes: probes)
+        {
             proven = ProvenField(path: FieldPath(leaf.names), absent: absent, isOrdered: ordered)
         } else {
             proven = nil
@@ -107,14 +110,17 @@ final class FieldProof<Domain: Decodable, Entity: Storable> {
     /// translated sort must follow what `compare` does, not what `order` says. `nil` when the
     /// probes cannot tell.
     func effectiveOrder(of descriptor: SortDescriptor<Domain>, field: FieldPath) -> SortOrder? {
-        let cacheKey = OrderCacheKey(descriptor: AnyHashable(descriptor), entity: ObjectIdentifier(Entity.self), strict: mapper.isStrict)
+        let cacheKey = OrderCacheKey(
+            descriptor: AnyHashable(descriptor), entity: ObjectIdentifier(Entity.self), strict: mapper.isStrict)
         if let known = FieldProofCache.orders.withLock({ $0[cacheKey] }) { return known }
         guard let keyPath = descriptor.keyPath, let leaf = StoredLeaf.leaf(of: Domain.self, at: keyPath),
-              let probes = sampleProbes() else { return nil }
+            let probes = sampleProbes()
+        else { return nil }
         var found: SortOrder?
         if let first = probes.entity(setting: leaf, round: 0), let second = probes.entity(setting: leaf, round: 1),
-           let lhs = try? mapper.map(first, to: Domain.self), let rhs = try? mapper.map(second, to: Domain.self),
-           let left = storageValue(of: lhs[keyPath: keyPath]), let right = storageValue(of: rhs[keyPath: keyPath]) {
+            let lhs = try? mapper.map(first, to: Domain.self), let rhs = try? mapper.map(second, to: Domain.self),
+            let left = storageValue(of: lhs[keyPath: keyPath]), let right = storageValue(of: rhs[keyPath: keyPath])
+        {
             let natural = StorageSortKey(field, stringComparator: descriptor.stringComparator).compare(left, right)
             let said = descriptor.compare(lhs, rhs)
             if natural != .orderedSame && said != .orderedSame { found = said == natural ? .forward : .reverse }
@@ -138,9 +144,11 @@ final class FieldProof<Domain: Decodable, Entity: Storable> {
         for absent in [true, false] {
             guard let entity = probes.entity(lacking: leaf, absent: absent) else { continue }
             guard let stored = try? extractor.values(of: entity)[0],
-                  let domain = try? mapper.map(entity, to: Domain.self) else { return nil }
+                let domain = try? mapper.map(entity, to: Domain.self)
+            else { return nil }
             guard let value = domain[keyPath: keyPath], let read = storageValue(of: value),
-                  read.kind == stored.kind, StorageValue.equal(read, stored) else { return nil }
+                read.kind == stored.kind, StorageValue.equal(read, stored)
+            else { return nil }
             if let found, !(found.kind == stored.kind && StorageValue.equal(found, stored)) { return nil }
             found = stored
         }
@@ -160,14 +168,14 @@ final class FieldProof<Domain: Decodable, Entity: Storable> {
     /// domain's `<`.
     private func probe(_ leaf: StoredLeaf, keyPath: AnyKeyPath, probes: FieldProbes<Entity>) -> Bool? {
         let extractor = FieldExtractor(fields: [FieldPath(leaf.names)])
-        let cases: EnumCases? = if case let .enumeration(cases) = leaf.kind { cases } else { nil }
+        let cases: EnumCases? = if case .enumeration(let cases) = leaf.kind { cases } else { nil }
         var seen: [StorageValue] = []
         for round in FieldProbes<Entity>.rounds(of: leaf) {
             guard let entity = probes.entity(setting: leaf, round: round),
-                  let domain = try? mapper.map(entity, to: Domain.self),
-                  let stored = try? extractor.values(of: entity)[0],
-                  let value = domain[keyPath: keyPath], let read = storageValue(of: value),
-                  read.kind == stored.kind, StorageValue.equal(read, stored)
+                let domain = try? mapper.map(entity, to: Domain.self),
+                let stored = try? extractor.values(of: entity)[0],
+                let value = domain[keyPath: keyPath], let read = storageValue(of: value),
+                read.kind == stored.kind, StorageValue.equal(read, stored)
             else { return nil }
             // The stored value must follow the probe: a field that ignores what it is given proves nothing.
             if seen.contains(where: { StorageValue.equal($0, stored) }) { return nil }
@@ -179,7 +187,9 @@ final class FieldProof<Domain: Decodable, Entity: Storable> {
         }
         guard let cases else { return true }
         // A stored value that is no case's must not read as a case (or the entity refuses it).
-        if let entity = probes.entity(setting: leaf, to: cases.outsider), (try? mapper.map(entity, to: Domain.self)) != nil {
+        if let entity = probes.entity(setting: leaf, to: cases.outsider),
+            (try? mapper.map(entity, to: Domain.self)) != nil
+        {
             return nil
         }
         return cases.storedOrder(Array(seen.prefix(cases.cases.count)))

@@ -26,7 +26,7 @@ enum ProbeKind {
 
     /// How many distinct values a probe sets: two, or every case of an enum.
     var valueCount: Int {
-        if case let .enumeration(cases) = self { return cases.cases.count }
+        if case .enumeration(let cases) = self { return cases.cases.count }
         return 2
     }
 
@@ -35,7 +35,7 @@ enum ProbeKind {
     func probeValue(round: Int) -> Any {
         let first = round == 0
         switch self {
-        case let .enumeration(cases): return cases.json[round]
+        case .enumeration(let cases): return cases.json[round]
         case .signed: return first ? 101 : 57
         case .unsigned: return first ? 101 : 57
         case .floating: return first ? 1.5 : -3.25

@@ -48,7 +48,9 @@ struct StoredLeaf {
 
     /// Searches the stored fields of `container` (and of its struct fields) for the one at
     /// `offset` (relative to `container`, which lies at `base` in the root) with type `type`.
-    private static func find(offset: Int, type: Any.Type, in container: Any.Type, names: [String], base: Int) -> StoredLeaf? {
+    private static func find(offset: Int, type: Any.Type, in container: Any.Type, names: [String], base: Int)
+        -> StoredLeaf?
+    {
         var found: StoredLeaf?
         _ = _forEachField(of: container) { name, fieldOffset, fieldType, kind in
             let fieldNames = names + [String(cString: name)]
@@ -58,9 +60,11 @@ struct StoredLeaf {
             }
             // A field that contains the offset: look inside it, if it is a struct of ours.
             if kind == .struct, ProbeKind(fieldType) == nil, fieldOffset <= offset,
-               offset < fieldOffset + Self.size(of: fieldType) {
-                found = find(offset: offset - fieldOffset, type: type, in: fieldType, names: fieldNames,
-                             base: base + fieldOffset)
+                offset < fieldOffset + Self.size(of: fieldType)
+            {
+                found = find(
+                    offset: offset - fieldOffset, type: type, in: fieldType, names: fieldNames,
+                    base: base + fieldOffset)
                 return false
             }
             return true

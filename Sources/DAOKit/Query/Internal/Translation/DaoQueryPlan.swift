@@ -28,10 +28,12 @@ struct DaoQueryPlan<Domain> {
     /// (or holds `null`), where that is not `nil`: conditions on such a field are rewritten to
     /// hold for a stored `null` exactly when they hold for that value, and a sort by it stays in
     /// Swift (a stored `null` would sort where `nil` does, not where the value does).
-    init(predicate: Predicate<Domain>?, sortedBy: [SortDescriptor<Domain>], limit: Int?, offset: Int,
-         orderedField: ((AnyKeyPath) -> FieldPath?)? = nil, field: @escaping (AnyKeyPath) -> FieldPath?,
-         absentValue: (FieldPath) -> StorageValue? = { _ in nil },
-         order: (SortDescriptor<Domain>, FieldPath) -> SortOrder? = { descriptor, _ in descriptor.order }) {
+    init(
+        predicate: Predicate<Domain>?, sortedBy: [SortDescriptor<Domain>], limit: Int?, offset: Int,
+        orderedField: ((AnyKeyPath) -> FieldPath?)? = nil, field: @escaping (AnyKeyPath) -> FieldPath?,
+        absentValue: (FieldPath) -> StorageValue? = { _ in nil },
+        order: (SortDescriptor<Domain>, FieldPath) -> SortOrder? = { descriptor, _ in descriptor.order }
+    ) {
         var filterIsExact = true
         if let predicate {
             if let translated = PredicateTranslator.translate(predicate, field: field, orderedField: orderedField) {
@@ -42,7 +44,9 @@ struct DaoQueryPlan<Domain> {
             }
             if !filterIsExact { residualPredicate = predicate }
         }
-        if let sort = Self.translate(sortedBy, field: orderedField ?? field, order: order), sort.allSatisfy({ absentValue($0.field) == nil }) {
+        if let sort = Self.translate(sortedBy, field: orderedField ?? field, order: order),
+            sort.allSatisfy({ absentValue($0.field) == nil })
+        {
             storageQuery.sort = sort
         } else {
             residualSort = sortedBy
@@ -62,11 +66,14 @@ struct DaoQueryPlan<Domain> {
     /// `order` says which direction a descriptor really sorts in (see
     /// `FieldProof.effectiveOrder(of:field:)`): Foundation's `compare(_:_:)`, which the sort in
     /// Swift uses, can differ from `descriptor.order` once that was set after creation.
-    static func translate(_ descriptors: [SortDescriptor<Domain>], field: (AnyKeyPath) -> FieldPath?,
-                          order: (SortDescriptor<Domain>, FieldPath) -> SortOrder? = { descriptor, _ in descriptor.order }) -> [StorageSortKey]? {
+    static func translate(
+        _ descriptors: [SortDescriptor<Domain>], field: (AnyKeyPath) -> FieldPath?,
+        order: (SortDescriptor<Domain>, FieldPath) -> SortOrder? = { descriptor, _ in descriptor.order }
+    ) -> [StorageSortKey]? {
         var keys: [StorageSortKey] = []
         for descriptor in descriptors {
-            guard let keyPath = descriptor.keyPath, let path = field(keyPath), let direction = order(descriptor, path) else { return nil }
+            guard let keyPath = descriptor.keyPath, let path = field(keyPath), let direction = order(descriptor, path)
+            else { return nil }
             keys.append(StorageSortKey(path, order: direction, stringComparator: descriptor.stringComparator))
         }
         return keys
@@ -75,8 +82,10 @@ struct DaoQueryPlan<Domain> {
     /// The mapped values the context returned, with the residual filter, sort and page applied.
     /// - Throws: an error thrown while evaluating the predicate.
     func finish(_ values: [Domain]) throws -> [Domain] {
-        try DomainQuery(predicate: residualPredicate, sortedBy: residualSort, limit: residualLimit, offset: residualOffset)
-            .apply(to: values)
+        try DomainQuery(
+            predicate: residualPredicate, sortedBy: residualSort, limit: residualLimit, offset: residualOffset
+        )
+        .apply(to: values)
     }
 }
 
@@ -88,10 +97,10 @@ extension StorageFilter {
     /// never hold `null` there). Compositional, so `!` and `||` keep their meaning.
     func meaningAbsentAs(_ absentValue: (FieldPath) -> StorageValue?) -> StorageFilter {
         switch self {
-        case let .and(filters): return .and(filters.map { $0.meaningAbsentAs(absentValue) })
-        case let .or(filters): return .or(filters.map { $0.meaningAbsentAs(absentValue) })
-        case let .not(filter): return .not(filter.meaningAbsentAs(absentValue))
-        case let .compare(field, _, _), let .isIn(field, _), let .hasPrefix(field, _), let .contains(field, _):
+        case .and(let filters): return .and(filters.map { $0.meaningAbsentAs(absentValue) })
+        case .or(let filters): return .or(filters.map { $0.meaningAbsentAs(absentValue) })
+        case .not(let filter): return .not(filter.meaningAbsentAs(absentValue))
+        case .compare(let field, _, _), .isIn(let field, _), .hasPrefix(let field, _), .contains(let field, _):
             guard let value = absentValue(field) else { return self }
             let isNull = StorageFilter.compare(field, .equal, .null)
             let holdsForAbsent = QueryEvaluator(StorageQuery(filter: self), fields: [field]).matches([value])

@@ -23,9 +23,12 @@ struct PredicateTranslator {
 
     /// The filter for `predicate`, or `nil` when nothing of it translates. `orderedField` is
     /// `field` unless given.
-    static func translate<Domain>(_ predicate: Predicate<Domain>, field: @escaping (AnyKeyPath) -> FieldPath?,
-                                  orderedField: ((AnyKeyPath) -> FieldPath?)? = nil) -> TranslatedFilter? {
-        let translator = PredicateTranslator(field: field, orderedField: orderedField ?? field, root: predicate.variable.key)
+    static func translate<Domain>(
+        _ predicate: Predicate<Domain>, field: @escaping (AnyKeyPath) -> FieldPath?,
+        orderedField: ((AnyKeyPath) -> FieldPath?)? = nil
+    ) -> TranslatedFilter? {
+        let translator = PredicateTranslator(
+            field: field, orderedField: orderedField ?? field, root: predicate.variable.key)
         return translator.filter(predicate.expression)
     }
 
@@ -40,12 +43,13 @@ struct PredicateTranslator {
     /// A comparison of two operands, if one is a proven field and the other a constant.
     func compare(_ lhs: Any, _ comparison: StorageComparison, _ rhs: Any) -> TranslatedFilter? {
         // An ordering comparison reads only fields stored in the order of their values.
-        let reader = comparison == .equal || comparison == .notEqual
+        let reader =
+            comparison == .equal || comparison == .notEqual
             ? self : PredicateTranslator(field: orderedField, orderedField: orderedField, root: root)
         switch (reader.operand(lhs), reader.operand(rhs)) {
-        case let (.field(field), .constant(value)):
+        case (.field(let field), .constant(let value)):
             return TranslatedFilter(.compare(field, comparison, value))
-        case let (.constant(value), .field(field)):
+        case (.constant(let value), .field(let field)):
             return TranslatedFilter(.compare(field, comparison.swapped, value))
         default:
             return nil
@@ -102,7 +106,7 @@ extension PredicateExpressions.KeyPath: OperandTranslatable {
         let path: AnyKeyPath
         switch translator.operand(root) {
         case .root: path = keyPath
-        case let .keyPath(prefix):
+        case .keyPath(let prefix):
             guard let appended = prefix.appending(path: keyPath) else { return nil }
             path = appended
         default: return nil
@@ -115,7 +119,7 @@ extension PredicateExpressions.KeyPath: OperandTranslatable {
 extension PredicateExpressions.KeyPath: FilterTranslatable {
     /// A `Bool` key path used as a condition: `#Predicate { $0.isRead }`.
     func translate(with translator: PredicateTranslator) -> TranslatedFilter? {
-        guard Output.self == Bool.self, case let .field(field)? = operand(with: translator) else { return nil }
+        guard Output.self == Bool.self, case .field(let field)? = operand(with: translator) else { return nil }
         return TranslatedFilter(.compare(field, .equal, .bool(true)))
     }
 }
@@ -127,13 +131,16 @@ extension PredicateExpressions.Value: OperandTranslatable {
         }
         if let range = value as? any ConstantRange {
             guard let lower = StorageValue(encoding: range.lowerEncodable),
-                  let upper = StorageValue(encoding: range.upperEncodable) else { return nil }
+                let upper = StorageValue(encoding: range.upperEncodable)
+            else { return nil }
             return .range(lower: lower, upper: upper, closed: range.isClosed)
         }
         guard let sequence = value as? any Sequence, let elements = AnySequenceOfAny(sequence) else { return nil }
         var values: [StorageValue] = []
         for element in elements {
-            guard let encodable = element as? any Encodable, let scalar = StorageValue(encoding: encodable) else { return nil }
+            guard let encodable = element as? any Encodable, let scalar = StorageValue(encoding: encodable) else {
+                return nil
+            }
             values.append(scalar)
         }
         return .constants(values)
@@ -226,14 +233,15 @@ extension PredicateExpressions.Conjunction: FilterTranslatable {
     /// Both sides, or the side that translates as a superset: `a && b` implies `a`.
     func translate(with translator: PredicateTranslator) -> TranslatedFilter? {
         switch (translator.filter(lhs), translator.filter(rhs)) {
-        case let (left?, right?):
-            return TranslatedFilter(.and(Self.flatten(left.filter) + Self.flatten(right.filter)),
-                                    isExact: left.isExact && right.isExact)
-        case let (left?, nil):
+        case (let left?, let right?):
+            return TranslatedFilter(
+                .and(Self.flatten(left.filter) + Self.flatten(right.filter)),
+                isExact: left.isExact && right.isExact)
+        case (let left?, nil):
             // Where the left side does not hold, `&&` never evaluates the right one: leaving those
             // values out cannot hide an error the right side would throw.
             return TranslatedFilter(left.filter, isExact: false)
-        case let (nil, right?):
+        case (nil, let right?):
             // `&&` evaluates the left side on every value, so the values the right side leaves
             // out may only be skipped when the left side cannot throw (a `!`, a subscript can).
             guard ThrowCheck.cannotThrow(lhs) else { return nil }
@@ -243,7 +251,7 @@ extension PredicateExpressions.Conjunction: FilterTranslatable {
     }
 
     private static func flatten(_ filter: StorageFilter) -> [StorageFilter] {
-        if case let .and(filters) = filter { return filters }
+        if case .and(let filters) = filter { return filters }
         return [filter]
     }
 }
@@ -267,14 +275,17 @@ extension PredicateExpressions.Negation: FilterTranslatable {
 extension PredicateExpressions.SequenceContains: FilterTranslatable {
     /// `[a, b].contains($0.field)`.
     func translate(with translator: PredicateTranslator) -> TranslatedFilter? {
-        guard case let .field(field)? = translator.operand(element) else { return nil }
+        guard case .field(let field)? = translator.operand(element) else { return nil }
         switch translator.operand(sequence) {
-        case let .constants(values)?:
+        case .constants(let values)?:
             return TranslatedFilter(.isIn(field, values))
-        case let .range(lower, upper, closed)?:
+        case .range(let lower, let upper, let closed)?:
             // `range.contains(x)` is `lower <= x && x < upper` (`<=` when closed).
-            return TranslatedFilter(.and([.compare(field, .greaterOrEqual, lower),
-                                          .compare(field, closed ? .lessOrEqual : .less, upper)]))
+            return TranslatedFilter(
+                .and([
+                    .compare(field, .greaterOrEqual, lower),
+                    .compare(field, closed ? .lessOrEqual : .less, upper),
+                ]))
         default:
             return nil
         }
@@ -284,8 +295,9 @@ extension PredicateExpressions.SequenceContains: FilterTranslatable {
 extension PredicateExpressions.SequenceStartsWith: FilterTranslatable {
     /// `$0.text.starts(with: "prefix")`.
     func translate(with translator: PredicateTranslator) -> TranslatedFilter? {
-        guard case let .field(field)? = translator.operand(base),
-              case let .constant(.string(prefix))? = translator.operand(self.prefix) else { return nil }
+        guard case .field(let field)? = translator.operand(base),
+            case .constant(.string(let prefix))? = translator.operand(self.prefix)
+        else { return nil }
         return TranslatedFilter(.hasPrefix(field, prefix))
     }
 }
@@ -293,8 +305,9 @@ extension PredicateExpressions.SequenceStartsWith: FilterTranslatable {
 extension PredicateExpressions.CollectionContainsCollection: FilterTranslatable {
     /// `$0.text.contains("part")`.
     func translate(with translator: PredicateTranslator) -> TranslatedFilter? {
-        guard case let .field(field)? = translator.operand(base),
-              case let .constant(.string(other))? = translator.operand(self.other) else { return nil }
+        guard case .field(let field)? = translator.operand(base),
+            case .constant(.string(let other))? = translator.operand(self.other)
+        else { return nil }
         return TranslatedFilter(.contains(field, other))
     }
 }
@@ -318,11 +331,21 @@ extension PredicateExpressions.Variable: ThrowFree { var cannotThrow: Bool { tru
 extension PredicateExpressions.Value: ThrowFree { var cannotThrow: Bool { true } }
 extension PredicateExpressions.NilLiteral: ThrowFree { var cannotThrow: Bool { true } }
 extension PredicateExpressions.KeyPath: ThrowFree { var cannotThrow: Bool { ThrowCheck.cannotThrow(root) } }
-extension PredicateExpressions.Equal: ThrowFree { var cannotThrow: Bool { ThrowCheck.cannotThrow(lhs) && ThrowCheck.cannotThrow(rhs) } }
-extension PredicateExpressions.NotEqual: ThrowFree { var cannotThrow: Bool { ThrowCheck.cannotThrow(lhs) && ThrowCheck.cannotThrow(rhs) } }
-extension PredicateExpressions.Comparison: ThrowFree { var cannotThrow: Bool { ThrowCheck.cannotThrow(lhs) && ThrowCheck.cannotThrow(rhs) } }
-extension PredicateExpressions.Conjunction: ThrowFree { var cannotThrow: Bool { ThrowCheck.cannotThrow(lhs) && ThrowCheck.cannotThrow(rhs) } }
-extension PredicateExpressions.Disjunction: ThrowFree { var cannotThrow: Bool { ThrowCheck.cannotThrow(lhs) && ThrowCheck.cannotThrow(rhs) } }
+extension PredicateExpressions.Equal: ThrowFree {
+    var cannotThrow: Bool { ThrowCheck.cannotThrow(lhs) && ThrowCheck.cannotThrow(rhs) }
+}
+extension PredicateExpressions.NotEqual: ThrowFree {
+    var cannotThrow: Bool { ThrowCheck.cannotThrow(lhs) && ThrowCheck.cannotThrow(rhs) }
+}
+extension PredicateExpressions.Comparison: ThrowFree {
+    var cannotThrow: Bool { ThrowCheck.cannotThrow(lhs) && ThrowCheck.cannotThrow(rhs) }
+}
+extension PredicateExpressions.Conjunction: ThrowFree {
+    var cannotThrow: Bool { ThrowCheck.cannotThrow(lhs) && ThrowCheck.cannotThrow(rhs) }
+}
+extension PredicateExpressions.Disjunction: ThrowFree {
+    var cannotThrow: Bool { ThrowCheck.cannotThrow(lhs) && ThrowCheck.cannotThrow(rhs) }
+}
 extension PredicateExpressions.Negation: ThrowFree { var cannotThrow: Bool { ThrowCheck.cannotThrow(wrapped) } }
 extension PredicateExpressions.SequenceContains: ThrowFree {
     var cannotThrow: Bool { ThrowCheck.cannotThrow(sequence) && ThrowCheck.cannotThrow(element) }

@@ -26,7 +26,9 @@ enum ClassDomainModel: DifferentialModel {
     }
 
     struct ContactEntity<Indexing: IndexChoice>: Storable {
-        static var indexes: [StorageIndex] { Indexing.choose([StorageIndex("name"), StorageIndex("score", "nickname")]) }
+        static var indexes: [StorageIndex] {
+            Indexing.choose([StorageIndex("name"), StorageIndex("score", "nickname")])
+        }
         var id: Int
         var name: String
         var score: Double
@@ -45,8 +47,9 @@ enum ClassDomainModel: DifferentialModel {
 
     static func values(_ random: inout SeededGenerator) -> [Contact] {
         (0..<24).map { index in
-            Contact(id: 100 - index * 7, name: random.pick(names), score: random.pick(scores),
-                    nickname: random.chance(35) ? nil : random.pick(nicknames))
+            Contact(
+                id: 100 - index * 7, name: random.pick(names), score: random.pick(scores),
+                nickname: random.chance(35) ? nil : random.pick(nicknames))
         }
     }
 

@@ -78,8 +78,10 @@ enum OptionalNestedModel: DifferentialModel {
     }
 
     static var sorts: [QuerySort<Errand>] {
-        [.by("title", \.title), .by("priority", \.priority), .by("note", \.note), .by("place.city", \.place.city),
-         .by("place.zip", \.place.zip), .by("urgency", \.urgency), .by("titleLength", \.titleLength)]
+        [
+            .by("title", \.title), .by("priority", \.priority), .by("note", \.note), .by("place.city", \.place.city),
+            .by("place.zip", \.place.zip), .by("urgency", \.urgency), .by("titleLength", \.titleLength),
+        ]
     }
 
     static var idSort: QuerySort<Errand> { .by("id", \.id) }

@@ -39,10 +39,14 @@ enum ScalarEdgesModel: DifferentialModel {
 
     static let name = "scalar edges"
 
-    static let sensors = ["alpha", "Alpha", "é", "e\u{301}", "\u{212A}elvin", "Kelvin", "\u{2126}", "\u{3A9}", "日本語", "straße", "", "a b"]
+    static let sensors = [
+        "alpha", "Alpha", "é", "e\u{301}", "\u{212A}elvin", "Kelvin", "\u{2126}", "\u{3A9}", "日本語", "straße", "", "a b",
+    ]
     static let sensorFragments = ["", "e", "é", "e\u{301}", "K", "\u{212A}", "lv", "\u{3A9}", "本", "ß", "ss", "A", " "]
-    static let doubles: [Double] = [-0.0, 0.0, 1.5, -2.25, 1e300, -1e300, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
-                                    .leastNonzeroMagnitude, 3]
+    static let doubles: [Double] = [
+        -0.0, 0.0, 1.5, -2.25, 1e300, -1e300, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
+        .leastNonzeroMagnitude, 3,
+    ]
     static let ints = [Int.min, Int.max, 0, -1, 1, 42, Int.min + 1]
     static let bigs: [UInt64] = [0, .max, 1 << 63, 7]
     static let smalls: [Int8] = [.min, .max, 0, -3]
@@ -50,8 +54,10 @@ enum ScalarEdgesModel: DifferentialModel {
 
     static func values(_ random: inout SeededGenerator) -> [Reading] {
         (0..<28).map { index in
-            Reading(id: index * 3 - 20, sensor: random.pick(sensors), value: random.pick(doubles), count: random.pick(ints),
-                    big: random.pick(bigs), small: random.pick(smalls), ratio: random.pick(ratios), active: random.chance(50))
+            Reading(
+                id: index * 3 - 20, sensor: random.pick(sensors), value: random.pick(doubles), count: random.pick(ints),
+                big: random.pick(bigs), small: random.pick(smalls), ratio: random.pick(ratios),
+                active: random.chance(50))
         }
     }
 
@@ -69,9 +75,12 @@ enum ScalarEdgesModel: DifferentialModel {
     }
 
     static var sorts: [QuerySort<Reading>] {
-        [.by("sensor", \.sensor), .by("value", \.value), .by("count", \.count), .by("big", \.big), .by("small", \.small),
-         .by("ratio", \.ratio),
-         .by("sensor", \.sensor, comparator: .lexical, comparatorName: "lexical")]
+        [
+            .by("sensor", \.sensor), .by("value", \.value), .by("count", \.count), .by("big", \.big),
+            .by("small", \.small),
+            .by("ratio", \.ratio),
+            .by("sensor", \.sensor, comparator: .lexical, comparatorName: "lexical"),
+        ]
     }
 
     static var idSort: QuerySort<Reading> { .by("id", \.id) }

@@ -46,8 +46,9 @@ enum SwappedKeysModel: DifferentialModel {
 
     static func values(_ random: inout SeededGenerator) -> [Person] {
         (0..<26).map { index in
-            Person(id: index, givenName: random.pick(names), familyName: random.pick(names), height: random.pick(sizes),
-                   weight: random.pick(sizes), city: random.pick(cities))
+            Person(
+                id: index, givenName: random.pick(names), familyName: random.pick(names), height: random.pick(sizes),
+                weight: random.pick(sizes), city: random.pick(cities))
         }
     }
 
@@ -63,8 +64,11 @@ enum SwappedKeysModel: DifferentialModel {
     }
 
     static var sorts: [QuerySort<Person>] {
-        [.by("givenName", \.givenName), .by("familyName", \.familyName), .by("height", \.height), .by("weight", \.weight),
-         .by("city", \.city)]
+        [
+            .by("givenName", \.givenName), .by("familyName", \.familyName), .by("height", \.height),
+            .by("weight", \.weight),
+            .by("city", \.city),
+        ]
     }
 
     static var idSort: QuerySort<Person> { .by("id", \.id) }

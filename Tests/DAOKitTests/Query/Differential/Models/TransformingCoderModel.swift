@@ -77,7 +77,9 @@ enum TransformingCoderModel: DifferentialModel {
 
     static func values(_ random: inout SeededGenerator) -> [Price] {
         (0..<24).map { index in
-            Price(id: "p\(index)", amount: random.pick(amounts), code: random.pick(codes).lowercased(), label: random.pick(labels))
+            Price(
+                id: "p\(index)", amount: random.pick(amounts), code: random.pick(codes).lowercased(),
+                label: random.pick(labels))
         }
     }
 
