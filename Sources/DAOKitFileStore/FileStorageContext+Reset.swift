@@ -97,14 +97,7 @@ extension FileStorageContext {
     /// `.journal` had to be created), as a batch's journal is written.
     private func writeResetIntent() throws(FileSystemError) {
         let path = journalPath
-        var created = false
-        let fd: Int32
-        do throws(FileSystemError) {
-            fd = try fileSystem.openRegularFileForWriting(path, O_WRONLY | O_TRUNC)
-        } catch  where error.code == ENOENT {
-            fd = try fileSystem.openRegularFileForWriting(path, O_WRONLY | O_CREAT | O_TRUNC)
-            created = true
-        }
+        let (fd, created) = try openJournalEmptied()
         do throws(FileSystemError) {
             try fileSystem.writeAll(fd, ResetIntent.bytes, path: path)
             try fileSystem.fsync(fd, path: path)

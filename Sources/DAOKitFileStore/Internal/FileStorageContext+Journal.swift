@@ -22,19 +22,26 @@ extension FileStorageContext {
     /// symbolic link there is refused before `O_TRUNC` could empty its target outside the store.
     func writeJournal(_ journal: Journal) throws(FileSystemError) {
         let path = journalPath
-        var created = false
-        let fd: Int32
-        do throws(FileSystemError) {
-            fd = try fileSystem.openRegularFileForWriting(path, O_WRONLY | O_TRUNC)
-        } catch  where error.code == ENOENT {
-            fd = try fileSystem.openRegularFileForWriting(path, O_WRONLY | O_CREAT | O_TRUNC)
-            created = true
-        }
+        let (fd, created) = try openJournalEmptied()
         try fileSystem.closing(fd, path: path) { fd throws(FileSystemError) in
             try fileSystem.writeAll(fd, journal.serialized(), path: path)
             try fileSystem.fsync(fd, path: path)
         }
         if created { try fileSystem.syncDirectory(rootPath) }
+    }
+
+    /// Opens `.journal` for writing, emptied, creating it when it is missing; `created` says
+    /// whether it was, so that the caller makes the store's directory durable too. Shared by a
+    /// batch's journal and a reset's intent.
+    ///
+    /// Safety: opened through ``FileSystem/openRegularFileForWriting(_:_:)``, so a symbolic link
+    /// there is refused before `O_TRUNC` could empty its target outside the store.
+    func openJournalEmptied() throws(FileSystemError) -> (fd: Int32, created: Bool) {
+        do throws(FileSystemError) {
+            return (try fileSystem.openRegularFileForWriting(journalPath, O_WRONLY | O_TRUNC), false)
+        } catch  where error.code == ENOENT {
+            return (try fileSystem.openRegularFileForWriting(journalPath, O_WRONLY | O_CREAT | O_TRUNC), true)
+        }
     }
 
     /// Empties the journal durably: the commit point of a batch, and the end of a recovery.
