@@ -292,18 +292,7 @@ final class UnreadFixture {
         }
         func grdb(_ queue: DatabaseQueue) throws -> DatabaseQueue {
             try queue.write { db in
-                try db.create(table: "message") { table in
-                    table.primaryKey("id", .integer)
-                    table.column("date", .datetime).notNull()
-                    table.column("text", .text).notNull()
-                    table.column("senderId", .integer).notNull()
-                    table.column("receiverId", .integer).notNull()
-                    table.column("type", .text).notNull()
-                    table.column("isIncoming", .boolean).notNull()
-                    table.column("isRead", .boolean).notNull()
-                    table.column("attachment", .text)
-                    table.column("note", .text)
-                }
+                try GRDBMessage.createTable(db)
                 try db.create(index: "message_isRead", on: "message", columns: ["isRead"])
                 for message in messages { try GRDBMessage(message).insert(db) }
             }

@@ -50,6 +50,25 @@ struct GRDBMessage: Codable, FetchableRecord, PersistableRecord {
     }
 }
 
+extension GRDBMessage {
+    /// GRDB's `message` table, one column per field with GRDB's own types: the schema every
+    /// section that compares with GRDB uses, so they all measure the same table.
+    static func createTable(_ db: Database) throws {
+        try db.create(table: "message") { table in
+            table.primaryKey("id", .integer)
+            table.column("date", .datetime).notNull()
+            table.column("text", .text).notNull()
+            table.column("senderId", .integer).notNull()
+            table.column("receiverId", .integer).notNull()
+            table.column("type", .text).notNull()
+            table.column("isIncoming", .boolean).notNull()
+            table.column("isRead", .boolean).notNull()
+            table.column("attachment", .text)
+            table.column("note", .text)
+        }
+    }
+}
+
 extension MessageType: DatabaseValueConvertible {}
 
 /// The screen query: user 7's unread messages, newest first, 20 of them — as a `Predicate` and
@@ -96,18 +115,7 @@ final class SQLiteFixture {
         queue = try DatabaseQueue(
             path: directory.appendingPathComponent("grdb.sqlite").path, configuration: configuration)
         try queue.write { db in
-            try db.create(table: "message") { table in
-                table.primaryKey("id", .integer)
-                table.column("date", .datetime).notNull()
-                table.column("text", .text).notNull()
-                table.column("senderId", .integer).notNull()
-                table.column("receiverId", .integer).notNull()
-                table.column("type", .text).notNull()
-                table.column("isIncoming", .boolean).notNull()
-                table.column("isRead", .boolean).notNull()
-                table.column("attachment", .text)
-                table.column("note", .text)
-            }
+            try GRDBMessage.createTable(db)
             try db.create(index: "message_sender_read_date", on: "message", columns: ["senderId", "isRead", "date"])
         }
     }
