@@ -12,7 +12,7 @@ import GRDB
 /// the file store and GRDB's database file come from ``QueryStoreCache``.
 final class QueryStores {
     /// Bump when the sample data or the stores' layout changes, so that cached stores are rebuilt.
-    static let dataVersion = 1
+    static let dataVersion = 2
     /// Persisted per call when filling a store: bounds the memory a batch holds (the file context's
     /// journal keeps each replaced record's bytes).
     static let batchSize = 10_000

@@ -19,5 +19,9 @@ if let spec = ProcessInfo.processInfo.environment[PersistProfile.variable] {
 if let spec = ProcessInfo.processInfo.environment[WarmQueryProfile.variable] {
     exit(WarmQueryProfile.run(spec))
 }
+// One DAOKit side of a file-query or SQLite target alone, for a profiler (see `StoreProfile`).
+if let spec = ProcessInfo.processInfo.environment[StoreProfile.variable] {
+    exit(StoreProfile.run(spec))
+}
 let status = RatioCommand(arguments: Array(CommandLine.arguments.dropFirst())).run()
 exit(status.rawValue)

@@ -1,0 +1,55 @@
+import BenchmarkModels
+import DAOKit
+import DAOKitFileStore
+import Foundation
+
+/// Runs one DAOKit side of a file-query or SQLite target alone, for a profiler:
+///
+///     DAOKIT_STORE_PROFILE=<side>[:<n>[:<iterations>]] ratios
+///
+/// Sides: `files.count`, `files.screen`, `files.indexed.count`, `files.indexed.screen` (the query
+/// section's warm queries on its cached file store of `n` messages, 10,000 unless given),
+/// `sqlite.readAll`, `sqlite.screen`, `sqlite.readById`, `sqlite.count`, `sqlite.batchInsert`,
+/// `sqlite.persistOne` (the sqlite section's operations on `n` messages). Each runs `iterations`
+/// times (100 unless given) after one untimed run. Under `valgrind --tool=callgrind` the
+/// difference of two iteration counts' totals over the difference of the counts is one
+/// operation's instructions, the set-up excluded.
+enum StoreProfile {
+    static let variable = "DAOKIT_STORE_PROFILE"
+
+    static let fileSides = ["files.count", "files.screen", "files.indexed.count", "files.indexed.screen"]
+    static let sqliteSides = SQLiteOperation.allCases.map { "sqlite.\($0.rawValue)" }
+
+    /// Runs the side `spec` names; returns the exit status.
+    static func run(_ spec: String) -> Int32 {
+        ProfileSpec.run(spec, variable: variable, sides: fileSides + sqliteSides, defaultIterations: 100) { spec in
+            let operation: (Int) throws -> Int
+            if spec.side.hasPrefix("sqlite.") {
+                let fixture = try SQLiteFixture(count: spec.size)
+                try fixture.fill()
+                let kind = SQLiteOperation(rawValue: String(spec.side.dropFirst("sqlite.".count)))!
+                operation = { _ in try fixture.runDAO(kind) }
+                var sink = try operation(0)
+                for iteration in 0..<spec.iterations { sink &+= try operation(iteration) }
+                return sink == Int.min ? 1 : 0  // never: keeps the answers observed
+            }
+            let cache = QueryStoreCache()
+            let messages = SampleData.dialogMessages(count: spec.size)
+            let location = try cache.store(named: "files-v\(QueryStores.dataVersion)-\(spec.size)") { scratch in
+                try QueryStores.fill(try FileStorageContext(directory: scratch), with: messages)
+            }
+            let files = try FileStorageContext(directory: location)
+            let engine =
+                spec.side.hasPrefix("files.indexed")
+                ? QueryEngine.dao("files.indexed", files, indexing: DialogIndexed.self)
+                : QueryEngine.dao("files", files, indexing: Unindexed.self)
+            let dialogs = DialogCycle()
+            operation =
+                spec.side.hasSuffix(".count")
+                ? { _ in try engine.count(dialogs.advance()) } : { _ in try engine.screen(dialogs.advance()).count }
+            var sink = try operation(0)
+            for iteration in 0..<spec.iterations { sink &+= try operation(iteration) }
+            return sink == Int.min ? 1 : 0  // never: keeps the answers observed
+        }
+    }
+}
