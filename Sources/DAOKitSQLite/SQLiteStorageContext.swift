@@ -142,9 +142,11 @@ public final class SQLiteStorageContext: StorageContext {
                         try Self.exists(keys[position], in: table, connection: connection)
                     }
                     let statement = try connection.statement(table.upsertSQL)
+                    let prefixes = table.columns.map(SQLiteRowChecksum.ColumnPrefix.init)
                     for (position, row) in rows.enumerated() {
                         currentKey = keys[position]
-                        try Self.bind(row, key: keys[position], to: statement, columns: table.columns)
+                        try Self.bind(
+                            row, key: keys[position], to: statement, columns: table.columns, prefixes: prefixes)
                         try statement.run()
                     }
                     return table
@@ -158,17 +160,14 @@ public final class SQLiteStorageContext: StorageContext {
     }
 
     /// Binds a row's key, values and checksum (``SQLiteRowChecksum``) to the upsert statement of a
-    /// table with `columns`.
-    private static func bind(_ row: SQLiteEncodedRow, key: String, to statement: SQLiteStatement, columns: [String])
-        throws
-    {
+    /// table with `columns`, whose checksum prefixes are `prefixes`.
+    private static func bind(
+        _ row: SQLiteEncodedRow, key: String, to statement: SQLiteStatement, columns: [String],
+        prefixes: [SQLiteRowChecksum.ColumnPrefix]
+    ) throws {
         statement.reset()
         _ = statement.bindText(key, at: 1)
         var checksum = SQLiteRowChecksum.keyContribution(key)
-        for (position, name) in row.names.enumerated() {
-            checksum ^= SQLiteRowChecksum.contribution(SQLiteRowChecksum.namePrefix(name), row.values[position])
-        }
-        try statement.bind(.integer(Int64(checksum)), at: Int32(columns.count + 2))
         var hint = 0
         for (position, name) in row.names.enumerated() {
             // Rows usually list fields in column order: try the next column before searching.
@@ -179,8 +178,10 @@ public final class SQLiteStorageContext: StorageContext {
                 column = columns.firstIndex(of: name)!  // prepareTable added every field
             }
             hint = column + 1
+            checksum ^= SQLiteRowChecksum.contribution(prefixes[column], row.values[position])
             try statement.bind(row.values[position], at: Int32(column + 2))
         }
+        try statement.bind(.integer(Int64(checksum)), at: Int32(columns.count + 2))
     }
 
     private static func exists(_ key: String, in table: SQLiteTable, connection: SQLiteConnection) throws -> Bool {

@@ -23,31 +23,47 @@ package enum SQLiteRowChecksum {
 
     /// What a column's name contributes before its value: the start of its CRC.
     package static func namePrefix(_ name: String) -> UInt32 {
-        CRC32C.checksum(Data([0]), continuing: CRC32C.checksum(utf8: name))
+        var separator: UInt8 = 0
+        let named = CRC32C.checksum(utf8: name)
+        return withUnsafeBytes(of: &separator) { CRC32C.checksum($0, continuing: named) }
     }
 
-    @inline(__always)
-    private static func contribution(_ prefix: UInt32, _ storageClass: Int32, _ bytes: UnsafeRawBufferPointer) -> UInt32
-    {
-        var tag = UInt8(truncatingIfNeeded: storageClass)
-        let tagged = withUnsafeBytes(of: &tag) { CRC32C.checksum($0, continuing: prefix) }
-        return CRC32C.checksum(bytes, continuing: tagged)
+    /// A column's name followed by each storage class's tag: where the CRC of a value of that class
+    /// continues from, so that a value costs one CRC call over its own bytes. Made once per
+    /// column of a statement (reading) or of a save (writing), not per row.
+    package struct ColumnPrefix {
+        let integer: UInt32
+        let real: UInt32
+        let text: UInt32
+        let blob: UInt32
+
+        /// The prefixes of the column `name`.
+        package init(_ name: String) {
+            let prefix = SQLiteRowChecksum.namePrefix(name)
+            func tagged(_ storageClass: Int32) -> UInt32 {
+                var tag = UInt8(truncatingIfNeeded: storageClass)
+                return withUnsafeBytes(of: &tag) { CRC32C.checksum($0, continuing: prefix) }
+            }
+            (integer, real, text, blob) = (
+                tagged(SQLITE_INTEGER), tagged(SQLITE_FLOAT), tagged(SQLITE_TEXT), tagged(SQLITE_BLOB)
+            )
+        }
     }
 
     /// What a value bound to the column named by `prefix` contributes (NULL: nothing).
-    package static func contribution(_ prefix: UInt32, _ value: SQLiteValue) -> UInt32 {
+    package static func contribution(_ prefix: ColumnPrefix, _ value: SQLiteValue) -> UInt32 {
         switch value {
         case .null:
             return 0
         case .integer(let number):
-            return withUnsafeBytes(of: number.littleEndian) { contribution(prefix, SQLITE_INTEGER, $0) }
+            return withUnsafeBytes(of: number.littleEndian) { CRC32C.checksum($0, continuing: prefix.integer) }
         case .real(let number):
-            return withUnsafeBytes(of: number.bitPattern.littleEndian) { contribution(prefix, SQLITE_FLOAT, $0) }
+            return withUnsafeBytes(of: number.bitPattern.littleEndian) { CRC32C.checksum($0, continuing: prefix.real) }
         case .text(let string):
             var string = string
-            return string.withUTF8 { contribution(prefix, SQLITE_TEXT, UnsafeRawBufferPointer($0)) }
+            return string.withUTF8 { CRC32C.checksum(UnsafeRawBufferPointer($0), continuing: prefix.text) }
         case .blob(let data):
-            return data.withUnsafeBytes { contribution(prefix, SQLITE_BLOB, $0) }
+            return data.withUnsafeBytes { CRC32C.checksum($0, continuing: prefix.blob) }
         }
     }
 
@@ -56,30 +72,31 @@ package enum SQLiteRowChecksum {
         contribution(keyPrefix, .text(key))
     }
 
-    private static let keyPrefix = namePrefix(keyColumnName)
+    private static let keyPrefix = ColumnPrefix(keyColumnName)
 
     /// What column `column` of the statement's current row contributes (NULL: nothing).
-    package static func contribution(_ prefix: UInt32, column: Int32, of statement: OpaquePointer) -> UInt32 {
-        let storageClass = sqlite3_column_type(statement, column)
-        switch storageClass {
+    @inline(__always)
+    package static func contribution(_ prefix: ColumnPrefix, column: Int32, of statement: OpaquePointer) -> UInt32 {
+        switch sqlite3_column_type(statement, column) {
         case SQLITE_INTEGER:
             return withUnsafeBytes(of: sqlite3_column_int64(statement, column).littleEndian) {
-                contribution(prefix, storageClass, $0)
+                CRC32C.checksum($0, continuing: prefix.integer)
             }
         case SQLITE_FLOAT:
             return withUnsafeBytes(of: sqlite3_column_double(statement, column).bitPattern.littleEndian) {
-                contribution(prefix, storageClass, $0)
+                CRC32C.checksum($0, continuing: prefix.real)
             }
         case SQLITE_TEXT:
+            // Text before its length, as SQLite advises: the length is then of the UTF-8 text.
             let bytes = sqlite3_column_text(statement, column)
             let count = Int(sqlite3_column_bytes(statement, column))
-            return contribution(
-                prefix, storageClass, UnsafeRawBufferPointer(start: count > 0 ? bytes : nil, count: count))
+            return CRC32C.checksum(
+                UnsafeRawBufferPointer(start: count > 0 ? bytes : nil, count: count), continuing: prefix.text)
         case SQLITE_BLOB:
             let bytes = sqlite3_column_blob(statement, column)
             let count = Int(sqlite3_column_bytes(statement, column))
-            return contribution(
-                prefix, storageClass, UnsafeRawBufferPointer(start: count > 0 ? bytes : nil, count: count))
+            return CRC32C.checksum(
+                UnsafeRawBufferPointer(start: count > 0 ? bytes : nil, count: count), continuing: prefix.blob)
         default:
             return 0
         }
@@ -87,22 +104,29 @@ package enum SQLiteRowChecksum {
 
     /// The columns of a `SELECT *` on an entity table, ready to check its rows.
     package struct RowLayout {
-        /// Each column's ``namePrefix(_:)``; the checksum column's is unused.
-        let prefixes: [UInt32]
+        /// Each column's prefixes but the checksum column's, with its position.
+        private let columns: [(position: Int32, prefix: ColumnPrefix)]
         /// The checksum column's position; `nil` in a table written before checksums.
         package let checksumColumn: Int32?
 
         /// The layout of the statement's result columns.
         package init(statement: OpaquePointer) {
             let count = sqlite3_column_count(statement)
-            var prefixes: [UInt32] = []
+            self.init(names: (0..<count).map { sqlite3_column_name(statement, $0).map { String(cString: $0) } ?? "" })
+        }
+
+        /// The layout of result columns named `names`, in order.
+        package init(names: [String]) {
+            var columns: [(position: Int32, prefix: ColumnPrefix)] = []
             var checksumColumn: Int32?
-            for column in 0..<count {
-                let name = sqlite3_column_name(statement, column).map { String(cString: $0) } ?? ""
-                if name == SQLiteRowChecksum.columnName { checksumColumn = column }
-                prefixes.append(SQLiteRowChecksum.namePrefix(name))
+            for (position, name) in names.enumerated() {
+                if name == SQLiteRowChecksum.columnName {
+                    checksumColumn = Int32(position)
+                } else {
+                    columns.append((Int32(position), ColumnPrefix(name)))
+                }
             }
-            self.prefixes = prefixes
+            self.columns = columns
             self.checksumColumn = checksumColumn
         }
 
@@ -112,8 +136,10 @@ package enum SQLiteRowChecksum {
             guard let checksumColumn, sqlite3_column_type(statement, checksumColumn) != SQLITE_NULL else { return true }
             let stored = sqlite3_column_int64(statement, checksumColumn)
             var computed: UInt32 = 0
-            for column in 0..<Int32(prefixes.count) where column != checksumColumn {
-                computed ^= SQLiteRowChecksum.contribution(prefixes[Int(column)], column: column, of: statement)
+            columns.withUnsafeBufferPointer { columns in
+                for column in columns {
+                    computed ^= SQLiteRowChecksum.contribution(column.prefix, column: column.position, of: statement)
+                }
             }
             return stored == Int64(computed)
         }

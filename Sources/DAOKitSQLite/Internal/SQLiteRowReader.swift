@@ -20,8 +20,9 @@ final class SQLiteRowReader {
     init(statement: SQLiteStatement) {
         self.statement = statement.handle
         let count = Int(statement.columnCount)
-        names = count > 1 ? (1..<count).map { statement.columnName(Int32($0)) } : []
-        checksums = SQLiteRowChecksum.RowLayout(statement: statement.handle)
+        let columnNames = (0..<count).map { statement.columnName(Int32($0)) }
+        names = Array(columnNames.dropFirst())
+        checksums = SQLiteRowChecksum.RowLayout(names: columnNames)
     }
 
     /// Starts a new row: lookups start from the first field again.
