@@ -32,7 +32,8 @@ enum KeyValueRecordFormat {
     static func encode<E: Storable>(_ entity: E, location: String) throws -> String {
         do {
             // Through the URL-keeping wrapper, so that a relative URL keeps its base.
-            return String(decoding: try encoder.encode(URLKeepingEncodable(value: entity)), as: UTF8.self)
+            let text = try JSONNesting.encode(URLKeepingEncodable(value: entity), with: encoder, entity: entity)
+            return String(decoding: text, as: UTF8.self)
         } catch {
             throw StorageError(
                 .encodingFailed, entityName: E.entityName, key: entity.id.storageKey,
