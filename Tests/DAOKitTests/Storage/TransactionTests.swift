@@ -226,7 +226,10 @@ private func asyncCommitAndRollback<C: TransactionalStorageContext>(_ context: C
     }
     #expect(try await TxTaskDao(context: context).count() == 1)
     #expect(try await TxCommentDao(context: context).read().map(\.id) == ["c"])
-    let escaped = try await context.transaction { tx in tx }
+    let escaped = try await context.transaction { tx in
+        _ = try await TxTaskDao(context: tx).count()
+        return tx
+    }
     await #expect(throws: StorageError.self) { try await TxTaskDao(context: escaped).count() }
 }
 
