@@ -147,7 +147,8 @@ private func nestsAsSavepoint<C: TransactionalStorageContext>(_ context: C) thro
     // What a nested transaction committed goes when the outer one rolls back.
     #expect(throws: TxFailure.self) {
         try context.transaction { tx in
-            try tx.transaction { inner in try TxTaskDao(context: inner).create(TxTask(id: "x", project: "p", title: "")) }
+            try tx.transaction { inner in try TxTaskDao(context: inner).create(TxTask(id: "x", project: "p", title: ""))
+            }
             throw TxFailure()
         }
     }
