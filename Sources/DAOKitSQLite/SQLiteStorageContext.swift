@@ -26,7 +26,12 @@ import Foundation
 /// gets ``StorageError/Kind/reentrantCall`` rather than a deadlock.
 public final class SQLiteStorageContext: StorageContext {
     /// Sound as `Sendable`: the connection and the table cache are only touched inside the lock.
-    private let state: ContextLock<State>
+    /// A transaction's handle has its own (over a connection of its own), which a nested
+    /// transaction's handle shares.
+    let state: ContextLock<State>
+    /// For a transaction's handle, the id of its transaction (or savepoint) in
+    /// ``State/openTransactions``; `nil` for the context itself.
+    let transactionID: UInt64?
     /// Where committed writes are announced; for a database file, other connections' commits too
     /// (``SQLiteDataVersionMonitor``).
     let notifier: StorageChangeNotifier
@@ -37,6 +42,16 @@ public final class SQLiteStorageContext: StorageContext {
         let connection: SQLiteConnection
         /// The tables known to exist, by entity name: updated only after a commit.
         var tables: [String: SQLiteTable] = [:]
+        /// The context's connections kept for transactions, each idle (not in a transaction).
+        var spareConnections: [SQLiteConnection] = []
+        /// A transaction's connection: the open transaction and its open savepoints, outermost
+        /// first; only the last one's handle may be used.
+        var openTransactions: [UInt64] = []
+        /// The entity types a transaction's handles wrote, and whether one reset the store.
+        var written: Set<String> = []
+        var wasReset = false
+        /// Gives each transaction and savepoint its id.
+        var nextTransactionID: UInt64 = 1
     }
 
     /// Opens the database at `file`, creating it (and its directory's files `-wal` and `-shm`)
@@ -91,11 +106,23 @@ public final class SQLiteStorageContext: StorageContext {
                 _ = try connection.scalar("PRAGMA journal_mode = WAL")
             }
             try connection.execute("PRAGMA synchronous = FULL")
+            // SQLite checks each cell's size against its page when it loads the page, so that a
+            // damaged page is an SQLITE_CORRUPT error rather than cells read past their bounds.
+            try connection.execute("PRAGMA cell_size_check = ON")
             try SQLiteSchema.prepare(connection)
             state = ContextLock(State(connection: connection))
+            transactionID = nil
         } catch let failure as SQLiteError {
             throw StorageError(sqlite: failure, entityName: nil, location: path)
         }
+    }
+
+    /// A transaction's handle: the transaction `id` on the connection that `state` holds.
+    init(transactionOn state: ContextLock<State>, id: UInt64, of context: SQLiteStorageContext) {
+        self.state = state
+        transactionID = id
+        location = context.location
+        notifier = context.notifier
     }
 
     // MARK: Writing
@@ -156,7 +183,7 @@ public final class SQLiteStorageContext: StorageContext {
                 throw StorageError(sqlite: failure, entityName: entityName, key: currentKey, location: location)
             }
         }
-        notifier.post(entityName: entityName, storageKeys: keys)
+        announce(entityName: entityName, storageKeys: keys)
     }
 
     /// Binds a row's key, values and checksum (``SQLiteRowChecksum``) to the upsert statement of a
@@ -205,7 +232,7 @@ public final class SQLiteStorageContext: StorageContext {
         try write(entityName: entityName) { table, connection in
             try connection.statement("DELETE FROM \(table.quotedName)").run()
         }
-        notifier.post(.entity(entityName))
+        announce(entityName: entityName, storageKeys: nil)
     }
 
     /// Removes every entity of every type in one transaction (the rows of every entity table; the
@@ -213,7 +240,8 @@ public final class SQLiteStorageContext: StorageContext {
     /// ``StorageChange/everything``.
     /// - Throws: ``StorageError`` with the SQLite failure; nothing is removed then.
     public func reset() throws {
-        try state.withLock(entityName: nil) { state in
+        try withConnection(entityName: nil) { state in
+            if transactionID != nil { state.wasReset = true }
             let connection = state.connection
             do {
                 try connection.transaction(writing: true) {
@@ -231,18 +259,28 @@ public final class SQLiteStorageContext: StorageContext {
                 throw StorageError(sqlite: failure, entityName: nil, location: location)
             }
         }
-        notifier.post(.everything)
+        if transactionID == nil { notifier.post(.everything) }
     }
 
     /// Where this context announces its committed writes, and, for a database file, other
     /// connections' commits noticed within about 100 ms (``SQLiteDataVersionMonitor``).
-    public var changeNotifier: StorageChangeNotifier? { notifier }
+    /// `nil` for a transaction's handle: its writes are announced when the transaction commits.
+    public var changeNotifier: StorageChangeNotifier? { transactionID == nil ? notifier : nil }
 
     // MARK: Reading
 
     /// The entity stored under `id`, or `nil`.
+    ///
+    /// The row is found through the key's index and must hold that key: a damaged index that
+    /// leads to another row is reported, not read as this record. When the index has no entry
+    /// for the key, the table itself is searched (every row, so a miss costs a scan of the
+    /// table) before answering `nil`: a row the damaged index no longer lists is reported, never
+    /// silently missing.
     /// - Throws: ``StorageError``: ``StorageError/Kind/decodingFailed`` naming the record when
-    ///   its row does not decode as `E`, or the SQLite failure.
+    ///   its row does not decode as `E`; ``StorageError/Kind/corruptRecord(_:)`` naming it when
+    ///   its row's checksum does not match, the index leads to a row of another key, or the
+    ///   table holds a row for the key that the index does not list; or the SQLite failure
+    ///   (`SQLITE_CORRUPT` is a `corruptRecord` too).
     public func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E? {
         let entityName = try Self.checkedName(E.self)
         let key = Self.normalized(id.storageKey)
@@ -250,10 +288,33 @@ public final class SQLiteStorageContext: StorageContext {
             let statement = try connection.statement("SELECT * FROM \(table.quotedName) WHERE daokit_key = ?")
             defer { statement.reset() }
             _ = statement.bindText(key, at: 1)
-            guard try statement.step() else { return nil }
-            return try self.decodeRow(
-                E.self, reader: statement.rowReader(), entityName: entityName, key: key, connection: connection)
+            guard try statement.step() else {
+                try self.confirmAbsent(key, in: table, entityName: entityName, connection: connection)
+                return nil
+            }
+            let reader = statement.rowReader()
+            guard reader.keyEquals(key) else {
+                throw StorageError(
+                    .corruptRecord(SQLiteRowChecksum.indexLeadsElsewhere), entityName: entityName, key: key,
+                    location: self.location)
+            }
+            return try self.decodeRow(E.self, reader: reader, entityName: entityName, key: key, connection: connection)
         } ?? nil
+    }
+
+    /// Throws when the table holds a row for `key` although its index found none: the index is
+    /// damaged. Searches the table without the index.
+    private func confirmAbsent(_ key: String, in table: SQLiteTable, entityName: String, connection: SQLiteConnection)
+        throws
+    {
+        let statement = try connection.statement(
+            "SELECT 1 FROM \(table.quotedName) NOT INDEXED WHERE daokit_key = ?")
+        defer { statement.reset() }
+        _ = statement.bindText(key, at: 1)
+        if try statement.step() {
+            throw StorageError(
+                .corruptRecord(SQLiteRowChecksum.unlistedRow), entityName: entityName, key: key, location: location)
+        }
     }
 
     /// Every stored entity of the type, in no particular order.
@@ -303,8 +364,43 @@ public final class SQLiteStorageContext: StorageContext {
     }
 
     /// Runs `body` with the connection, under the lock.
-    func withConnection<Result>(entityName: String, _ body: (inout State) throws -> Result) throws -> Result {
-        try state.withLock(entityName: entityName, body)
+    /// - Throws: for a transaction's handle, ``StorageError/Kind/transactionClosed`` once its body
+    ///   returned, and ``StorageError/Kind/transactionConflict(_:)`` while a transaction nested in
+    ///   it is open; otherwise what `body` throws.
+    func withConnection<Result>(entityName: String?, _ body: (inout State) throws -> Result) throws -> Result {
+        try state.withLock(entityName: entityName) { state in
+            if let transactionID, state.openTransactions.last != transactionID {
+                guard state.openTransactions.contains(transactionID) else {
+                    throw StorageError(.transactionClosed, entityName: entityName, location: location)
+                }
+                throw StorageError(
+                    .transactionConflict(
+                        "a handle was used while a transaction nested in it is open; use the nested one"),
+                    entityName: entityName, location: location)
+            }
+            if transactionID != nil && sqlite3_get_autocommit(state.connection.handle) != 0 {
+                // Some failures (a full disk) make SQLite roll the whole transaction back; a call
+                // now would run outside it, so none may.
+                throw StorageError(
+                    .io("SQLite rolled the transaction back after an earlier failure"), entityName: entityName,
+                    location: location)
+            }
+            return try body(&state)
+        }
+    }
+
+    /// Announces a committed write, or, on a transaction's handle, records its type for the
+    /// commit to announce.
+    func announce(entityName: String, storageKeys: [String]?) {
+        guard transactionID != nil else {
+            if let storageKeys {
+                notifier.post(entityName: entityName, storageKeys: storageKeys)
+            } else {
+                notifier.post(.entity(entityName))
+            }
+            return
+        }
+        _ = try? state.withLock(entityName: entityName) { $0.written.insert(entityName) }
     }
 
     /// Runs `body` on the entity's table, when it exists, under the lock; `nil` when it does not.

@@ -4,9 +4,9 @@ import Foundation
 
 /// Encodes entities into record envelopes and decodes them back, classifying what goes wrong.
 struct RecordCodec: Sendable {
-    /// The version this release writes for JSON records (with a checksum, see ``RecordEnvelope``).
+    /// The version this release writes (with a checksum, see ``RecordEnvelope``).
     static let formatVersion = FileStorageContext.RecordFormat.formatVersion
-    /// The version without a checksum: earlier releases' records, and property-list records.
+    /// The version without a checksum: earlier releases' records.
     static let uncheckedFormatVersion = RecordEnvelope.uncheckedFormatVersion
 
     let format: FileStorageContext.RecordFormat
@@ -41,12 +41,14 @@ struct RecordCodec: Sendable {
             // Through the URL-keeping wrapper: JSONEncoder alone would drop a relative URL's base.
             let envelope = EncodedRecord(
                 formatVersion: Self.formatVersion, key: key, entity: URLKeepingEncodable(value: entity))
-            return RecordEnvelope.sealed(try jsonEncoder.encode(envelope))
+            // The envelope is one level of object around the entity.
+            return RecordEnvelope.sealed(
+                try JSONNesting.encode(envelope, with: jsonEncoder, entity: entity, enclosingLevels: 1))
         case .propertyList:
-            // Property lists keep a URL's base through URL's own Codable. No checksum: a binary
-            // property list has no room for one before its bytes (see FileStoreFormat).
-            return try plistEncoder.encode(
-                EncodedRecord(formatVersion: Self.uncheckedFormatVersion, key: key, entity: entity))
+            // Property lists keep a URL's base through URL's own Codable. The checksum goes in
+            // the trailer's unused bytes, so the file stays a property list (see RecordEnvelope).
+            return RecordEnvelope.sealedPropertyList(
+                try plistEncoder.encode(EncodedRecord(formatVersion: Self.formatVersion, key: key, entity: entity)))
         }
     }
 
@@ -72,7 +74,16 @@ struct RecordCodec: Sendable {
         var data = data
         var expectedVersion = Self.uncheckedFormatVersion
         var broken = false
-        if format == .json {
+        if format == .propertyList {
+            switch RecordEnvelope.propertyListSeal(of: data) {
+            case .none: break
+            case .broken:
+                expectedVersion = Self.formatVersion
+                broken = checkingSeal
+            case .intact:
+                expectedVersion = Self.formatVersion
+            }
+        } else {
             switch RecordEnvelope.seal(of: data) {
             case .none: break
             case .broken(let bodyStart):
