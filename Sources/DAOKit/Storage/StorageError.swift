@@ -44,6 +44,14 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         /// A query asked for something no answer exists for, such as a negative limit or offset
         /// (a value a server may pass through from a request); nothing was read or changed.
         public static let invalidQuery = Code("invalidQuery")
+        /// The record was written by a newer version of the entity (``Storable/schema``) than this
+        /// code reads, or a save would replace such a record: code that does not know its fields
+        /// could only lose them. Nothing was changed.
+        public static let newerVersion = Code("newerVersion")
+        /// The entity's ``Storable/schema`` cannot be right: versions out of order, a field
+        /// changed twice in one step, a default whose type is not the field's. Nothing was read
+        /// or changed.
+        public static let invalidSchema = Code("invalidSchema")
 
         public var description: String { name }
 
@@ -66,8 +74,8 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
     public struct Kind: Sendable, Equatable, CustomStringConvertible {
         /// What went wrong.
         public let code: Code
-        /// The detail text of `.corruptRecord`, `.io`, `.wrongFormat` and `.invalidQuery`; `nil` for
-        /// the others.
+        /// The detail text of `.corruptRecord`, `.io`, `.wrongFormat`, `.invalidQuery`,
+        /// `.newerVersion` and `.invalidSchema`; `nil` for the others.
         public let detail: String?
 
         private init(_ code: Code, _ detail: String? = nil) {
@@ -102,6 +110,13 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         /// A query asked for something no answer exists for, such as a negative limit or offset;
         /// the detail names the value. Nothing was read or changed.
         public static func invalidQuery(_ detail: String) -> Kind { Kind(.invalidQuery, detail) }
+        /// A record written by a newer version of the entity than this code reads, or a save that
+        /// would replace one; the detail names both versions, such as "written by version 4; this
+        /// build reads up to 3". Nothing was changed.
+        public static func newerVersion(_ detail: String) -> Kind { Kind(.newerVersion, detail) }
+        /// The entity's ``Storable/schema`` cannot be right; the detail names the field and why.
+        /// Nothing was read or changed.
+        public static func invalidSchema(_ detail: String) -> Kind { Kind(.invalidSchema, detail) }
 
         /// As the kind is written: `duplicateID`, `io("disk full")`.
         public var description: String {
@@ -168,6 +183,8 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         case .io: return "I/O failure (\(detail))"
         case .wrongFormat: return "wrong record format (\(detail))"
         case .invalidQuery: return "invalid query (\(detail))"
+        case .newerVersion: return "record of a newer version (\(detail))"
+        case .invalidSchema: return "invalid entity schema (\(detail))"
         case .reentrantCall: return "called again from inside a call to the same context, which holds its lock; refused"
         default: return code.name + (kind.detail.map { " (\($0))" } ?? "")
         }

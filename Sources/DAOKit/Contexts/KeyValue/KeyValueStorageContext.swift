@@ -83,6 +83,7 @@ public final class KeyValueStorageContext: StorageContext {
     public func save<E: Storable>(_ entities: [E], mode: SaveMode) throws {
         if entities.isEmpty { return }
         let entityName = E.entityName
+        let versioning = try EntityVersioning.of(E.self)
         // Encode everything before taking the lock and before the first write: a bad entity
         // leaves the store untouched, and slow encoding does not block other threads.
         var records: [PendingRecord] = []
@@ -92,7 +93,7 @@ public final class KeyValueStorageContext: StorageContext {
             let key = entity.id.storageKey
             keys.append(key)
             let storeKey = recordKey(entityName, key)
-            let text = try KeyValueRecordFormat.encode(entity, location: storeKey)
+            let text = try KeyValueRecordFormat.encode(entity, versioning: versioning, location: storeKey)
             if let position = positions[key] {
                 records[position].text = text
             } else {
@@ -107,6 +108,13 @@ public final class KeyValueStorageContext: StorageContext {
             for record in records {
                 let previous = try access(entityName, record.key, record.storeKey) {
                     try store.string(forKey: record.storeKey)
+                }
+                if let previous, JSONVersionStamp.isStamped(previous) {
+                    // Never a blind rewrite of what a newer version wrote (a damaged stamp is
+                    // replaced, as any damaged record is).
+                    try versioning.checkReplacing(
+                        storedVersion: JSONVersionStamp.version(of: previous) ?? 0, key: record.key,
+                        location: record.storeKey)
                 }
                 undo.append(
                     UndoEntry(key: record.key, storeKey: record.storeKey, written: record.text, previous: previous))
@@ -142,11 +150,12 @@ public final class KeyValueStorageContext: StorageContext {
     public func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E? {
         let key = id.storageKey
         let storeKey = recordKey(E.entityName, key)
+        let versioning = try EntityVersioning.of(E.self)
         let text: String? = try lockedStore.withLock { store in
             try access(E.entityName, key, storeKey) { try store.string(forKey: storeKey) }
         }
         guard let text else { return nil }
-        return try KeyValueRecordFormat.decode(text, as: E.self, key: key, location: storeKey)
+        return try KeyValueRecordFormat.decode(text, as: E.self, versioning: versioning, key: key, location: storeKey)
     }
 
     /// Every entity stored under the type's prefix, ordered by store key.
@@ -222,6 +231,7 @@ public final class KeyValueStorageContext: StorageContext {
     ///   keys (or read one, without `collectingReadFailures`).
     func readRecords<E: Storable>(_ type: E.Type, collectingReadFailures: Bool) throws -> ReadableRecords<E, E.ID> {
         let entityName = E.entityName
+        let versioning = try EntityVersioning.of(E.self)
         var result = ReadableRecords<E, E.ID>(values: [], failures: [])
         let records: [StoredRecord] = try lockedStore.withLock { store in
             try listRecords(entityName, in: store).compactMap { record in
@@ -242,7 +252,8 @@ public final class KeyValueStorageContext: StorageContext {
         for record in records {
             do {
                 result.values.append(
-                    try KeyValueRecordFormat.decode(record.text, as: E.self, key: record.key, location: record.storeKey)
+                    try KeyValueRecordFormat.decode(
+                        record.text, as: E.self, versioning: versioning, key: record.key, location: record.storeKey)
                 )
             } catch let error as StorageError {
                 result.failures.append(UnreadableRecord(storageKey: record.key, error: error))

@@ -29,22 +29,47 @@ enum KeyValueRecordFormat {
 
     /// The record text of `entity`.
     /// - Throws: ``StorageError`` with ``StorageError/Kind/encodingFailed`` naming the entity and key.
-    static func encode<E: Storable>(_ entity: E, location: String) throws -> String {
+    /// - Parameter versioning: the entity's versions; looked up when not given.
+    static func encode<E: Storable>(
+        _ entity: E, versioning: EntityVersioning? = nil, location: String
+    ) throws -> String {
+        let json: Data
         do {
             // Through the URL-keeping wrapper, so that a relative URL keeps its base.
-            return String(decoding: try encoder.encode(URLKeepingEncodable(value: entity)), as: UTF8.self)
+            json = try encoder.encode(URLKeepingEncodable(value: entity))
         } catch {
             throw StorageError(
                 .encodingFailed, entityName: E.entityName, key: entity.id.storageKey,
                 location: location, underlyingError: error)
         }
+        let versioning = try versioning ?? EntityVersioning.of(E.self)
+        let stamped = try JSONVersionStamp.stamped(
+            json, versioning: versioning, key: entity.id.storageKey, location: location)
+        return String(decoding: stamped, as: UTF8.self)
     }
 
-    /// The entity a record's text holds.
+    /// The entity a record's text holds, resolved from the version it was written with
+    /// (``JSONVersionStamp``).
     /// - Throws: ``StorageError`` naming the entity, key and store key:
-    ///   ``StorageError/Kind/corruptRecord(_:)`` when the text is not JSON at all,
-    ///   ``StorageError/Kind/decodingFailed`` when it is JSON of another shape.
-    static func decode<E: Storable>(_ text: String, as type: E.Type, key: String, location: String) throws -> E {
-        try JSONRecordDecoding.decode(E.self, from: Data(text.utf8), key: key, location: location, decoder: decoder)
+    ///   ``StorageError/Kind/corruptRecord(_:)`` when the text is not JSON at all (or its version
+    ///   stamp is damaged), ``StorageError/Kind/decodingFailed`` when it is JSON of another shape,
+    ///   ``StorageError/Kind/newerVersion(_:)`` when a newer version of the entity wrote it.
+    static func decode<E: Storable>(
+        _ text: String, as type: E.Type, versioning: EntityVersioning, key: String, location: String
+    ) throws -> E {
+        guard JSONVersionStamp.isStamped(text) else {
+            let plan = try versioning.plan(forStoredVersion: 1, readableFrom: nil, key: key, location: location)
+            return try JSONRecordDecoding.decode(
+                E.self, from: Data(text.utf8), key: key, location: location, decoder: decoder, plan: plan)
+        }
+        guard let stamp = JSONVersionStamp.split(text) else {
+            throw StorageError(
+                .corruptRecord("the record's daokit_version stamp is damaged"), entityName: E.entityName, key: key,
+                location: location)
+        }
+        let plan = try versioning.plan(
+            forStoredVersion: stamp.version, readableFrom: stamp.readableFrom, key: key, location: location)
+        return try JSONRecordDecoding.decode(
+            E.self, from: stamp.entity, key: key, location: location, decoder: decoder, plan: plan)
     }
 }
