@@ -5,8 +5,8 @@ import Foundation
 extension FileStorageContext {
     /// How a ``FileStorageContext`` serializes each record file.
     ///
-    /// Either way a record is an envelope with three fields: `formatVersion` (2 for JSON, with a
-    /// checksum; 1 for property lists and for JSON records of earlier releases, without),
+    /// Either way a record is an envelope with three fields: `formatVersion` (2, with a checksum;
+    /// 1 for records of earlier releases, without),
     /// `key` (the real ``StorageKey/storageKey``, which hashed file names cannot give back) and
     /// `entity` (the entity as its `Codable` conformance encodes it). A store holds one format:
     /// opening a store whose records are in the other one throws ``StorageError/Kind/wrongFormat(_:)``.
@@ -18,7 +18,9 @@ extension FileStorageContext {
         /// 2001-01-01 and `Data` is Base64 (JSONEncoder's defaults); non-finite floating-point
         /// values are the strings `"NaN"`, `"+Infinity"` and `"-Infinity"`.
         case json
-        /// Binary property lists (`bplist00`) in `.plist` files, readable by `plutil`.
+        /// Binary property lists (`bplist00`) in `.plist` files, readable by `plutil`. The checksum
+        /// (the CRC-32C of every other byte) is in 5 of the trailer's unused bytes, which property
+        /// list readers ignore.
         case propertyList
 
         /// The file extension of record files, without the dot.
@@ -29,7 +31,7 @@ extension FileStorageContext {
             }
         }
 
-        /// The envelope's `formatVersion` this release writes for JSON records; it also reads 1. Shared
+        /// The envelope's `formatVersion` this release writes; it also reads 1. Shared
         /// with the `dao` tool, which checks records without decoding their entities.
         package static let formatVersion = RecordEnvelope.formatVersion
 

@@ -6,17 +6,37 @@ extension SQLiteStorageContext {
     /// Every row of the type that decodes as `E`, and a failure for each one that does not
     /// (``StorageError/Kind/decodingFailed`` naming its key and the database file), or whose
     /// bytes changed in the file (``StorageError/Kind/corruptRecord(_:)``: its checksum does not
-    /// match, whichever column changed, the key too).
-    /// - Throws: ``StorageError`` only when SQLite cannot read the table.
+    /// match, whichever column changed, the key too). Damage that hides rows is a failure too:
+    /// each key the table's key index lists but no row holds, by name, and a failure without a
+    /// key when the walk of the table met rows out of rowid order.
+    /// - Throws: ``StorageError`` only when SQLite cannot read the table (`SQLITE_CORRUPT` is a
+    ///   ``StorageError/Kind/corruptRecord(_:)`` naming the file).
     public func fetchReadable<E: Storable>(_ type: E.Type) throws -> ReadableRecords<E, E.ID> {
         let entityName = try Self.checkedName(E.self)
         return try read(entityName: entityName) { table, connection in
-            let statement = try connection.statement("SELECT * FROM \(table.quotedName)")
+            // The rowid last (named so that no field is), to see that the scan meets every row
+            // once: a table scan walks the rows in rowid order, so a rowid not above the one
+            // before means a damaged page led the scan back to rows it had read (which may hide
+            // others), or a row's rowid changed.
+            let statement = try connection.statement(
+                "SELECT *, _rowid_ AS \(SQLiteRowChecksum.rowidColumnName) FROM \(table.quotedName)")
             defer { statement.reset() }
             var result = ReadableRecords<E, E.ID>(values: [], failures: [])
-            guard try statement.step() else { return result }
+            guard try statement.step() else {
+                statement.reset()
+                try crossCheck(&result, table: table, entityName: entityName, connection: connection)
+                return result
+            }
             let reader = statement.rowReader()
+            let rowidColumn = statement.columnCount - 1
+            let rowidIsReal = !table.columns.contains("_rowid_")
+            var lastRowid = Int64.min
+            var outOfOrder = 0
             repeat {
+                // Read anyway: the rowid itself may be what changed.
+                let rowid = statement.integer(at: rowidColumn)
+                if rowid <= lastRowid && rowidIsReal { outOfOrder += 1 }
+                lastRowid = rowid
                 do {
                     result.values.append(
                         try decodeRow(E.self, reader: reader, entityName: entityName, key: "", connection: connection))
@@ -33,8 +53,71 @@ extension SQLiteStorageContext {
                     result.failures.append(UnreadableRecord(storageKey: reader.key, error: error))
                 }
             } while try statement.step()
+            statement.reset()
+            if outOfOrder > 0 {
+                result.failures.append(
+                    UnreadableRecord(
+                        storageKey: nil,
+                        error: StorageError(
+                            .corruptRecord(SQLiteRowChecksum.rowsOutOfOrder(outOfOrder)), entityName: entityName,
+                            location: location)))
+            }
+            try crossCheck(&result, table: table, entityName: entityName, connection: connection)
             return result
         } ?? ReadableRecords(values: [], failures: [])
+    }
+
+    /// Compares the rows a scan of the table found with the entries of the key's index, a second
+    /// B-tree, counted without reading its cells: when a damaged page hides rows from the scan,
+    /// or a row's key changed, the keys the index lists and no row holds are added to `result`
+    /// as failures, by name. When they agree (always, but for damage) this costs one count of
+    /// the index's pages.
+    private func crossCheck<E: Storable>(
+        _ result: inout ReadableRecords<E, E.ID>, table: SQLiteTable, entityName: String,
+        connection: SQLiteConnection
+    ) throws {
+        let rows = result.values.count + result.failures.count { $0.storageKey != nil }
+        let indexed = try connection.statement(
+            "SELECT count(*) FROM \(table.quotedName) INDEXED BY \(table.keyIndex)")
+        defer { indexed.reset() }
+        guard try indexed.step() else { return }
+        let count = Int(indexed.integer(at: 0))
+        indexed.reset()
+        // A damaged row is reported under the key it holds now, which may itself be damaged:
+        // the index then still lists the real key, which is named too.
+        let damagedRows = result.failures.contains { $0.error.kind.code == .corruptRecord }
+        if count == rows && !damagedRows { return }
+        let scan = try connection.statement("SELECT daokit_key FROM \(table.quotedName) NOT INDEXED")
+        defer { scan.reset() }
+        var scanned = Set<String>()
+        while try scan.step() { scanned.insert(scan.text(at: 0)) }
+        let listing = try connection.statement(
+            "SELECT daokit_key FROM \(table.quotedName) INDEXED BY \(table.keyIndex)")
+        defer { listing.reset() }
+        var hidden: [String] = []
+        while try listing.step() {
+            let key = listing.text(at: 0)
+            if !scanned.contains(key) { hidden.append(key) }
+        }
+        for key in hidden.sorted() {
+            result.failures.append(
+                UnreadableRecord(
+                    storageKey: key,
+                    error: StorageError(
+                        .corruptRecord(SQLiteRowChecksum.unreachableRow), entityName: entityName, key: key,
+                        location: location)))
+        }
+        if hidden.isEmpty && count > rows {
+            // More entries than rows, but every key found: the index lists a key twice.
+            result.failures.append(
+                UnreadableRecord(
+                    storageKey: nil,
+                    error: StorageError(
+                        .corruptRecord(SQLiteRowChecksum.rowsAndIndexDisagree(rows: rows, indexed: count)),
+                        entityName: entityName, location: location)))
+        }
+        // Fewer entries than rows: rows the index does not list read intact here, and
+        // `read(id:)` reports each of them (it searches the table when the index misses).
     }
 
     /// The storage keys of every row of the type, without decoding any.

@@ -91,6 +91,9 @@ public final class SQLiteStorageContext: StorageContext {
                 _ = try connection.scalar("PRAGMA journal_mode = WAL")
             }
             try connection.execute("PRAGMA synchronous = FULL")
+            // SQLite checks each cell's size against its page when it loads the page, so that a
+            // damaged page is an SQLITE_CORRUPT error rather than cells read past their bounds.
+            try connection.execute("PRAGMA cell_size_check = ON")
             try SQLiteSchema.prepare(connection)
             state = ContextLock(State(connection: connection))
         } catch let failure as SQLiteError {
@@ -240,8 +243,17 @@ public final class SQLiteStorageContext: StorageContext {
     // MARK: Reading
 
     /// The entity stored under `id`, or `nil`.
+    ///
+    /// The row is found through the key's index and must hold that key: a damaged index that
+    /// leads to another row is reported, not read as this record. When the index has no entry
+    /// for the key, the table itself is searched (every row, so a miss costs a scan of the
+    /// table) before answering `nil`: a row the damaged index no longer lists is reported, never
+    /// silently missing.
     /// - Throws: ``StorageError``: ``StorageError/Kind/decodingFailed`` naming the record when
-    ///   its row does not decode as `E`, or the SQLite failure.
+    ///   its row does not decode as `E`; ``StorageError/Kind/corruptRecord(_:)`` naming it when
+    ///   its row's checksum does not match, the index leads to a row of another key, or the
+    ///   table holds a row for the key that the index does not list; or the SQLite failure
+    ///   (`SQLITE_CORRUPT` is a `corruptRecord` too).
     public func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E? {
         let entityName = try Self.checkedName(E.self)
         let key = Self.normalized(id.storageKey)
@@ -249,10 +261,33 @@ public final class SQLiteStorageContext: StorageContext {
             let statement = try connection.statement("SELECT * FROM \(table.quotedName) WHERE daokit_key = ?")
             defer { statement.reset() }
             _ = statement.bindText(key, at: 1)
-            guard try statement.step() else { return nil }
-            return try self.decodeRow(
-                E.self, reader: statement.rowReader(), entityName: entityName, key: key, connection: connection)
+            guard try statement.step() else {
+                try self.confirmAbsent(key, in: table, entityName: entityName, connection: connection)
+                return nil
+            }
+            let reader = statement.rowReader()
+            guard reader.keyEquals(key) else {
+                throw StorageError(
+                    .corruptRecord(SQLiteRowChecksum.indexLeadsElsewhere), entityName: entityName, key: key,
+                    location: self.location)
+            }
+            return try self.decodeRow(E.self, reader: reader, entityName: entityName, key: key, connection: connection)
         } ?? nil
+    }
+
+    /// Throws when the table holds a row for `key` although its index found none: the index is
+    /// damaged. Searches the table without the index.
+    private func confirmAbsent(_ key: String, in table: SQLiteTable, entityName: String, connection: SQLiteConnection)
+        throws
+    {
+        let statement = try connection.statement(
+            "SELECT 1 FROM \(table.quotedName) NOT INDEXED WHERE daokit_key = ?")
+        defer { statement.reset() }
+        _ = statement.bindText(key, at: 1)
+        if try statement.step() {
+            throw StorageError(
+                .corruptRecord(SQLiteRowChecksum.unlistedRow), entityName: entityName, key: key, location: location)
+        }
     }
 
     /// Every stored entity of the type, in no particular order.

@@ -76,7 +76,10 @@ struct SQLiteChecksumTests {
         let context = try database.open()
         let readable = try context.fetchReadable(ChecksumSample.self)
         #expect(readable.values.count == 19)
-        #expect(readable.failures.map(\.storageKey) == ["key019"], "\(readable.failures)")
+        // The damaged row under the key it holds now, and the real key, which the index still
+        // lists but no row holds: the record is named, not silently missing.
+        #expect(readable.failures.map(\.storageKey) == ["key019", "key012"], "\(readable.failures)")
+        #expect(readable.failures.last?.error.kind == .corruptRecord(SQLiteRowChecksum.unreachableRow))
         // Asked for by its old key, through the index (which SQLite also reads the key from): the
         // record exactly, or an error naming it — never another value.
         do {
@@ -87,6 +90,45 @@ struct SQLiteChecksumTests {
         }
         #expect(!readable.values.contains { $0.id == "key012" })
         #expect(readable.values.filter { $0.id == "key019" } == [Self.samples[19]])
+    }
+
+    @Test func aKeyItsDamagedIndexNoLongerListsIsReportedNotMissing() throws {
+        let database = try populated()
+        defer { database.remove() }
+        // The key index's copy of "key012": the table's row holds the key twice in a row
+        // (`daokit_key`, then the `id` field); the index's copy stands alone.
+        var bytes = try Data(contentsOf: database.file)
+        var copies: [Range<Data.Index>] = []
+        var from = bytes.startIndex
+        while let range = bytes[from...].range(of: Data("key012".utf8)) {
+            copies.append(range)
+            from = range.upperBound
+        }
+        let alone = copies.filter { copy in
+            !copies.contains {
+                $0 != copy && abs($0.lowerBound - copy.upperBound) < 4
+                    || abs(copy.lowerBound - $0.upperBound) < 4 && $0 != copy
+            }
+        }
+        let entry = try #require(alone.first, "no index entry among \(copies)")
+        #expect(alone.count == 1)
+        bytes[entry.upperBound - 1] = UInt8(ascii: "z")  // sorts after every key: the lookup misses
+        try bytes.write(to: database.file)
+        let context = try database.open()
+        // The index misses, the table holds the row: reported, never nil.
+        let error = try #require(throws: StorageError.self) { try context.fetch(ChecksumSample.self, id: "key012") }
+        #expect(error.kind == .corruptRecord(SQLiteRowChecksum.unlistedRow))
+        #expect(error.key == "key012")
+        // A key that was never stored still reads as nil.
+        #expect(try context.fetch(ChecksumSample.self, id: "key999") == nil)
+        // A neighbour the damaged index page no longer finds either: exact, or reported.
+        do {
+            #expect(try context.fetch(ChecksumSample.self, id: "key013") == Self.samples[13])
+        } catch let error as StorageError {
+            #expect(error.kind == .corruptRecord(SQLiteRowChecksum.unlistedRow))
+        }
+        // The table's rows read intact.
+        #expect(try context.fetchAll(ChecksumSample.self).count == 20)
     }
 
     @Test func aChangedNumberIsACorruptRecord() throws {

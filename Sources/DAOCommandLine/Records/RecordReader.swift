@@ -11,7 +11,7 @@ struct StoredRecord: Equatable {
     let key: String
     /// The entity as stored.
     let entity: JSONValue
-    /// Whether the record began with a checksum, which matched (version 2 JSON records).
+    /// Whether the record carried a checksum, which matched (version 2 records).
     var isSealed = false
 }
 
@@ -42,7 +42,13 @@ enum RecordReader {
         var data = data
         var isSealed = false
         var broken = false
-        if format == .json {
+        if format == .propertyList {
+            switch RecordEnvelope.propertyListSeal(of: data) {
+            case .none: break
+            case .broken: broken = true
+            case .intact: isSealed = true
+            }
+        } else {
             switch RecordEnvelope.seal(of: data) {
             case .none: break
             case .broken(let bodyStart):

@@ -4,9 +4,9 @@ import Foundation
 
 /// Encodes entities into record envelopes and decodes them back, classifying what goes wrong.
 struct RecordCodec: Sendable {
-    /// The version this release writes for JSON records (with a checksum, see ``RecordEnvelope``).
+    /// The version this release writes (with a checksum, see ``RecordEnvelope``).
     static let formatVersion = FileStorageContext.RecordFormat.formatVersion
-    /// The version without a checksum: earlier releases' records, and property-list records.
+    /// The version without a checksum: earlier releases' records.
     static let uncheckedFormatVersion = RecordEnvelope.uncheckedFormatVersion
 
     /// How the envelope of a record without a data version begins, once unsealed.
@@ -51,12 +51,13 @@ struct RecordCodec: Sendable {
                 dataReadableFrom: dataReadableFrom, entity: URLKeepingEncodable(value: entity))
             return RecordEnvelope.sealed(try jsonEncoder.encode(envelope))
         case .propertyList:
-            // Property lists keep a URL's base through URL's own Codable. No checksum: a binary
-            // property list has no room for one before its bytes (see FileStoreFormat).
-            return try plistEncoder.encode(
-                EncodedRecord(
-                    formatVersion: Self.uncheckedFormatVersion, key: key, dataVersion: dataVersion,
-                    dataReadableFrom: dataReadableFrom, entity: entity))
+            // Property lists keep a URL's base through URL's own Codable. The checksum goes in
+            // the trailer's unused bytes, so the file stays a property list (see RecordEnvelope).
+            return RecordEnvelope.sealedPropertyList(
+                try plistEncoder.encode(
+                    EncodedRecord(
+                        formatVersion: Self.formatVersion, key: key, dataVersion: dataVersion,
+                        dataReadableFrom: dataReadableFrom, entity: entity)))
         }
     }
 
@@ -104,7 +105,16 @@ struct RecordCodec: Sendable {
         var data = data
         var expectedVersion = Self.uncheckedFormatVersion
         var broken = false
-        if format == .json {
+        if format == .propertyList {
+            switch RecordEnvelope.propertyListSeal(of: data) {
+            case .none: break
+            case .broken:
+                expectedVersion = Self.formatVersion
+                broken = checkingSeal
+            case .intact:
+                expectedVersion = Self.formatVersion
+            }
+        } else {
             switch RecordEnvelope.seal(of: data) {
             case .none: break
             case .broken(let bodyStart):

@@ -100,6 +100,7 @@ package enum SQLiteRowChecksum {
             for column in 0..<count {
                 let name = sqlite3_column_name(statement, column).map { String(cString: $0) } ?? ""
                 if name == SQLiteRowChecksum.columnName { checksumColumn = column }
+                if name == SQLiteRowChecksum.rowidColumnName { break }  // not part of the row
                 prefixes.append(SQLiteRowChecksum.namePrefix(name))
             }
             self.prefixes = prefixes
@@ -118,6 +119,29 @@ package enum SQLiteRowChecksum {
             return stored == Int64(computed)
         }
     }
+
+    /// The name under which `fetchReadable` selects each row's rowid, after the row's columns;
+    /// not part of the row, so not checksummed.
+    package static let rowidColumnName = "daokit_rowid"
+
+    /// The problem with a scan that met rows out of rowid order.
+    package static func rowsOutOfOrder(_ count: Int) -> String {
+        "a scan of the table met \(count) rows out of order: a damaged page leads back into the table or a row's rowid changed (run 'dao verify')"
+    }
+
+    /// The problem with a key whose index entry leads to a row of another key.
+    package static let indexLeadsElsewhere =
+        "the key's index entry leads to a row of another key: the index or the table is damaged (run 'dao verify')"
+    /// The problem with a key the table holds a row for but its index does not list.
+    package static let unlistedRow =
+        "the table holds a row for this key that the key's index does not list: the index is damaged (run 'dao verify')"
+    /// The problem with a table whose rows and key index disagree in number.
+    package static func rowsAndIndexDisagree(rows: Int, indexed: Int) -> String {
+        "the table's pages lead to \(rows) rows but its key index lists \(indexed): damaged pages hide records (run 'dao verify')"
+    }
+    /// The problem with a key the index lists but no row of the table holds.
+    package static let unreachableRow =
+        "the key's index lists it but no row of the table holds it: the table's pages, or its row's key, are damaged (run 'dao verify')"
 
     /// The problem a damaged row is reported with.
     package static let mismatch =

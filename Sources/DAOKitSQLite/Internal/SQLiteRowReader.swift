@@ -46,6 +46,19 @@ final class SQLiteRowReader {
     /// The storage key of the current row.
     var key: String { text(0) }
 
+    /// Whether the current row's key is `key`, compared by bytes without making a string.
+    @inline(__always)
+    func keyEquals(_ key: String) -> Bool {
+        guard sqlite3_column_type(statement, 0) == SQLITE_TEXT else { return false }
+        let count = Int(sqlite3_column_bytes(statement, 0))
+        var key = key
+        return key.withUTF8 { expected in
+            guard expected.count == count else { return false }
+            guard count > 0, let bytes = sqlite3_column_text(statement, 0) else { return count == 0 }
+            return memcmp(bytes, expected.baseAddress!, count) == 0
+        }
+    }
+
     @inline(__always)
     func type(_ column: Int32) -> Int32 { sqlite3_column_type(statement, column) }
 

@@ -26,6 +26,10 @@ struct SQLiteTable {
         self.recordedKinds = recordedKinds
     }
 
+    /// The index SQLite keeps for the `daokit_key` primary key, as an SQL identifier: a second
+    /// B-tree beside the table's, which reads compare with the table (see `fetchReadable`).
+    var keyIndex: String { SQLiteDialect.quoted("sqlite_autoindex_\(entityName)_1") }
+
     /// `INSERT OR REPLACE` of a whole row: the key, then every field column in order, then the
     /// row's checksum (``SQLiteRowChecksum``).
     var upsertSQL: String {

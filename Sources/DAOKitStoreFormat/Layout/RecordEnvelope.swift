@@ -11,12 +11,18 @@ import Foundation
 /// Version 2 (JSON records) begins with a fourth field, the CRC-32C of every byte after it, as 8
 /// hexadecimal digits: `{"checksum":"1a2b3c4d","entity":…,"formatVersion":2,"key":"…"}`. Placed
 /// first and of a fixed length, it is checked on the bytes before any parsing, so a record whose
-/// bytes changed is reported as damaged instead of read as another value. Version 1 records (no
-/// checksum; written by earlier releases, and still by the property-list format) stay readable.
+/// bytes changed is reported as damaged instead of read as another value.
+///
+/// Version 2 property-list records (binary, `bplist00`) keep their checksum in the file's 32-byte
+/// trailer, in 5 of the 6 bytes the format leaves unused (`plutil` and every property-list reader
+/// ignore them): the byte `D`, then the CRC-32C (big-endian) of every other byte of the file —
+/// everything before the trailer, then the trailer after those 5 bytes. Checked on the bytes before
+/// parsing, like the JSON seal. Version 1 records (no checksum; written by earlier releases) stay
+/// readable in both formats.
 package enum RecordEnvelope {
-    /// The envelope's `formatVersion` this release writes for JSON records: with a checksum.
+    /// The envelope's `formatVersion` this release writes: with a checksum.
     package static let formatVersion = 2
-    /// The version without a checksum: earlier releases' records, and property-list records.
+    /// The version without a checksum: earlier releases' records.
     package static let uncheckedFormatVersion = 1
     /// The versions this release reads.
     package static let readableVersions = [uncheckedFormatVersion, formatVersion]
@@ -107,5 +113,51 @@ package enum RecordEnvelope {
         out.append(UInt8(ascii: "{"))
         out.append(data[(data.startIndex + bodyStart)...])
         return out
+    }
+
+    // MARK: Property lists
+
+    /// The size of a binary property list's trailer, and the bytes of it that hold the seal.
+    private static let trailerLength = 32
+    private static let plistSealLength = 5
+    private static let plistSealMarker = UInt8(ascii: "D")
+
+    /// The CRC-32C of a binary property list's bytes but its seal's.
+    private static func propertyListChecksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        let trailer = bytes.count - trailerLength
+        let head = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[..<trailer]))
+        return CRC32C.checksum(
+            UnsafeRawBufferPointer(rebasing: bytes[(trailer + plistSealLength)...]), continuing: head)
+    }
+
+    /// A binary property list (`PropertyListEncoder`'s output, whose trailer's first bytes are
+    /// unused and zero) sealed with its checksum.
+    package static func sealedPropertyList(_ plist: Data) -> Data {
+        var out = plist
+        guard out.count >= 8 + trailerLength else { return out }  // never: an encoder's output is longer
+        let crc = out.withUnsafeBytes { propertyListChecksum($0) }
+        let trailer = out.startIndex + out.count - trailerLength
+        out[trailer] = plistSealMarker
+        for position in 0..<4 {
+            out[trailer + 1 + position] = UInt8(truncatingIfNeeded: crc >> UInt32(24 - 8 * position))
+        }
+        return out
+    }
+
+    /// Checks the seal of a binary property list's bytes: `.intact(bodyStart: 0)` when it has a
+    /// matching one (the bytes parse as they are), `.none` when the seal's bytes are all zero
+    /// (a version 1 record, or not a binary property list at all), `.broken(bodyStart: 0)` when
+    /// they hold anything else or a checksum that does not match.
+    package static func propertyListSeal(of data: Data) -> Seal {
+        data.withUnsafeBytes { bytes -> Seal in
+            guard bytes.count >= 8 + trailerLength else { return .none }
+            let trailer = bytes.count - trailerLength
+            let seal = bytes[trailer..<(trailer + plistSealLength)]
+            if seal.allSatisfy({ $0 == 0 }) { return .none }
+            guard seal.first == plistSealMarker else { return .broken(bodyStart: 0) }
+            var stored: UInt32 = 0
+            for byte in seal.dropFirst() { stored = stored << 8 | UInt32(byte) }
+            return propertyListChecksum(bytes) == stored ? .intact(bodyStart: 0) : .broken(bodyStart: 0)
+        }
     }
 }

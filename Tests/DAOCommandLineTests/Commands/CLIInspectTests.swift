@@ -35,7 +35,7 @@ struct CLIInspectTests {
             try store.withNotes(2, format: .propertyList)
             #expect(
                 dao("inspect", store.path).outputLines.contains(
-                    "Format     binary property list (.plist), format version 1"))
+                    "Format     binary property list (.plist), format version 2"))
         }
     }
 

@@ -8,7 +8,8 @@
 /// **Layout.** A record lives under `namespace/entityName/key`; every component is
 /// percent-escaped, so no two entities or ids collide (`KeyValueKeyScheme.swift` documents
 /// the exact rule; ids are put in Unicode NFC first, because Swift treats canonically equivalent
-/// strings as one id). A record is the entity as `JSONEncoder` writes it with sorted keys.
+/// strings as one id). A record is the entity as `JSONEncoder` writes it with sorted keys,
+/// sealed with a CRC-32C checked on every read: `{"daokit_crc32c":"…","entity":{…}}`.
 /// There is no index: the records of a type are the keys under its prefix
 /// (``KeyValueStore/keys(withPrefix:)``), so what the store holds is what is stored.
 ///
@@ -109,12 +110,12 @@ public final class KeyValueStorageContext: StorageContext {
                 let previous = try access(entityName, record.key, record.storeKey) {
                     try store.string(forKey: record.storeKey)
                 }
-                if let previous, JSONVersionStamp.isStamped(previous) {
-                    // Never a blind rewrite of what a newer version wrote (a damaged stamp is
-                    // replaced, as any damaged record is).
-                    try versioning.checkReplacing(
-                        storedVersion: JSONVersionStamp.version(of: previous) ?? 0, key: record.key,
-                        location: record.storeKey)
+                if let previous,
+                    let stored = KeyValueRecordFormat.storedVersion(of: previous, location: record.storeKey)
+                {
+                    // Never a blind rewrite of what a newer version wrote (a damaged record is
+                    // replaced, as it always was).
+                    try versioning.checkReplacing(storedVersion: stored, key: record.key, location: record.storeKey)
                 }
                 undo.append(
                     UndoEntry(key: record.key, storeKey: record.storeKey, written: record.text, previous: previous))
@@ -144,7 +145,7 @@ public final class KeyValueStorageContext: StorageContext {
 
     /// The entity stored under `id`, or `nil` when the store holds nothing under its key.
     /// - Throws: ``StorageError`` naming the entity, key and store key:
-    ///   ``StorageError/Kind/corruptRecord(_:)`` (not JSON),
+    ///   ``StorageError/Kind/corruptRecord(_:)`` (its bytes do not match its checksum, or not JSON),
     ///   ``StorageError/Kind/decodingFailed`` (JSON that does not decode as `E`) or
     ///   ``StorageError/Kind/io(_:)``.
     public func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E? {

@@ -9,13 +9,15 @@ struct KeyValueStorageContextTests {
         id: UUID(uuidString: "6B0E4A4E-8D3C-4C57-9E0B-2C54A6F7D001")!, dialogID: "family", author: "ann",
         text: "a/b \"quoted\"", date: Date(timeIntervalSinceReferenceDate: 0.5), isRead: false, priority: 2)
 
-    @Test func aRecordIsSortedKeyJSONUnderNamespaceEntityAndKey() throws {
+    /// The layout is a stored format: the checksum is pinned too (the CRC-32C of
+    /// `FixtureMessageEntity/6B0E…D001`, a NUL and `"entity":…}`).
+    @Test func aRecordIsSortedKeyJSONSealedWithItsChecksumUnderNamespaceEntityAndKey() throws {
         let store = InMemoryKeyValueStore()
         try KeyValueStorageContext(store: store, namespace: "app").save([message])
         let record = try #require(store.contents["app/FixtureMessageEntity/6B0E4A4E-8D3C-4C57-9E0B-2C54A6F7D001"])
         #expect(
             record
-                == #"{"author":"ann","date":0.5,"dialogID":"family","id":"6B0E4A4E-8D3C-4C57-9E0B-2C54A6F7D001","isRead":false,"priority":2,"text":"a/b \"quoted\""}"#
+                == #"{"daokit_crc32c":"1a840369","entity":{"author":"ann","date":0.5,"dialogID":"family","id":"6B0E4A4E-8D3C-4C57-9E0B-2C54A6F7D001","isRead":false,"priority":2,"text":"a/b \"quoted\""}}"#
         )
         #expect(store.contents.count == 1)
     }

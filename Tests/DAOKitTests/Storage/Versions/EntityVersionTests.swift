@@ -1,8 +1,9 @@
-import DAOKit
 import DAOKitFileStore
 import DAOKitTestSupport
 import Foundation
 import Testing
+
+@testable import DAOKit
 
 /// The contexts that keep encoded records, so that a record outlives the code that wrote it.
 /// (The in-memory context keeps values; SQLite and PostgreSQL do not carry versions yet.)
@@ -227,20 +228,28 @@ struct UnversionedRecordLayoutTests {
         try context.save([TicketV1(id: "a", title: "T", note: "n", count: 1)])
         try context.save([TicketV2(id: "b", title: "T", note: "n", count: 1, points: 2)])
         try context.save([TicketV4(id: "c", title: "T", remark: "r", count: 1, points: 2, owner: nil)])
-        #expect(store.string(forKey: "DAOKit/Ticket/a") == #"{"count":1,"id":"a","note":"n","title":"T"}"#)
-        #expect(
-            store.string(forKey: "DAOKit/Ticket/b")
-                == #"{"daokit_version":2,"count":1,"id":"b","note":"n","points":2,"title":"T"}"#)
-        #expect(
-            store.string(forKey: "DAOKit/Ticket/c")?.hasPrefix(#"{"daokit_version":4,"daokit_readable_from":3,"#)
-                == true)
+        func body(_ key: String) -> Substring? {
+            store.string(forKey: "DAOKit/Ticket/" + key)?.dropFirst(KeyValueRecordFormat.sealLength)
+        }
+        #expect(body("a") == #""entity":{"count":1,"id":"a","note":"n","title":"T"}}"#)
+        #expect(body("b") == #""daokit_version":2,"entity":{"count":1,"id":"b","note":"n","points":2,"title":"T"}}"#)
+        #expect(body("c")?.hasPrefix(#""daokit_version":4,"daokit_readable_from":3,"entity":{"#) == true)
     }
 
-    @Test func aDamagedKeyValueStampIsACorruptRecord() throws {
-        let store = InMemoryKeyValueStore(["DAOKit/Ticket/a": #"{"daokit_version":x,"id":"a"}"#])
+    @Test func aChangedVersionBreaksTheRecordsChecksum() throws {
+        let store = InMemoryKeyValueStore()
         let context = KeyValueStorageContext(store: store)
+        try context.save([TicketV3(id: "a", title: "T", remark: "r", count: 1, points: 2)])
+        let text = try #require(store.string(forKey: "DAOKit/Ticket/a"))
+        store.setString(
+            text.replacingOccurrences(of: #""daokit_version":3"#, with: #""daokit_version":1"#),
+            forKey: "DAOKit/Ticket/a")
         let error = try #require(throws: StorageError.self) { try context.fetch(TicketV3.self, id: "a") }
-        #expect(error.kind == .corruptRecord("the record's daokit_version stamp is damaged"))
+        #expect(error.code == .corruptRecord)
+        #expect(error.kind.detail == KeyValueRecordFormat.checksumMismatch)
+        // A save replaces a damaged record, as it always did.
+        try context.save([TicketV3(id: "a", title: "T", remark: "r", count: 1, points: 3)])
+        #expect(try context.fetch(TicketV3.self, id: "a")?.points == 3)
     }
 
     @Test func fileRecordsOfVersionOneCarryNoDataVersion() throws {
