@@ -41,7 +41,9 @@ struct RecordCodec: Sendable {
             // Through the URL-keeping wrapper: JSONEncoder alone would drop a relative URL's base.
             let envelope = EncodedRecord(
                 formatVersion: Self.formatVersion, key: key, entity: URLKeepingEncodable(value: entity))
-            return RecordEnvelope.sealed(try jsonEncoder.encode(envelope))
+            // The envelope is one level of object around the entity.
+            return RecordEnvelope.sealed(
+                try JSONNesting.encode(envelope, with: jsonEncoder, entity: entity, enclosingLevels: 1))
         case .propertyList:
             // Property lists keep a URL's base through URL's own Codable. The checksum goes in
             // the trailer's unused bytes, so the file stays a property list (see RecordEnvelope).

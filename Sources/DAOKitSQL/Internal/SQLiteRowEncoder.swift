@@ -74,14 +74,17 @@ package enum SQLiteRowEncoder {
     }
 
     /// A field value the fast path cannot keep as one column value: JSON text.
-    package static func jsonColumn<T: Encodable>(_ value: T) throws -> SQLiteValue {
-        .text(String(decoding: try json.encode(URLKeepingEncodable(value: value)), as: UTF8.self))
+    /// - Throws: ``NestingLimitError`` naming the path from the entity, through `key`, when the
+    ///   value nests deeper than JSON holds; what its `encode(to:)` throws.
+    package static func jsonColumn<T: Encodable>(_ value: T, key: any CodingKey) throws -> SQLiteValue {
+        let text = try JSONNesting.encode(URLKeepingEncodable(value: value), with: json, entity: value, prefix: [key])
+        return .text(String(decoding: text, as: UTF8.self))
     }
 
     /// The row of an entity the fast path refused: its `JSONEncoder` object, one column per key,
     /// each holding its value's JSON text.
     private static func fallbackRow<E: Encodable>(of entity: E) throws -> SQLiteEncodedRow {
-        let data = try json.encode(URLKeepingEncodable(value: entity))
+        let data = try JSONNesting.encode(URLKeepingEncodable(value: entity), with: json, entity: entity)
         guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw EncodingError.invalidValue(
                 entity,
@@ -175,7 +178,7 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
             let (column, kind) = SQLiteRowEncoder.column(scalar)
             put(column, kind, key)
         } else {
-            put(try SQLiteRowEncoder.jsonColumn(value), .json, key)
+            put(try SQLiteRowEncoder.jsonColumn(value, key: key), .json, key)
         }
     }
 

@@ -6,19 +6,19 @@ import DAOKit
 import Foundation
 import Testing
 
-// Sources/DAOKit/DAOKit.docc/ErrorsAndUnreadableRecords.md:46
+// Sources/DAOKit/DAOKit.docc/ErrorsAndUnreadableRecords.md:66
 private enum Priority: String, Codable {
     case low, high
 }
 
-// Sources/DAOKit/DAOKit.docc/ErrorsAndUnreadableRecords.md:50
+// Sources/DAOKit/DAOKit.docc/ErrorsAndUnreadableRecords.md:70
 private struct Todo: Codable, Identifiable {
     var id: Int
     var title: String
     var priority: Priority
 }
 
-// Sources/DAOKit/DAOKit.docc/ErrorsAndUnreadableRecords.md:56
+// Sources/DAOKit/DAOKit.docc/ErrorsAndUnreadableRecords.md:76
 private struct TodoEntity: Storable {
     static let entityName = "Todo"
     var id: Int
@@ -26,7 +26,7 @@ private struct TodoEntity: Storable {
     var priority: Priority
 }
 
-// Sources/DAOKit/DAOKit.docc/ErrorsAndUnreadableRecords.md:63
+// Sources/DAOKit/DAOKit.docc/ErrorsAndUnreadableRecords.md:83
 // What a later version of the app stored: a priority this version does not know.
 private struct LaterTodoEntity: Storable {
     static let entityName = "Todo"
@@ -38,7 +38,7 @@ private struct LaterTodoEntity: Storable {
 /// Runs the statements of Sources/DAOKit/DAOKit.docc/ErrorsAndUnreadableRecords.md's samples in document order.
 @Test("Sources/DAOKit/DAOKit.docc/ErrorsAndUnreadableRecords.md: its samples compile and run")
 func errorsAndUnreadableRecordsSamples() throws {
-    // Sources/DAOKit/DAOKit.docc/ErrorsAndUnreadableRecords.md:43
+    // Sources/DAOKit/DAOKit.docc/ErrorsAndUnreadableRecords.md:63
     let context = InMemoryStorageContext()
     try context.save([LaterTodoEntity(id: 2, title: "From the future", priority: "urgent")])
     let todos = BaseDao<Todo, TodoEntity>(context: context)

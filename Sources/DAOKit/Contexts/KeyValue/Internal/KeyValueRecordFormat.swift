@@ -67,7 +67,8 @@ enum KeyValueRecordFormat {
         let json: Data
         do {
             // Through the URL-keeping wrapper, so that a relative URL keeps its base.
-            json = try encoder.encode(URLKeepingEncodable(value: entity))
+            // The reader parses the entity's bytes alone, so the seal around them adds no level.
+            json = try JSONNesting.encode(URLKeepingEncodable(value: entity), with: encoder, entity: entity)
         } catch {
             throw StorageError(
                 .encodingFailed, entityName: E.entityName, key: entity.id.storageKey,
