@@ -68,6 +68,10 @@ package struct ContextFactory: Sendable, CustomStringConvertible {
     /// (JSON records in a fresh temporary directory) and SQLite (a database file).
     package static let everyShipped: [ContextFactory] = core + [fileJSON, sqliteFile]
 
+    /// The shipped contexts that conform to `TransactionalStorageContext`: the transaction suites
+    /// run on each, so a context that gains transactions joins them here.
+    package static let transactional: [ContextFactory] = [.memory]
+
     /// The shipped contexts that evaluate queries on entities in Swift, reading (decoding, and
     /// encoding to read fields) what the query needs — so a record that cannot be read or encoded
     /// fails a query as the full scan does. SQLite is not one: it evaluates on the stored columns

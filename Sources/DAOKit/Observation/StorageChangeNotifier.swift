@@ -98,6 +98,22 @@ public final class StorageChangeNotifier: Sendable {
         if mustSignal { ChangeDispatcher.shared.schedule(self) }
     }
 
+    /// Announces several committed changes at once, like ``post(_:)``: they are queued together,
+    /// so subscribers receive them in one batch (a transaction over several entity types is
+    /// heard of once).
+    package func post(contentsOf changes: [StorageChange]) {
+        if changes.isEmpty { return }
+        let mustSignal = state.withLock { state -> Bool in
+            if state.subscribers.isEmpty { return false }
+            state.pending.append(contentsOf: changes)
+            if state.pending.count > Self.foldThreshold { state.pending = Self.fold(state.pending) }
+            if state.scheduled { return false }
+            state.scheduled = true
+            return true
+        }
+        if mustSignal { ChangeDispatcher.shared.schedule(self) }
+    }
+
     /// Calls `handler` on DAOKit's change thread with every batch of changes posted from now on
     /// that may concern the entity type `entityName` (`nil`: every change), until the returned
     /// subscription is cancelled or released. The handler must return quickly: it delays every

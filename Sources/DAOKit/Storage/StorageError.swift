@@ -44,6 +44,16 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         /// A query asked for something no answer exists for, such as a negative limit or offset
         /// (a value a server may pass through from a request); nothing was read or changed.
         public static let invalidQuery = Code("invalidQuery")
+        /// A transaction's handle was used after the transaction's body returned (the handle
+        /// escaped it); nothing was read or changed.
+        public static let transactionClosed = Code("transactionClosed")
+        /// A transaction could not commit or a call could not run because of another transaction
+        /// or writer (see <doc:Transactions> for what each context does); nothing of the
+        /// transaction was committed.
+        public static let transactionConflict = Code("transactionConflict")
+        /// The context cannot do what was asked in this configuration (an SQLite database in memory
+        /// cannot run a transaction); nothing was read or changed.
+        public static let unsupported = Code("unsupported")
 
         public var description: String { name }
 
@@ -66,8 +76,8 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
     public struct Kind: Sendable, Equatable, CustomStringConvertible {
         /// What went wrong.
         public let code: Code
-        /// The detail text of `.corruptRecord`, `.io`, `.wrongFormat` and `.invalidQuery`; `nil` for
-        /// the others.
+        /// The detail text of `.corruptRecord`, `.io`, `.wrongFormat`, `.invalidQuery`,
+        /// `.transactionConflict` and `.unsupported`; `nil` for the others.
         public let detail: String?
 
         private init(_ code: Code, _ detail: String? = nil) {
@@ -102,6 +112,15 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         /// A query asked for something no answer exists for, such as a negative limit or offset;
         /// the detail names the value. Nothing was read or changed.
         public static func invalidQuery(_ detail: String) -> Kind { Kind(.invalidQuery, detail) }
+        /// A transaction's handle was used after the transaction's body returned; nothing was
+        /// read or changed. Use a handle only inside the body it was given to.
+        public static let transactionClosed = Kind(.transactionClosed)
+        /// A transaction could not commit, or a call could not run, because of another transaction
+        /// or writer; the detail says which entity type or what waited. Nothing of the transaction
+        /// was committed: run it again.
+        public static func transactionConflict(_ detail: String) -> Kind { Kind(.transactionConflict, detail) }
+        /// The context cannot do what was asked in this configuration; the detail says what and why.
+        public static func unsupported(_ detail: String) -> Kind { Kind(.unsupported, detail) }
 
         /// As the kind is written: `duplicateID`, `io("disk full")`.
         public var description: String {
@@ -168,6 +187,9 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         case .io: return "I/O failure (\(detail))"
         case .wrongFormat: return "wrong record format (\(detail))"
         case .invalidQuery: return "invalid query (\(detail))"
+        case .transactionClosed: return "a transaction's handle was used after its body returned; refused"
+        case .transactionConflict: return "transaction conflict (\(detail))"
+        case .unsupported: return "unsupported (\(detail))"
         case .reentrantCall: return "called again from inside a call to the same context, which holds its lock; refused"
         default: return code.name + (kind.detail.map { " (\($0))" } ?? "")
         }

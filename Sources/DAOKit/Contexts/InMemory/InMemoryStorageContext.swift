@@ -24,27 +24,99 @@
 /// `deinit` that calls the context again works.
 public final class InMemoryStorageContext: StorageContext {
     /// Entity name → its table; and the version the next stored record gets.
-    private struct State {
+    struct State {
         var tables: [String: InMemoryTable] = [:]
         /// The ``InMemoryRecord/order`` the next new key gets.
         var nextOrder: UInt64 = 0
+        /// Counts writes: a transaction compares it to find what others changed after it began.
+        var generation: UInt64 = 0
+        /// The ``generation`` of the last write to each entity type.
+        var changedAt: [String: UInt64] = [:]
+        /// The ``generation`` of the last ``reset()``.
+        var resetAt: UInt64 = 0
+        /// A transaction's handle: each entity type's table is copied from the context when the
+        /// handle first touches the type, with the context's ``generation`` then.
+        var loaded: [String: UInt64] = [:]
+        /// What a transaction's handle wrote since it began: the types it commits, and whether
+        /// it reset the store (then it commits every table and loads none).
+        var written: Set<String> = []
+        var wasReset = false
+        /// The ``generation`` of the context when a transaction's handle began.
+        var baseGeneration: UInt64 = 0
+        /// `false` once a transaction's body has returned: its handle refuses every call.
+        var isOpen = true
+
+        mutating func markChanged(_ entityName: String) {
+            generation &+= 1
+            changedAt[entityName] = generation
+            written.insert(entityName)
+        }
+
+        mutating func markReset() {
+            generation &+= 1
+            resetAt = generation
+            wasReset = true
+        }
     }
 
     /// Sound although entities are not `Sendable`: a stored snapshot is created by this context,
     /// never handed out (callers only get copies of it) and never mutated once stored (a save
     /// replaces the dictionary entry, it does not change the old object). So a snapshot read under
     /// the lock and copied after releasing it cannot be changed by another thread meanwhile.
-    private let state = ContextLock(State())
+    let state: ContextLock<State>
     /// Lenient, so a stored entity always copies back into its own type.
     private let copier = EntityMapper()
-    /// Announces every committed write, after its lock is dropped.
-    private let notifier = StorageChangeNotifier()
+    /// Announces every committed write, after its lock is dropped; `nil` for a transaction's
+    /// handle, whose writes are announced by its context when it commits.
+    let notifier: StorageChangeNotifier?
 
-    /// Announces every write after it is applied (see ``StorageChangeNotifier``).
+    /// Announces every write after it is applied (see ``StorageChangeNotifier``); `nil` for a
+    /// transaction's handle (its writes are announced when the transaction commits).
     public var changeNotifier: StorageChangeNotifier? { notifier }
 
     /// Creates an empty context.
-    public init() {}
+    public init() {
+        state = ContextLock(State())
+        notifier = StorageChangeNotifier()
+        parent = nil
+    }
+
+    /// The context a transaction's handle copies its tables from and commits into; `nil` for a
+    /// context that is no handle.
+    let parent: InMemoryStorageContext?
+
+    /// A transaction's handle on `parent`, which began at the parent's `generation`.
+    init(transactionOf parent: InMemoryStorageContext, generation: UInt64) {
+        var state = State()
+        state.baseGeneration = generation
+        self.state = ContextLock(state)
+        self.parent = parent
+        notifier = nil
+    }
+
+    /// Runs `body` on the state, under the lock.
+    /// - Throws: ``StorageError/Kind/transactionClosed`` on a handle whose transaction ended;
+    ///   ``StorageError/Kind/reentrantCall`` (see ``ContextLock``); what `body` throws.
+    func withState<Result>(entityName: String? = nil, _ body: (inout State) throws -> Result) throws
+        -> Result
+    {
+        try state.withLock(entityName: entityName) { state in
+            guard state.isOpen else { throw StorageError(.transactionClosed, entityName: entityName) }
+            if let parent, let entityName, !state.wasReset, state.loaded[entityName] == nil {
+                // A copy of its own, records included: a record is changed in place by the
+                // context that holds it, so no two contexts may share one. The parent's lock is
+                // taken inside the handle's, never the other way round.
+                let (table, generation, nextOrder) = try parent.withState(entityName: entityName) { parentState in
+                    (parentState.tables[entityName]?.detachedCopy(), parentState.generation, parentState.nextOrder)
+                }
+                state.tables[entityName] = table
+                state.loaded[entityName] = generation
+                // New keys must order after every copied record (an index orders equal values by it).
+                state.nextOrder = max(state.nextOrder, nextOrder)
+            }
+            return try body(&state)
+        }
+    }
 
     /// Stores copies of `entities`, replacing any stored with the same ids; a later entity in the
     /// batch replaces an earlier one with the same id.
@@ -65,7 +137,7 @@ public final class InMemoryStorageContext: StorageContext {
         // slow part.
         let copies = try entities.map { entity in try copyIn(entity, layout: layout) }
         let keys = copies.map(\.key)
-        let replaced = try state.withLock(entityName: entityName) { state in
+        let replaced = try withState(entityName: entityName) { state in
             // No local copy of the table may outlive the check: it would make the writes below copy
             // the whole table instead of changing it in place.
             try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
@@ -76,6 +148,7 @@ public final class InMemoryStorageContext: StorageContext {
             } else if state.tables[entityName]!.layout != layout {
                 state.tables[entityName]!.dropIndexes()
             }
+            state.markChanged(entityName)
             var replaced: [any Storable] = []
             for (key, snapshot, values) in copies {
                 if let old = state.tables[entityName]!.store(
@@ -89,7 +162,7 @@ public final class InMemoryStorageContext: StorageContext {
             return replaced
         }
         withExtendedLifetime(replaced) {}  // released here, after the lock (see the type's description)
-        notifier.post(entityName: entityName, storageKeys: keys)
+        notifier?.post(entityName: entityName, storageKeys: keys)
     }
 
     /// A copy of the entity stored under `id`, or `nil`.
@@ -99,7 +172,7 @@ public final class InMemoryStorageContext: StorageContext {
         let key = id.storageKey
         let entityName = E.entityName
         guard
-            let snapshot = try state.withLock(entityName: entityName, { $0.tables[entityName]?.records[key]?.snapshot })
+            let snapshot = try withState(entityName: entityName, { $0.tables[entityName]?.records[key]?.snapshot })
         else {
             return nil
         }
@@ -126,29 +199,32 @@ public final class InMemoryStorageContext: StorageContext {
     /// - Throws: only ``StorageError/Kind/reentrantCall``.
     public func deleteAll<E: Storable>(_ type: E.Type) throws {
         let entityName = E.entityName
-        let removed = try state.withLock(entityName: entityName) { state in state.tables.removeValue(forKey: entityName)
+        let removed = try withState(entityName: entityName) { state in
+            state.markChanged(entityName)
+            return state.tables.removeValue(forKey: entityName)
         }
         withExtendedLifetime(removed) {}  // released here, after the lock
-        if removed != nil { notifier.post(.entity(entityName)) }
+        if removed != nil { notifier?.post(.entity(entityName)) }
     }
 
     /// Removes every entity of every type in one step under the lock, and announces
     /// ``StorageChange/everything``.
     /// - Throws: only ``StorageError/Kind/reentrantCall``; nothing is removed then.
     public func reset() throws {
-        let removed = try state.withLock { state in
+        let removed = try withState { state in
+            state.markReset()
             defer { state.tables = [:] }
             return state.tables
         }
         withExtendedLifetime(removed) {}  // released here, after the lock
-        notifier.post(.everything)
+        notifier?.post(.everything)
     }
 
     /// How many entities of the type are stored.
     /// - Throws: only ``StorageError/Kind/reentrantCall``.
     public func count<E: Storable>(_ type: E.Type) throws -> Int {
         let entityName = E.entityName
-        return try state.withLock(entityName: entityName) { state in state.tables[entityName]?.count ?? 0 }
+        return try withState(entityName: entityName) { state in state.tables[entityName]?.count ?? 0 }
     }
 
     /// Copies of every stored entity that can be copied back as `E`, and a
@@ -156,7 +232,7 @@ public final class InMemoryStorageContext: StorageContext {
     /// - Throws: only ``StorageError/Kind/reentrantCall``.
     public func fetchReadable<E: Storable>(_ type: E.Type) throws -> ReadableRecords<E, E.ID> {
         let entityName = E.entityName
-        let snapshots = try state.withLock(entityName: entityName) { state in
+        let snapshots = try withState(entityName: entityName) { state in
             state.tables[entityName].map { $0.records.map { ($0.key, $0.value.snapshot) } } ?? []
         }
         var result = ReadableRecords<E, E.ID>(values: [], failures: [])
@@ -176,7 +252,7 @@ public final class InMemoryStorageContext: StorageContext {
     ///   this context runs under its lock; nothing else.
     public func storedKeys<E: Storable>(_ type: E.Type) throws -> [String] {
         let entityName = E.entityName
-        return try state.withLock(entityName: entityName) { state in
+        return try withState(entityName: entityName) { state in
             state.tables[entityName].map { Array($0.records.keys) } ?? []
         }
     }
@@ -186,17 +262,18 @@ public final class InMemoryStorageContext: StorageContext {
     ///   this context runs under its lock; nothing else.
     public func delete<E: Storable>(_ type: E.Type, storageKeys: [String]) throws {
         let entityName = E.entityName
-        let removed = try state.withLock(entityName: entityName) { state in
+        let removed = try withState(entityName: entityName) { state in
             var removed: [any Storable] = []
             for key in storageKeys {
                 // In place, see `save`.
                 if let old = state.tables[entityName]?.remove(forKey: key) { removed.append(old) }
             }
+            if !removed.isEmpty { state.markChanged(entityName) }
             if state.tables[entityName]?.count == 0 { state.tables[entityName] = nil }
             return removed
         }
         withExtendedLifetime(removed) {}  // released here, after the lock (see the type's description)
-        if !removed.isEmpty { notifier.post(entityName: entityName, storageKeys: storageKeys) }
+        if !removed.isEmpty { notifier?.post(entityName: entityName, storageKeys: storageKeys) }
     }
 
     // MARK: - Queries
@@ -218,7 +295,7 @@ public final class InMemoryStorageContext: StorageContext {
     /// - Throws: as ``fetch(_:matching:)``.
     public func count<E: Storable>(_ type: E.Type, matching filter: StorageFilter) throws -> Int {
         let entityName = E.entityName
-        let (counted, foreign) = try state.withLock(entityName: entityName) { state in
+        let (counted, foreign) = try withState(entityName: entityName) { state in
             (
                 state.tables[entityName]?.count(matching: filter),
                 state.tables[entityName]?.snapshots(notOf: E.self) ?? []
@@ -236,7 +313,7 @@ public final class InMemoryStorageContext: StorageContext {
     public func delete<E: Storable>(_ type: E.Type, matching filter: StorageFilter) throws {
         let entityName = E.entityName
         let query = StorageQuery(filter: filter)
-        let (selection, foreign) = try state.withLock(entityName: entityName) {
+        let (selection, foreign) = try withState(entityName: entityName) {
             state -> (InMemoryTable.Selection<[Selected]>?, [Selected]) in
             guard var table = state.tables[entityName] else { return (nil, []) }
             let foreign = table.snapshots(notOf: E.self)
@@ -248,6 +325,7 @@ public final class InMemoryStorageContext: StorageContext {
                 return (selection, foreign)
             }
             state.tables[entityName] = nil  // changed in place below, see `save`
+            if !doomed.isEmpty { state.markChanged(entityName) }
             for selected in doomed { _ = table.remove(forKey: selected.key) }
             if table.count > 0 { state.tables[entityName] = table }
             return (.answer(doomed), [])
@@ -255,12 +333,12 @@ public final class InMemoryStorageContext: StorageContext {
         try requireReadable(foreign, as: E.self)
         guard case .candidates(let candidates)? = selection else {
             if case .answer(let doomed)? = selection, !doomed.isEmpty {
-                notifier.post(entityName: entityName, storageKeys: doomed.map(\.key))
+                notifier?.post(entityName: entityName, storageKeys: doomed.map(\.key))
             }
             return
         }
         let doomed = try InMemoryTable.evaluate(candidates, E.self, query: query)
-        let removed = try state.withLock(entityName: entityName) { state in
+        let removed = try withState(entityName: entityName) { state in
             var removed: [any Storable] = []
             for selected in doomed
             where state.tables[entityName]?.records[selected.key] === selected.record
@@ -268,11 +346,12 @@ public final class InMemoryStorageContext: StorageContext {
             {
                 if let old = state.tables[entityName]?.remove(forKey: selected.key) { removed.append(old) }
             }
+            if !removed.isEmpty { state.markChanged(entityName) }
             if state.tables[entityName]?.count == 0 { state.tables[entityName] = nil }
             return removed
         }
         withExtendedLifetime(removed) {}  // released here, after the lock
-        if !removed.isEmpty { notifier.post(entityName: entityName, storageKeys: doomed.map(\.key)) }
+        if !removed.isEmpty { notifier?.post(entityName: entityName, storageKeys: doomed.map(\.key)) }
     }
 
     /// Throws the error ``fetchAll(_:)`` would for an entity that cannot be read as `E`: one saved
@@ -288,7 +367,7 @@ public final class InMemoryStorageContext: StorageContext {
     /// The records `query` selects, filtered, sorted and paged.
     private func selected<E: Storable>(_ type: E.Type, by query: StorageQuery) throws -> [Selected] {
         let entityName = E.entityName
-        let (selection, foreign) = try state.withLock(entityName: entityName) { state in
+        let (selection, foreign) = try withState(entityName: entityName) { state in
             (state.tables[entityName]?.select(query), state.tables[entityName]?.snapshots(notOf: E.self) ?? [])
         }
         try requireReadable(foreign, as: E.self)
@@ -323,7 +402,7 @@ extension InMemoryStorageContext: ExplainingStorageContext {
     /// - Throws: only ``StorageError/Kind/reentrantCall``.
     public func explain<E: Storable>(_ query: StorageQuery, counting: Bool, for type: E.Type) throws -> StorageAccess {
         let entityName = E.entityName
-        return try state.withLock(entityName: entityName) { state in
+        return try withState(entityName: entityName) { state in
             state.tables[entityName]?.explain(query, counting: counting)
         } ?? StorageAccess(scansEveryRecord: false)
     }

@@ -22,6 +22,18 @@ package struct InMemoryTable {
         trees = Array(repeating: SortedChunks(), count: layout.indexes.count)
     }
 
+    /// A table with the same entities and indexes in records of its own, so that it and this one
+    /// can change independently (a record is changed in place, see ``InMemoryRecord``). The
+    /// snapshots are shared: they are never changed.
+    func detachedCopy() -> InMemoryTable {
+        var copy = InMemoryTable(layout: layout)
+        for record in records.values {
+            let values = record.withIndexValues { Array($0) }
+            _ = copy.store(record.snapshot, values: values, forKey: record.key, order: record.order)
+        }
+        return copy
+    }
+
     /// A table of records added in turn through a ``Loader``, as storing each would build it (a
     /// later entity under a key replaces an earlier one), but with its indexes built only when a
     /// query first walks one (see ``select(_:)``), each sorted once rather than kept sorted through
