@@ -86,7 +86,7 @@ extension SQLiteStorageContext {
                 try statement.run()
             }
         }
-        notifier.post(.entity(entityName))
+        announce(entityName: entityName, storageKeys: nil)
     }
 
     /// The `SELECT` that counts the rows an exact `translation` of `filter` selects.

@@ -148,6 +148,6 @@ extension SQLiteStorageContext {
                 try statement.run()
             }
         }
-        notifier.post(entityName: entityName, storageKeys: keys)
+        announce(entityName: entityName, storageKeys: keys)
     }
 }

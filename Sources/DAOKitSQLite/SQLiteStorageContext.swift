@@ -26,7 +26,12 @@ import Foundation
 /// gets ``StorageError/Kind/reentrantCall`` rather than a deadlock.
 public final class SQLiteStorageContext: StorageContext {
     /// Sound as `Sendable`: the connection and the table cache are only touched inside the lock.
-    private let state: ContextLock<State>
+    /// A transaction's handle has its own (over a connection of its own), which a nested
+    /// transaction's handle shares.
+    let state: ContextLock<State>
+    /// For a transaction's handle, the id of its transaction (or savepoint) in
+    /// ``State/openTransactions``; `nil` for the context itself.
+    let transactionID: UInt64?
     /// Where committed writes are announced; for a database file, other connections' commits too
     /// (``SQLiteDataVersionMonitor``).
     let notifier: StorageChangeNotifier
@@ -37,6 +42,16 @@ public final class SQLiteStorageContext: StorageContext {
         let connection: SQLiteConnection
         /// The tables known to exist, by entity name: updated only after a commit.
         var tables: [String: SQLiteTable] = [:]
+        /// The context's connections kept for transactions, each idle (not in a transaction).
+        var spareConnections: [SQLiteConnection] = []
+        /// A transaction's connection: the open transaction and its open savepoints, outermost
+        /// first; only the last one's handle may be used.
+        var openTransactions: [UInt64] = []
+        /// The entity types a transaction's handles wrote, and whether one reset the store.
+        var written: Set<String> = []
+        var wasReset = false
+        /// Gives each transaction and savepoint its id.
+        var nextTransactionID: UInt64 = 1
     }
 
     /// Opens the database at `file`, creating it (and its directory's files `-wal` and `-shm`)
@@ -96,9 +111,18 @@ public final class SQLiteStorageContext: StorageContext {
             try connection.execute("PRAGMA cell_size_check = ON")
             try SQLiteSchema.prepare(connection)
             state = ContextLock(State(connection: connection))
+            transactionID = nil
         } catch let failure as SQLiteError {
             throw StorageError(sqlite: failure, entityName: nil, location: path)
         }
+    }
+
+    /// A transaction's handle: the transaction `id` on the connection that `state` holds.
+    init(transactionOn state: ContextLock<State>, id: UInt64, of context: SQLiteStorageContext) {
+        self.state = state
+        transactionID = id
+        location = context.location
+        notifier = context.notifier
     }
 
     // MARK: Writing
@@ -157,7 +181,7 @@ public final class SQLiteStorageContext: StorageContext {
                 throw StorageError(sqlite: failure, entityName: entityName, key: currentKey, location: location)
             }
         }
-        notifier.post(entityName: entityName, storageKeys: keys)
+        announce(entityName: entityName, storageKeys: keys)
     }
 
     /// Binds a row's key, values and checksum (``SQLiteRowChecksum``) to the upsert statement of a
@@ -207,7 +231,7 @@ public final class SQLiteStorageContext: StorageContext {
         try write(entityName: entityName) { table, connection in
             try connection.statement("DELETE FROM \(table.quotedName)").run()
         }
-        notifier.post(.entity(entityName))
+        announce(entityName: entityName, storageKeys: nil)
     }
 
     /// Removes every entity of every type in one transaction (the rows of every entity table; the
@@ -215,7 +239,8 @@ public final class SQLiteStorageContext: StorageContext {
     /// ``StorageChange/everything``.
     /// - Throws: ``StorageError`` with the SQLite failure; nothing is removed then.
     public func reset() throws {
-        try state.withLock(entityName: nil) { state in
+        try withConnection(entityName: nil) { state in
+            if transactionID != nil { state.wasReset = true }
             let connection = state.connection
             do {
                 try connection.transaction(writing: true) {
@@ -233,12 +258,13 @@ public final class SQLiteStorageContext: StorageContext {
                 throw StorageError(sqlite: failure, entityName: nil, location: location)
             }
         }
-        notifier.post(.everything)
+        if transactionID == nil { notifier.post(.everything) }
     }
 
     /// Where this context announces its committed writes, and, for a database file, other
     /// connections' commits noticed within about 100 ms (``SQLiteDataVersionMonitor``).
-    public var changeNotifier: StorageChangeNotifier? { notifier }
+    /// `nil` for a transaction's handle: its writes are announced when the transaction commits.
+    public var changeNotifier: StorageChangeNotifier? { transactionID == nil ? notifier : nil }
 
     // MARK: Reading
 
@@ -337,8 +363,43 @@ public final class SQLiteStorageContext: StorageContext {
     }
 
     /// Runs `body` with the connection, under the lock.
-    func withConnection<Result>(entityName: String, _ body: (inout State) throws -> Result) throws -> Result {
-        try state.withLock(entityName: entityName, body)
+    /// - Throws: for a transaction's handle, ``StorageError/Kind/transactionClosed`` once its body
+    ///   returned, and ``StorageError/Kind/transactionConflict(_:)`` while a transaction nested in
+    ///   it is open; otherwise what `body` throws.
+    func withConnection<Result>(entityName: String?, _ body: (inout State) throws -> Result) throws -> Result {
+        try state.withLock(entityName: entityName) { state in
+            if let transactionID, state.openTransactions.last != transactionID {
+                guard state.openTransactions.contains(transactionID) else {
+                    throw StorageError(.transactionClosed, entityName: entityName, location: location)
+                }
+                throw StorageError(
+                    .transactionConflict(
+                        "a handle was used while a transaction nested in it is open; use the nested one"),
+                    entityName: entityName, location: location)
+            }
+            if transactionID != nil && sqlite3_get_autocommit(state.connection.handle) != 0 {
+                // Some failures (a full disk) make SQLite roll the whole transaction back; a call
+                // now would run outside it, so none may.
+                throw StorageError(
+                    .io("SQLite rolled the transaction back after an earlier failure"), entityName: entityName,
+                    location: location)
+            }
+            return try body(&state)
+        }
+    }
+
+    /// Announces a committed write, or, on a transaction's handle, records its type for the
+    /// commit to announce.
+    func announce(entityName: String, storageKeys: [String]?) {
+        guard transactionID != nil else {
+            if let storageKeys {
+                notifier.post(entityName: entityName, storageKeys: storageKeys)
+            } else {
+                notifier.post(.entity(entityName))
+            }
+            return
+        }
+        _ = try? state.withLock(entityName: entityName) { $0.written.insert(entityName) }
     }
 
     /// Runs `body` on the entity's table, when it exists, under the lock; `nil` when it does not.

@@ -87,7 +87,24 @@ final class SQLiteConnection {
     /// A write transaction begins `IMMEDIATE`: it takes the database's write lock first (waiting
     /// for another process's writer up to the busy timeout), so it can never fail half-way with
     /// `SQLITE_BUSY` because another writer got in between its reads and its writes.
+    ///
+    /// Inside a transaction already open on this connection (a DAOKit transaction's), it is a
+    /// savepoint instead: the call is all or nothing on its own, and commits with the transaction.
     func transaction<Result>(writing: Bool, _ body: () throws -> Result) throws -> Result {
+        if sqlite3_get_autocommit(handle) == 0 {
+            try statement("SAVEPOINT daokit_call").run()
+            do {
+                let result = try body()
+                try statement("RELEASE daokit_call").run()
+                return result
+            } catch {
+                if sqlite3_get_autocommit(handle) == 0 {
+                    try? statement("ROLLBACK TO daokit_call").run()
+                    try? statement("RELEASE daokit_call").run()
+                }
+                throw error
+            }
+        }
         try statement(writing ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED").run()
         do {
             let result = try body()
