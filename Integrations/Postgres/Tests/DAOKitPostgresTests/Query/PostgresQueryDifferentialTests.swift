@@ -35,6 +35,14 @@ struct PostgresQueryDifferentialTests {
         #expect(exact > Self.queriesPerSeed / 5, "answered in SQL: \(exact) of \(Self.queriesPerSeed)")
     }
 
+    @Test("Foundation's predicate and sort cases answer as Swift")
+    func foundationsPredicateAndSortCasesAnswerAsSwift() async throws {
+        let context = try TestServer.context()
+        defer { context.close() }
+        let mismatches = try await Task.detached { try QueryDifferential.foundationCorpusMismatches(in: context) }.value
+        #expect(mismatches.isEmpty, "\(mismatches.map(\.description).joined(separator: "\n"))")
+    }
+
     @Test("delete(matching:) removes exactly what the Swift evaluation selects", arguments: [4, 5] as [UInt64])
     func deleteRemovesExactlyWhatTheSwiftEvaluationSelects(seed: UInt64) throws {
         let mismatches = try QueryDifferential.deleteMismatches(
