@@ -15,6 +15,7 @@ extension FileStorageContext {
     public func fetchReadable<E: Storable>(_ type: E.Type) throws -> ReadableRecords<E, E.ID> {
         let entityName = E.entityName
         let directoryPath = entityDirectoryPath(entityName)
+        let versioning = try EntityVersioning.of(E.self)
         let files = try mapErrors(entityName: entityName, key: nil) {
             try withReadLock(entityName: entityName) { pending throws -> [(name: String, contents: FileContents)] in
                 try recordFiles(in: directoryPath, around: pending)
@@ -38,12 +39,15 @@ extension FileStorageContext {
                         storageKey: nameKey,
                         error: Self.notRegularFile(entityName: entityName, key: nameKey, path: path)))
             case .bytes(let data):
-                if let nameKey, let entity = codec.decodeCanonicalJSON(E.self, from: data, key: nameKey) {
+                if let nameKey,
+                    let entity = codec.decodeCanonicalJSON(E.self, from: data, key: nameKey, versioning: versioning)
+                {
                     result.values.append(entity)
                     continue
                 }
                 do throws(StorageError) {
-                    let record = try codec.decode(E.self, from: data, path: path, entityName: entityName, key: nameKey)
+                    let record = try codec.decode(
+                        E.self, from: data, path: path, entityName: entityName, key: nameKey, versioning: versioning)
                     guard fileName(forKey: record.key) == name else {
                         throw StorageError(
                             .corruptRecord(RecordEnvelope.misplacedKey(record.key)),

@@ -40,6 +40,7 @@ extension FileStorageContext {
     public func save<E: Storable>(_ entities: [E], mode: SaveMode) throws {
         guard !entities.isEmpty else { return }
         let entityName = E.entityName
+        let versioning = try EntityVersioning.of(E.self)
         // Looked up once for the whole write (each lookup takes the context's lock).
         let directory = entityDirectory(entityName)
         // Encoding happens before taking the lock: it is the slow part, and a failure must leave
@@ -63,7 +64,7 @@ extension FileStorageContext {
             if cacheKeepsType { cacheRecords.append((name, key, entity)) }
             let data: Data
             do {
-                data = try codec.encode(entity, key: key)
+                data = try codec.encode(entity, key: key, versioning: versioning)
             } catch {
                 throw StorageError(
                     .encodingFailed, entityName: entityName, key: key,
@@ -78,7 +79,9 @@ extension FileStorageContext {
         }
         let cacheUpdate =
             cacheKeepsType ? queryCache.prepare(E.self, directoryName: directory.name, records: cacheRecords) : nil
-        try write(changes, entityName: entityName, directory: directory, cacheUpdate: cacheUpdate) {
+        try write(
+            changes, entityName: entityName, directory: directory, cacheUpdate: cacheUpdate, versioning: versioning
+        ) {
             guard mode != .upsert else { return }
             try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
                 try fileSystem.status(atPath: directory.path + "/" + fileName(forKey: keys[position])) != nil
@@ -133,9 +136,14 @@ extension FileStorageContext {
     /// Applies `changes` to the records of `entityName`, whose folder is `directory`, under the
     /// write lock, after `check` (which may throw to write nothing), logging them in the change log
     /// first and, once they are committed, updating this context's query cache with `cacheUpdate`.
+    ///
+    /// With `versioning` (a save), a record written by a newer version of the entity is not
+    /// replaced: the write throws ``StorageError/Kind/newerVersion(_:)`` before changing any
+    /// record, having read what it replaces as it always does (to undo a failure).
     func write(
         _ changes: [RecordChange], entityName: String, directory: EntityDirectory,
-        cacheUpdate: FileQueryCache.PendingWrite? = nil, check: () throws -> Void = {}
+        cacheUpdate: FileQueryCache.PendingWrite? = nil, versioning: EntityVersioning? = nil,
+        check: () throws -> Void = {}
     ) throws {
         try mapErrors(entityName: entityName, key: changes.count == 1 ? changes[0].key : nil) {
             try withWriteLock {
@@ -144,9 +152,10 @@ extension FileStorageContext {
                     directoryName: directory.name, fileNames: changes.lazy.map(\.fileName))
                 changeMonitor.noteOwnLines(logged)
                 if changes.count == 1 {
-                    try writeSingle(changes[0], directoryPath: directory.path, entityName: entityName)
+                    try writeSingle(
+                        changes[0], directoryPath: directory.path, entityName: entityName, versioning: versioning)
                 } else {
-                    try writeBatch(changes, folder: directory, entityName: entityName)
+                    try writeBatch(changes, folder: directory, entityName: entityName, versioning: versioning)
                 }
                 queryCache.apply(cacheUpdate, logged: logged)
             }
@@ -162,7 +171,9 @@ extension FileStorageContext {
     /// call below names its entry relative to it: no path is resolved again and no descriptor
     /// opened for the rename or the folder's `fsync` (two system calls fewer than by path), and
     /// the folder made durable is the very one the rename happened in.
-    private func writeSingle(_ change: RecordChange, directoryPath: String, entityName: String) throws {
+    private func writeSingle(
+        _ change: RecordChange, directoryPath: String, entityName: String, versioning: EntityVersioning?
+    ) throws {
         let path = directoryPath + "/" + change.fileName
         // No folder means no record yet: a removal has nothing to do.
         guard let directory = try openEntityDirectory(directoryPath, creating: change.contents != nil) else { return }
@@ -170,6 +181,7 @@ extension FileStorageContext {
         defer { try? fileSystem.close(directory, path: directoryPath) }
         let previous = try previousContents(
             of: change.fileName, in: directory, path: path, entityName: entityName, key: change.key)
+        try checkReplacing(previous, with: change, versioning: versioning, path: path)
         guard let contents = change.contents else {
             guard previous != nil else { return }
             try fileSystem.unlink(change.fileName, in: directory, path: path)
@@ -233,7 +245,9 @@ extension FileStorageContext {
     /// the shared lock, and recover a leftover journal before reading.
     ///
     /// As a single write does, it opens the entity folder once and names every file relative to it.
-    private func writeBatch(_ changes: [RecordChange], folder: EntityDirectory, entityName: String) throws {
+    private func writeBatch(
+        _ changes: [RecordChange], folder: EntityDirectory, entityName: String, versioning: EntityVersioning?
+    ) throws {
         let directoryPath = folder.path
         // No folder and only removals: there is nothing to remove.
         let creating = changes.contains { $0.contents != nil }
@@ -246,6 +260,7 @@ extension FileStorageContext {
             let path = directoryPath + "/" + change.fileName
             let previous = try previousContents(
                 of: change.fileName, in: directory, path: path, entityName: entityName, key: change.key)
+            try checkReplacing(previous, with: change, versioning: versioning, path: path)
             if previous == nil && change.contents == nil { continue }
             entries.append(Journal.Entry(fileName: change.fileName, previousContents: previous))
             // A file that did not exist is created empty, so there is nothing to cut.
@@ -279,6 +294,18 @@ extension FileStorageContext {
             }
             throw error
         }
+    }
+
+    /// Refuses to replace `previous` (the bytes a change replaces) when a newer version of the
+    /// entity wrote it: code that does not know that version's fields could only lose them.
+    /// Removals are not refused.
+    private func checkReplacing(
+        _ previous: Data?, with change: RecordChange, versioning: EntityVersioning?, path: String
+    ) throws {
+        guard let versioning, let previous, change.contents != nil,
+            let stored = codec.storedVersion(of: previous)
+        else { return }
+        try versioning.checkReplacing(storedVersion: stored, key: change.key, location: path)
     }
 
     /// The bytes the record `name` of the folder open as `directory` holds now (its whole path is

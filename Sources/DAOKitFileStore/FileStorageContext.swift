@@ -130,6 +130,7 @@ public final class FileStorageContext: StorageContext {
         let entityName = E.entityName
         let key = id.storageKey
         let path = recordPath(entityName: entityName, key: key)
+        let versioning = try EntityVersioning.of(E.self)
         let contents = try mapErrors(entityName: entityName, key: key) {
             try withReadLock(entityName: entityName) { pending in
                 try pending?.contents(of: fileName(forKey: key)) ?? fileSystem.readContents(of: path)
@@ -145,8 +146,11 @@ public final class FileStorageContext: StorageContext {
         case .bytes(let data):
             // The record as this release writes it, holding `key` (the common case, and the cheap
             // one); anything else through the whole envelope, which names what is wrong.
-            if let entity = codec.decodeCanonicalJSON(E.self, from: data, key: key) { return entity }
-            let record = try codec.decode(E.self, from: data, path: path, entityName: entityName, key: key)
+            if let entity = codec.decodeCanonicalJSON(E.self, from: data, key: key, versioning: versioning) {
+                return entity
+            }
+            let record = try codec.decode(
+                E.self, from: data, path: path, entityName: entityName, key: key, versioning: versioning)
             guard record.key == key else {
                 throw StorageError(
                     .corruptRecord("the file holds the record of key \(record.key.debugDescription)"),
@@ -163,6 +167,8 @@ public final class FileStorageContext: StorageContext {
     public func fetchAll<E: Storable>(_ type: E.Type) throws -> [E] {
         let entityName = E.entityName
         let directoryPath = entityDirectoryPath(entityName)
+        // Checked before anything is read, so that an empty store fails a wrong schema too.
+        _ = try EntityVersioning.of(E.self)
         let files = try mapErrors(entityName: entityName, key: nil) {
             try withReadLock(entityName: entityName) { pending throws -> [(name: String, contents: FileContents)] in
                 try recordFiles(in: directoryPath, around: pending)
@@ -195,6 +201,7 @@ public final class FileStorageContext: StorageContext {
     ) throws(StorageError) -> (key: String, entity: E, nameSpellsKey: Bool)? {
         let entityName = E.entityName
         let path = directoryPath + "/" + name
+        let versioning = try EntityVersioning.of(E.self)
         switch contents {
         case .absent:
             return nil
@@ -207,12 +214,13 @@ public final class FileStorageContext: StorageContext {
             // all the canonical shortcut needs (see `fetch`); hashed names take the long way.
             let nameKey = key(fromFileName: name)
             if let nameKey, fileName(forKey: nameKey) == name,
-                let entity = codec.decodeCanonicalJSON(E.self, from: data, key: nameKey)
+                let entity = codec.decodeCanonicalJSON(E.self, from: data, key: nameKey, versioning: versioning)
             {
                 return (nameKey, entity, true)
             }
             do {
-                let record = try codec.decode(E.self, from: data, path: path, entityName: entityName, key: nameKey)
+                let record = try codec.decode(
+                    E.self, from: data, path: path, entityName: entityName, key: nameKey, versioning: versioning)
                 guard fileName(forKey: record.key) == name else {
                     throw StorageError(
                         .corruptRecord(RecordEnvelope.misplacedKey(record.key)),

@@ -12,6 +12,10 @@ public protocol Storable: Codable, Identifiable where ID: StorageKey {
     /// maintain one per entry and answer a query whose filter fixes an index's leading fields
     /// without reading other entities. Defaults to none.
     static var indexes: [StorageIndex] { get }
+    /// The version of the records this code writes and what changed at each earlier version, so
+    /// that records written by older versions of the app read as this type. Defaults to
+    /// ``EntitySchema/initial``: version 1, no changes, and records exactly as before versions.
+    static var schema: EntitySchema { get }
 }
 
 extension Storable {
@@ -19,6 +23,8 @@ extension Storable {
     public static var entityName: String { TypeNames.name(of: Self.self) }
     /// No indexes.
     public static var indexes: [StorageIndex] { [] }
+    /// Version 1 with no changes.
+    public static var schema: EntitySchema { .initial }
 }
 
 /// `String(describing:)` of types, worked out once per type. The runtime builds a type's name

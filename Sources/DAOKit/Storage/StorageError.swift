@@ -44,6 +44,14 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         /// A query asked for something no answer exists for, such as a negative limit or offset
         /// (a value a server may pass through from a request); nothing was read or changed.
         public static let invalidQuery = Code("invalidQuery")
+        /// The record was written by a newer version of the entity (``Storable/schema``) than this
+        /// code reads, or a save would replace such a record: code that does not know its fields
+        /// could only lose them. Nothing was changed.
+        public static let newerVersion = Code("newerVersion")
+        /// The entity's ``Storable/schema`` cannot be right: versions out of order, a field
+        /// changed twice in one step, a default whose type is not the field's. Nothing was read
+        /// or changed.
+        public static let invalidSchema = Code("invalidSchema")
         /// A transaction's handle was used after the transaction's body returned (the handle
         /// escaped it); nothing was read or changed.
         public static let transactionClosed = Code("transactionClosed")
@@ -77,7 +85,8 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         /// What went wrong.
         public let code: Code
         /// The detail text of `.corruptRecord`, `.io`, `.wrongFormat`, `.invalidQuery`,
-        /// `.transactionConflict` and `.unsupported`; `nil` for the others.
+        /// `.transactionConflict`, `.unsupported`, `.newerVersion` and `.invalidSchema`; `nil` for
+        /// the others.
         public let detail: String?
 
         private init(_ code: Code, _ detail: String? = nil) {
@@ -112,6 +121,13 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         /// A query asked for something no answer exists for, such as a negative limit or offset;
         /// the detail names the value. Nothing was read or changed.
         public static func invalidQuery(_ detail: String) -> Kind { Kind(.invalidQuery, detail) }
+        /// A record written by a newer version of the entity than this code reads, or a save that
+        /// would replace one; the detail names both versions, such as "written by version 4; this
+        /// build reads up to 3". Nothing was changed.
+        public static func newerVersion(_ detail: String) -> Kind { Kind(.newerVersion, detail) }
+        /// The entity's ``Storable/schema`` cannot be right; the detail names the field and why.
+        /// Nothing was read or changed.
+        public static func invalidSchema(_ detail: String) -> Kind { Kind(.invalidSchema, detail) }
         /// A transaction's handle was used after the transaction's body returned; nothing was
         /// read or changed. Use a handle only inside the body it was given to.
         public static let transactionClosed = Kind(.transactionClosed)
@@ -187,6 +203,8 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         case .io: return "I/O failure (\(detail))"
         case .wrongFormat: return "wrong record format (\(detail))"
         case .invalidQuery: return "invalid query (\(detail))"
+        case .newerVersion: return "record of a newer version (\(detail))"
+        case .invalidSchema: return "invalid entity schema (\(detail))"
         case .transactionClosed: return "a transaction's handle was used after its body returned; refused"
         case .transactionConflict: return "transaction conflict (\(detail))"
         case .unsupported: return "unsupported (\(detail))"

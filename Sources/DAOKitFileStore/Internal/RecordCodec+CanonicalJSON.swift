@@ -43,19 +43,58 @@ extension RecordCodec {
 
     /// The entity of a record in exactly the layout this release writes, holding `key`; `nil`
     /// when the file is laid out in any other way or the entity does not decode (see above).
-    func decodeCanonicalJSON<E: Decodable>(_ type: E.Type, from data: Data, key: String) -> E? {
-        guard format == .json, let entity = Self.canonicalEntityRange(in: data, key: key) else { return nil }
-        return try? RelativeURLCoding.decode(
-            data[entity], plain: { try jsonDecoder.decode(E.self, from: $0) },
-            keepingURLs: { try jsonDecoder.decode(URLKeepingDecodable<E>.self, from: $0).value })
+    ///
+    /// A sealed record may carry its data version before the entity (`"dataReadableFrom":2,`,
+    /// `"dataVersion":3,`, as sorted keys place them); a record of an older version is resolved
+    /// as `versioning` says. A record this code may not read (a newer version) returns `nil`, and
+    /// the whole-envelope decoder reports it. Without `versioning`, only unstamped records pass.
+    func decodeCanonicalJSON<E: Decodable>(
+        _ type: E.Type, from data: Data, key: String, versioning: EntityVersioning? = nil
+    ) -> E? {
+        guard format == .json, let found = Self.canonicalEntity(in: data, key: key) else { return nil }
+        let plan: ResolutionPlan?
+        if let versioning {
+            guard
+                let resolution = try? versioning.plan(
+                    forStoredVersion: found.version, readableFrom: found.readableFrom, key: key, location: "")
+            else { return nil }
+            plan = resolution
+        } else {
+            guard found.version == 1 else { return nil }
+            plan = nil
+        }
+        let bytes = data[found.range]
+        guard let plan else {
+            return try? RelativeURLCoding.decode(
+                bytes, plain: { try jsonDecoder.decode(E.self, from: $0) },
+                keepingURLs: { try jsonDecoder.decode(URLKeepingDecodable<E>.self, from: $0).value })
+        }
+        return try? ResolvedDecoding.decode(E.self, plan: plan) { resolved in
+            try RelativeURLCoding.decode(
+                bytes, plain: { try jsonDecoder.decode(resolved, from: $0) },
+                keepingURLs: { try jsonDecoder.decode(URLKeepingDecodable<Resolved<E>>.self, from: $0).value })
+        }
     }
 
-    /// Where the entity's bytes are in `data`, when `data` is `{"entity":`, something, and the
+    /// Where the entity's bytes are in `data` (see ``canonicalEntity(in:key:)``).
+    static func canonicalEntityRange(in data: Data, key: String) -> Range<Data.Index>? {
+        canonicalEntity(in: data, key: key)?.range
+    }
+
+    private static let dataReadableFromMember = Array(#""dataReadableFrom":"#.utf8)
+    private static let dataVersionMember = Array(#""dataVersion":"#.utf8)
+
+    /// Where the entity's bytes are in `data`, and its data version, when `data` is `{"entity":`
+    /// (after a seal, optionally preceded by the data version members), something, and the
     /// version and `key` exactly as this release writes them; otherwise `nil`.
     ///
     /// A sealed record (version 2) counts only when its checksum matches; an unsealed one must be
     /// version 1. A broken seal returns `nil`: the whole-envelope decoder reports it.
-    static func canonicalEntityRange(in data: Data, key: String) -> Range<Data.Index>? {
+    static func canonicalEntity(in data: Data, key: String) -> (
+        range: Range<Data.Index>, version: Int, readableFrom: Int?
+    )? {
+        var version = 1
+        var readableFrom: Int?
         let prefix: [UInt8]
         let versionAndKey: [UInt8]
         let prefixStart: Int
@@ -63,7 +102,37 @@ extension RecordCodec {
         case .broken: return nil
         case .none: (prefix, versionAndKey, prefixStart) = (canonicalPrefix, uncheckedCanonicalVersionAndKey, 0)
         case .intact(let bodyStart):
-            (prefix, versionAndKey, prefixStart) = (sealedCanonicalPrefix, canonicalVersionAndKey, bodyStart)
+            var start = bodyStart
+            guard
+                data.withUnsafeBytes({ bytes -> Bool in
+                    func member(_ name: [UInt8]) -> Int?? {
+                        guard bytes[start...].starts(with: name) else { return .some(nil) }
+                        var position = start + name.count
+                        var value = 0
+                        while position < bytes.count, position - start - name.count < 9,
+                            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position])
+                        {
+                            value = value * 10 + Int(bytes[position] - UInt8(ascii: "0"))
+                            position += 1
+                        }
+                        guard position > start + name.count, position < bytes.count,
+                            bytes[position] == UInt8(ascii: ",")
+                        else { return nil }
+                        start = position + 1
+                        return .some(value)
+                    }
+                    guard let readable = member(dataReadableFromMember), let stamped = member(dataVersionMember)
+                    else { return false }
+                    if let stamped {
+                        version = stamped
+                        readableFrom = readable
+                    } else if readable != nil {
+                        return false
+                    }
+                    return true
+                })
+            else { return nil }
+            (prefix, versionAndKey, prefixStart) = (sealedCanonicalPrefix, canonicalVersionAndKey, start)
         }
         var key = key
         return key.withUTF8 { key -> Range<Data.Index>? in
@@ -83,7 +152,7 @@ extension RecordCodec {
                 else { return nil }
                 return (data.startIndex + entityStart)..<(data.startIndex + trailerStart)
             }
-        }
+        }.map { (range: $0, version: version, readableFrom: readableFrom) }
     }
 
     /// Whether a byte of a key stands for itself inside a JSON string, with no escape: printable

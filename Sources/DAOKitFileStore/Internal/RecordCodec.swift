@@ -9,6 +9,9 @@ struct RecordCodec: Sendable {
     /// The version without a checksum: earlier releases' records.
     static let uncheckedFormatVersion = RecordEnvelope.uncheckedFormatVersion
 
+    /// How the envelope of a record without a data version begins, once unsealed.
+    private static let unstampedStart = Array(#"{"entity":"#.utf8)
+
     let format: FileStorageContext.RecordFormat
     private let jsonEncoder: JSONEncoder
     /// Shared with ``decodeCanonicalJSON(_:from:key:)``, which must decode entities exactly as
@@ -34,13 +37,18 @@ struct RecordCodec: Sendable {
         plistDecoder = PropertyListDecoder()
     }
 
-    /// The bytes of the record file for `entity` stored under `key`.
-    func encode<E: Encodable>(_ entity: E, key: String) throws -> Data {
+    /// The bytes of the record file for `entity` stored under `key`, stamped with the entity's
+    /// version when it is not 1 (``RecordEnvelope``'s `dataVersion`).
+    func encode<E: Encodable>(_ entity: E, key: String, versioning: EntityVersioning? = nil) throws -> Data {
+        let stamped = versioning.flatMap { $0.isInitial ? nil : $0 }
+        let dataVersion = stamped?.version
+        let dataReadableFrom = stamped.flatMap { $0.readableFrom == $0.version ? nil : $0.readableFrom }
         switch format {
         case .json:
             // Through the URL-keeping wrapper: JSONEncoder alone would drop a relative URL's base.
             let envelope = EncodedRecord(
-                formatVersion: Self.formatVersion, key: key, entity: URLKeepingEncodable(value: entity))
+                formatVersion: Self.formatVersion, key: key, dataVersion: dataVersion,
+                dataReadableFrom: dataReadableFrom, entity: URLKeepingEncodable(value: entity))
             // The envelope is one level of object around the entity.
             return RecordEnvelope.sealed(
                 try JSONNesting.encode(envelope, with: jsonEncoder, entity: entity, enclosingLevels: 1))
@@ -48,7 +56,29 @@ struct RecordCodec: Sendable {
             // Property lists keep a URL's base through URL's own Codable. The checksum goes in
             // the trailer's unused bytes, so the file stays a property list (see RecordEnvelope).
             return RecordEnvelope.sealedPropertyList(
-                try plistEncoder.encode(EncodedRecord(formatVersion: Self.formatVersion, key: key, entity: entity)))
+                try plistEncoder.encode(
+                    EncodedRecord(
+                        formatVersion: Self.formatVersion, key: key, dataVersion: dataVersion,
+                        dataReadableFrom: dataReadableFrom, entity: entity)))
+        }
+    }
+
+    /// The entity version of the record file `data` (1 when it carries none), for a save that is
+    /// about to replace it; `nil` when the file is not a record this release reads, which a save
+    /// replaces as it always has.
+    func storedVersion(of data: Data) -> Int? {
+        switch format {
+        case .json:
+            var body = data
+            if case .intact(let bodyStart) = RecordEnvelope.seal(of: data) {
+                body = RecordEnvelope.unsealed(data, bodyStart: bodyStart)
+            }
+            // Sorted keys put the data version before the entity: a record that begins with its
+            // entity is version 1, known without parsing it (the common case, on every save).
+            if body.starts(with: Self.unstampedStart) { return 1 }
+            return (try? jsonDecoder.decode(StoredVersion.self, from: body))?.dataVersion ?? 1
+        case .propertyList:
+            return (try? plistDecoder.decode(StoredVersion.self, from: data))?.dataVersion ?? 1
         }
     }
 
@@ -61,8 +91,11 @@ struct RecordCodec: Sendable {
     /// - Parameter key: the key the caller asked for, if any, to name in errors.
     /// - Parameter checkingSeal: `false` only to read the key of a record already known to be
     ///   damaged, so as to name it.
+    /// - Parameter versioning: the entity's versions, to resolve a record of an older version and
+    ///   refuse one of a newer; `nil` reads the entity as it is (only to name a damaged record).
     func decode<E: Decodable>(
-        _ type: E.Type, from data: Data, path: String, entityName: String, key: String?, checkingSeal: Bool = true
+        _ type: E.Type, from data: Data, path: String, entityName: String, key: String?, checkingSeal: Bool = true,
+        versioning: EntityVersioning? = nil
     ) throws(StorageError) -> (key: String, entity: E) {
         func corrupt(_ detail: String, _ underlying: (any Error)? = nil) -> StorageError {
             StorageError(
@@ -101,22 +134,11 @@ struct RecordCodec: Sendable {
         }
         let decoded: (key: String, entity: E, version: Int)
         do {
-            switch format {
-            case .json:
-                decoded = try RelativeURLCoding.decode(
-                    data,
-                    plain: { data in
-                        let record = try jsonDecoder.decode(DecodedRecord<E>.self, from: data)
-                        return (record.key, record.entity, record.version)
-                    },
-                    keepingURLs: { data in
-                        let record = try jsonDecoder.decode(DecodedRecord<URLKeepingDecodable<E>>.self, from: data)
-                        return (record.key, record.entity.value, record.version)
-                    })
-            case .propertyList:
-                let record = try plistDecoder.decode(DecodedRecord<E>.self, from: data)
-                decoded = (record.key, record.entity, record.version)
+            decoded = try EnvelopeDecoding.$versioning.withValue(versioning.map { ($0, key, path) }) {
+                try decodeEnvelope(E.self, from: data)
             }
+        } catch let error as StorageError {
+            throw error
         } catch let error as UnsupportedFormatVersion {
             throw corrupt(Self.unsupportedVersion(error.version), error)
         } catch let error as DecodingError {
@@ -145,6 +167,29 @@ struct RecordCodec: Sendable {
                     sealed: expectedVersion == Self.formatVersion, version: decoded.version))
         }
         return (decoded.key, decoded.entity)
+    }
+
+    /// The envelope's key, entity and format version, the entity resolved from its data version
+    /// when ``EnvelopeDecoding/versioning`` is set.
+    private func decodeEnvelope<E: Decodable>(_ type: E.Type, from data: Data) throws -> (
+        key: String, entity: E, version: Int
+    ) {
+        switch format {
+        case .json:
+            return try RelativeURLCoding.decode(
+                data,
+                plain: { data in
+                    let record = try jsonDecoder.decode(DecodedRecord<E>.self, from: data)
+                    return (record.key, record.entity, record.version)
+                },
+                keepingURLs: { data in
+                    let record = try jsonDecoder.decode(DecodedRecord<URLKeepingDecodable<E>>.self, from: data)
+                    return (record.key, record.entity.value, record.version)
+                })
+        case .propertyList:
+            let record = try plistDecoder.decode(DecodedRecord<E>.self, from: data)
+            return (record.key, record.entity, record.version)
+        }
     }
 
     private static func isInsideEntity(_ error: DecodingError) -> Bool {
@@ -207,12 +252,27 @@ struct UnsupportedFormatVersion: Error {
 private struct EncodedRecord<Entity: Encodable>: Encodable {
     let formatVersion: Int
     let key: String
+    /// The entity's version; `nil` (left out) for version 1, as every record before versions.
+    let dataVersion: Int?
+    /// The oldest version that reads this record; `nil` (left out) when it is `dataVersion`.
+    let dataReadableFrom: Int?
     let entity: Entity
+}
+
+/// The data version of a record, alone, for a save about to replace it.
+private struct StoredVersion: Decodable {
+    let dataVersion: Int?
+}
+
+/// What the envelope decoder needs to resolve the entity: the entity's versions and, for errors,
+/// the key asked for and the file. A task-local value, because `init(from:)` takes no arguments.
+enum EnvelopeDecoding {
+    @TaskLocal static var versioning: (EntityVersioning, String?, String)?
 }
 
 private struct DecodedRecord<Entity: Decodable>: Decodable {
     enum CodingKeys: String, CodingKey {
-        case formatVersion, key, entity
+        case formatVersion, key, entity, dataVersion, dataReadableFrom
     }
 
     let key: String
@@ -228,6 +288,20 @@ private struct DecodedRecord<Entity: Decodable>: Decodable {
             throw UnsupportedFormatVersion(version: version)
         }
         key = try container.decode(String.self, forKey: .key)
-        entity = try container.decode(Entity.self, forKey: .entity)
+        guard let (versioning, askedKey, path) = EnvelopeDecoding.versioning else {
+            entity = try container.decode(Entity.self, forKey: .entity)
+            return
+        }
+        let plan = try versioning.plan(
+            forStoredVersion: try container.decodeIfPresent(Int.self, forKey: .dataVersion) ?? 1,
+            readableFrom: try container.decodeIfPresent(Int.self, forKey: .dataReadableFrom),
+            key: askedKey ?? key, location: path)
+        guard let plan else {
+            entity = try container.decode(Entity.self, forKey: .entity)
+            return
+        }
+        entity = try ResolvedDecoding.decode(Entity.self, plan: plan) { resolved in
+            try container.decode(resolved, forKey: .entity)
+        }
     }
 }

@@ -7,7 +7,7 @@ import DAOKitTesting
 import Foundation
 import Testing
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:34
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:35
 private struct TaskEntity: Storable {
     var id: String
     var title: String
@@ -15,11 +15,35 @@ private struct TaskEntity: Storable {
     var due: Date?
 }
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:41
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:42
 /// Called from a test of the app, with a folder next to the test file, such as
 /// `URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("EntityShapes")`.
 private func checkTaskShapes(snapshots: URL) throws {
     try EntityShapeCheck(TaskEntity.self, version: 1, snapshots: snapshots).verify()
+}
+
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:151
+private struct TicketEntity: Storable {
+    var id: String
+    var title: String
+    var points: Int  // added in version 2
+    var remark: String  // called `note` until version 3
+
+    static let schema = EntitySchema(
+        version: 3,
+        steps: [
+            2: [.added("points", default: 0)],
+            3: [.renamed("note", to: "remark")],
+        ])
+}
+
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:181
+/// The first release's declaration of the same records.
+private struct TicketRecordV1: Storable {
+    var id: String
+    var title: String
+    var note: String
+    static var entityName: String { "TicketEntity" }
 }
 
 /// Runs the statements of Sources/DAOKit/DAOKit.docc/EvolvingEntities.md's samples in document order.
@@ -29,7 +53,7 @@ func evolvingEntitiesSamples() throws {
         .appendingPathComponent("doc-sample-EvolvingEntities-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
-    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:52
+    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:53
     let snapshots = folder.appendingPathComponent("EntityShapes")
     var firstRun = ""
     do {
@@ -38,7 +62,13 @@ func evolvingEntitiesSamples() throws {
         firstRun = failure.description  // "… recorded the stored shape of TaskEntity at version 1 in …"
     }
     try checkTaskShapes(snapshots: snapshots)  // passes: the shape is the recorded one
+    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:181
+    let tickets = KeyValueStorageContext(store: InMemoryKeyValueStore())
+    try tickets.save([TicketRecordV1(id: "1", title: "Ship it", note: "by Friday")])
+    let ticket = try tickets.fetch(TicketEntity.self, id: "1")  // points 0, remark "by Friday"
     // Every top-level constant and variable of the samples, read once.
     _ = snapshots
     _ = firstRun
+    _ = tickets
+    _ = ticket
 }

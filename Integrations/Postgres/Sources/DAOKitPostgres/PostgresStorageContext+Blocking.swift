@@ -28,6 +28,10 @@ extension PostgresStorageContext {
         try blocking(E.entityName) { try await self.fetch(type, matching: query) }
     }
 
+    public func explain<E: Storable>(_ query: StorageQuery, counting: Bool, for type: E.Type) throws -> StorageAccess {
+        try blocking(E.entityName) { try await self.explain(query, counting: counting, for: type) }
+    }
+
     public func count<E: Storable>(_ type: E.Type) throws -> Int {
         try blocking(E.entityName) { try await self.count(type) }
     }

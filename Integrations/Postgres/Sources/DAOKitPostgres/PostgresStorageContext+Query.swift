@@ -50,14 +50,8 @@ extension PostgresStorageContext {
         let table = try table(E.self)
         try await ensureTable(entityName, table: table)
         let counted: Int? = try await withCurrentKinds(of: entityName) { kinds, kindRows in
-            var parameters = StatementParameters()
-            let entity = parameters.append(text: entityName)
-            let translation = PostgresQueryTranslation(StorageQuery(filter: filter), kinds: kinds, binds: &parameters)
-            guard translation.conditionIsExact else { return .answer(nil) }
-            let sql = """
-                SELECT (SELECT count(*) FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = \(entity)), \
-                (SELECT count(*) FROM \(table)\(translation.condition.map { " WHERE " + $0 } ?? ""))
-                """
+            guard let (sql, parameters) = countStatement(filter, table: table, entityName: entityName, kinds: kinds)
+            else { return .answer(nil) }
             let (counted, count) = try await withConnection(entityName: entityName) { [parameters] connection in
                 guard let row = try await PreparedStatements.rows(sql, parameters, on: connection).first else {
                     return (-1, 0)
@@ -158,9 +152,25 @@ extension PostgresStorageContext {
         }
     }
 
+    /// The `SELECT` ``count(_:matching:)`` runs when `filter` translates exactly (`nil` otherwise):
+    /// the count of the kinds recorded for the entity, and the count of the rows that match.
+    func countStatement(
+        _ filter: StorageFilter?, table: String, entityName: String, kinds: [String: Set<JSONRecord.FieldKind>]
+    ) -> (sql: String, parameters: StatementParameters)? {
+        var parameters = StatementParameters()
+        let entity = parameters.append(text: entityName)
+        let translation = PostgresQueryTranslation(StorageQuery(filter: filter), kinds: kinds, binds: &parameters)
+        guard translation.conditionIsExact else { return nil }
+        let sql = """
+            SELECT (SELECT count(*) FROM \(kindsSchema).daokit_field_kinds WHERE entity_name = \(entity)), \
+            (SELECT count(*) FROM \(table)\(translation.condition.map { " WHERE " + $0 } ?? ""))
+            """
+        return (sql, parameters)
+    }
+
     /// The `SELECT` ``fetch(_:matching:)`` runs: the rows SQL selects, each with the count of the
     /// kinds recorded for the entity; ordered and paged in SQL only when the translation is exact.
-    private func selectStatement(
+    func selectStatement(
         _ query: StorageQuery, table: String, entityName: String, kinds: [String: Set<JSONRecord.FieldKind>]
     )
         -> (sql: String, parameters: StatementParameters, translation: PostgresQueryTranslation)

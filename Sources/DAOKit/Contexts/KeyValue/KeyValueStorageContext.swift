@@ -84,6 +84,7 @@ public final class KeyValueStorageContext: StorageContext {
     public func save<E: Storable>(_ entities: [E], mode: SaveMode) throws {
         if entities.isEmpty { return }
         let entityName = E.entityName
+        let versioning = try EntityVersioning.of(E.self)
         // Encode everything before taking the lock and before the first write: a bad entity
         // leaves the store untouched, and slow encoding does not block other threads.
         var records: [PendingRecord] = []
@@ -93,7 +94,7 @@ public final class KeyValueStorageContext: StorageContext {
             let key = entity.id.storageKey
             keys.append(key)
             let storeKey = recordKey(entityName, key)
-            let text = try KeyValueRecordFormat.encode(entity, location: storeKey)
+            let text = try KeyValueRecordFormat.encode(entity, versioning: versioning, location: storeKey)
             if let position = positions[key] {
                 records[position].text = text
             } else {
@@ -108,6 +109,13 @@ public final class KeyValueStorageContext: StorageContext {
             for record in records {
                 let previous = try access(entityName, record.key, record.storeKey) {
                     try store.string(forKey: record.storeKey)
+                }
+                if let previous,
+                    let stored = KeyValueRecordFormat.storedVersion(of: previous, location: record.storeKey)
+                {
+                    // Never a blind rewrite of what a newer version wrote (a damaged record is
+                    // replaced, as it always was).
+                    try versioning.checkReplacing(storedVersion: stored, key: record.key, location: record.storeKey)
                 }
                 undo.append(
                     UndoEntry(key: record.key, storeKey: record.storeKey, written: record.text, previous: previous))
@@ -143,11 +151,12 @@ public final class KeyValueStorageContext: StorageContext {
     public func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E? {
         let key = id.storageKey
         let storeKey = recordKey(E.entityName, key)
+        let versioning = try EntityVersioning.of(E.self)
         let text: String? = try lockedStore.withLock { store in
             try access(E.entityName, key, storeKey) { try store.string(forKey: storeKey) }
         }
         guard let text else { return nil }
-        return try KeyValueRecordFormat.decode(text, as: E.self, key: key, location: storeKey)
+        return try KeyValueRecordFormat.decode(text, as: E.self, versioning: versioning, key: key, location: storeKey)
     }
 
     /// Every entity stored under the type's prefix, ordered by store key.
@@ -223,6 +232,7 @@ public final class KeyValueStorageContext: StorageContext {
     ///   keys (or read one, without `collectingReadFailures`).
     func readRecords<E: Storable>(_ type: E.Type, collectingReadFailures: Bool) throws -> ReadableRecords<E, E.ID> {
         let entityName = E.entityName
+        let versioning = try EntityVersioning.of(E.self)
         var result = ReadableRecords<E, E.ID>(values: [], failures: [])
         let records: [StoredRecord] = try lockedStore.withLock { store in
             try listRecords(entityName, in: store).compactMap { record in
@@ -243,7 +253,8 @@ public final class KeyValueStorageContext: StorageContext {
         for record in records {
             do {
                 result.values.append(
-                    try KeyValueRecordFormat.decode(record.text, as: E.self, key: record.key, location: record.storeKey)
+                    try KeyValueRecordFormat.decode(
+                        record.text, as: E.self, versioning: versioning, key: record.key, location: record.storeKey)
                 )
             } catch let error as StorageError {
                 result.failures.append(UnreadableRecord(storageKey: record.key, error: error))

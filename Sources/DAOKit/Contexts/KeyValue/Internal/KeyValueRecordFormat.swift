@@ -22,6 +22,12 @@ import Foundation
 /// marker) is one of an earlier release, the bare entity, read unchecked and sealed at its next
 /// write. The name is reserved: a record of an earlier release whose first field (sorted) was
 /// named within two letters of `daokit_crc32c` would be taken for a damaged one.
+///
+/// **Entity version.** A record of an entity at a version after 1 (``Storable/schema``) carries it
+/// between the checksum and the entity, covered by the checksum:
+/// `{"daokit_crc32c":"…","daokit_version":3,"daokit_readable_from":2,"entity":…}`, the second
+/// member only when it differs from the version. A record without it is version 1, so an entity
+/// that declares nothing writes exactly what it wrote before versions.
 enum KeyValueRecordFormat {
     /// `JSONEncoder`/`JSONDecoder` are thread-safe and their configuration never changes after
     /// this point, so one of each is shared instead of allocating per record.
@@ -44,6 +50,8 @@ enum KeyValueRecordFormat {
     /// `{"daokit_crc32c":"` + 8 hex digits + `",`: where the checksummed bytes begin.
     static let sealLength = sealPrefix.count + 8 + sealSuffix.count
     private static let entityField = Array(#""entity":"#.utf8)
+    private static let versionField = Array(#""daokit_version":"#.utf8)
+    private static let readableFromField = Array(#""daokit_readable_from":"#.utf8)
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The problem with a record whose bytes no longer match its checksum.
@@ -61,9 +69,15 @@ enum KeyValueRecordFormat {
         return CRC32C.checksum(body, continuing: seed)
     }
 
-    /// The record text of `entity`, to be stored under `location` (its store key).
-    /// - Throws: ``StorageError`` with ``StorageError/Kind/encodingFailed`` naming the entity and key.
-    static func encode<E: Storable>(_ entity: E, location: String) throws -> String {
+    /// The record text of `entity`, to be stored under `location` (its store key), stamped with the
+    /// entity's version when it is not 1.
+    /// - Parameter versioning: the entity's versions; looked up when not given.
+    /// - Throws: ``StorageError`` with ``StorageError/Kind/encodingFailed`` naming the entity and
+    ///   key, or ``StorageError/Kind/invalidSchema(_:)`` for a schema that cannot be right.
+    static func encode<E: Storable>(
+        _ entity: E, versioning: EntityVersioning? = nil, location: String
+    ) throws -> String {
+        let versioning = try versioning ?? EntityVersioning.of(E.self)
         let json: Data
         do {
             // Through the URL-keeping wrapper, so that a relative URL keeps its base.
@@ -79,6 +93,16 @@ enum KeyValueRecordFormat {
         bytes.append(contentsOf: sealPrefix)
         bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: 8))
         bytes.append(contentsOf: sealSuffix)
+        if !versioning.isInitial {
+            bytes.append(contentsOf: versionField)
+            bytes.append(contentsOf: String(versioning.version).utf8)
+            bytes.append(UInt8(ascii: ","))
+            if versioning.readableFrom != versioning.version {
+                bytes.append(contentsOf: readableFromField)
+                bytes.append(contentsOf: String(versioning.readableFrom).utf8)
+                bytes.append(UInt8(ascii: ","))
+            }
+        }
         bytes.append(contentsOf: entityField)
         bytes.append(contentsOf: json)
         bytes.append(UInt8(ascii: "}"))
@@ -91,14 +115,19 @@ enum KeyValueRecordFormat {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The entity a record's text holds, stored under `location` (its store key).
+    /// The entity a record's text holds, stored under `location` (its store key), resolved from
+    /// the version it was written with.
     /// - Throws: ``StorageError`` naming the entity, key and store key:
     ///   ``StorageError/Kind/corruptRecord(_:)`` when the bytes do not match their checksum, the
     ///   checksum field is damaged, or the text is not JSON at all;
-    ///   ``StorageError/Kind/decodingFailed`` when it is intact JSON of another shape.
-    static func decode<E: Storable>(_ text: String, as type: E.Type, key: String, location: String) throws -> E {
+    ///   ``StorageError/Kind/decodingFailed`` when it is intact JSON of another shape;
+    ///   ``StorageError/Kind/newerVersion(_:)`` when a newer version of the entity wrote it.
+    static func decode<E: Storable>(
+        _ text: String, as type: E.Type, versioning: EntityVersioning, key: String, location: String
+    ) throws -> E {
         let data = Data(text.utf8)
         let entity: Data
+        var stamp = Stamp(version: 1, readableFrom: nil)
         switch seal(of: data, location: location) {
         case .none:
             entity = data  // an earlier release's record: the bare entity, unchecked
@@ -106,8 +135,65 @@ enum KeyValueRecordFormat {
             throw StorageError(.corruptRecord(problem), entityName: E.entityName, key: key, location: location)
         case .intact(let range):
             entity = data[range]
+            stamp = Self.stamp(of: data, entityStart: range.lowerBound)
         }
-        return try JSONRecordDecoding.decode(E.self, from: entity, key: key, location: location, decoder: decoder)
+        let plan = try versioning.plan(
+            forStoredVersion: stamp.version, readableFrom: stamp.readableFrom, key: key, location: location)
+        return try JSONRecordDecoding.decode(
+            E.self, from: entity, key: key, location: location, decoder: decoder, plan: plan)
+    }
+
+    /// The entity version a record carries.
+    struct Stamp {
+        var version: Int
+        var readableFrom: Int?
+    }
+
+    /// The version of the record `text` (1 when it carries none), for a save about to replace it;
+    /// `nil` when its checksum does not hold, which a save replaces as any damaged record.
+    static func storedVersion(of text: String, location: String) -> Int? {
+        let data = Data(text.utf8)
+        switch seal(of: data, location: location) {
+        case .none: return 1
+        case .broken: return nil
+        case .intact(let range): return stamp(of: data, entityStart: range.lowerBound).version
+        }
+    }
+
+    /// The stamp of an intact record whose entity starts at `entityStart`: what ``seal(of:location:)``
+    /// found between the checksum and the entity.
+    private static func stamp(of data: Data, entityStart: Int) -> Stamp {
+        let membersEnd = entityStart - entityField.count
+        guard membersEnd > sealLength else { return Stamp(version: 1, readableFrom: nil) }
+        return data.withUnsafeBytes { bytes in
+            var position = sealLength
+            return (stampMembers(bytes, &position) ?? nil) ?? Stamp(version: 1, readableFrom: nil)
+        }
+    }
+
+    /// Reads the version members at `position` (moving past them); `nil` when there are none. The
+    /// members are well formed when present: ``seal(of:location:)`` checks them.
+    private static func stampMembers(_ bytes: UnsafeRawBufferPointer, _ position: inout Int) -> Stamp?? {
+        func member(_ name: [UInt8]) -> Int?? {
+            guard bytes[position...].starts(with: name) else { return .some(nil) }
+            let digitsStart = position + name.count
+            var end = digitsStart
+            var value = 0
+            while end < bytes.count, end - digitsStart < 9, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[end])
+            {
+                value = value * 10 + Int(bytes[end] - UInt8(ascii: "0"))
+                end += 1
+            }
+            guard end > digitsStart, bytes[digitsStart] != UInt8(ascii: "0"), end < bytes.count,
+                bytes[end] == UInt8(ascii: ",")
+            else { return nil }
+            position = end + 1
+            return .some(value)
+        }
+        guard let version = member(versionField) else { return nil }
+        guard let version else { return .some(nil) }
+        guard let readableFrom = member(readableFromField) else { return nil }
+        return .some(Stamp(version: version, readableFrom: readableFrom))
     }
 
     /// What a record's bytes say about their checksum.
@@ -149,8 +235,12 @@ enum KeyValueRecordFormat {
             guard checksum(storeKey: location, body: body) == stored else { return .broken(checksumMismatch) }
             // Intact bytes were written by `encode`, so the frame is whole; checked anyway, so
             // that a record crafted by hand with a valid checksum cannot read out of bounds.
-            guard body.starts(with: entityField), body.last == UInt8(ascii: "}") else { return .broken(brokenSeal) }
-            return .intact(entity: (sealLength + entityField.count)..<(bytes.count - 1))
+            // The entity's version, when it carries one, comes first (see above).
+            var entityStart = sealLength
+            guard stampMembers(bytes, &entityStart) != nil,
+                bytes[entityStart...].starts(with: entityField), body.last == UInt8(ascii: "}")
+            else { return .broken(brokenSeal) }
+            return .intact(entity: (entityStart + entityField.count)..<(bytes.count - 1))
         }
     }
 }

@@ -1,0 +1,65 @@
+/// How the fields of a record written at one older version read as the current entity's: the
+/// composition of the declared steps from that version to the current one.
+package final class ResolutionPlan: Sendable {
+    /// What one of the current entity's fields reads in such a record.
+    enum Field: Sendable {
+        /// Stored under `name`; `widened` when a later step widened it.
+        case stored(name: String, widened: Bool)
+        /// Absent from such records: reads the declared default.
+        case defaulted(value: any Sendable, valueType: String)
+    }
+
+    let entityName: String
+    /// The record's version.
+    let storedVersion: Int
+    /// The fields that do not read as themselves, by current name.
+    let fields: [String: Field]
+    /// Stored name to current name, for the renamed fields (for `allKeys`).
+    let currentNames: [String: String]
+
+    init(_ schema: EntitySchema, from storedVersion: Int, entityName: String) {
+        self.entityName = entityName
+        self.storedVersion = storedVersion
+        var fields: [String: Field] = [:]
+        // Walk back from the current version: `byName` maps a field's name at the version reached
+        // to its current name, for fields whose name changed; `resolved` holds current names that
+        // no longer read as themselves at the version reached.
+        var byName: [String: String] = [:]
+        var resolved: Set<String> = []
+        var widened: Set<String> = []
+        func current(of name: String) -> String? {
+            if let current = byName[name] { return current }
+            return resolved.contains(name) ? nil : name
+        }
+        for step in stride(from: schema.version, to: storedVersion, by: -1) {
+            for change in schema.steps[step] ?? [] {
+                switch change.kind {
+                case .renamed(let from, let to):
+                    guard let field = current(of: to) else { continue }
+                    byName[to] = nil
+                    byName[from] = field
+                    resolved.insert(field)
+                    fields[field] = .stored(name: from, widened: false)
+                case .added(let name, let value, let valueType):
+                    guard let field = current(of: name) else { continue }
+                    byName[name] = nil
+                    resolved.insert(field)
+                    fields[field] = .defaulted(value: value, valueType: valueType)
+                case .widened(let name):
+                    if let field = current(of: name) { widened.insert(field) }
+                case .removed:
+                    break
+                }
+            }
+        }
+        for field in widened {
+            switch fields[field] {
+            case .stored(let name, _): fields[field] = .stored(name: name, widened: true)
+            case nil: fields[field] = .stored(name: field, widened: true)
+            case .defaulted: break
+            }
+        }
+        self.fields = fields
+        self.currentNames = byName
+    }
+}
