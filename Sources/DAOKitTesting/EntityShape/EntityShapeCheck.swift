@@ -131,7 +131,7 @@ public struct EntityShapeCheck<Entity: Storable>: Sendable {
     private func readingProblems(
         reading old: EntityShape, of olderVersion: Int, recordedIn snapshot: URL, as current: EntityShape
     ) -> [EntityShapeProblem] {
-        let failure = firstReadFailure(of: old, recordedIn: snapshot)
+        let failure = firstReadFailure(of: old, version: olderVersion, recordedIn: snapshot)
         let unreadable = failure != nil
         var problems: [EntityShapeProblem] = []
         func add(_ kind: EntityShapeProblem.Kind, _ field: String, _ message: String) {
@@ -229,15 +229,27 @@ public struct EntityShapeCheck<Entity: Storable>: Sendable {
         "`\(path)` changed from \(ShapeText.text(of: old)) to \(ShapeText.text(of: new)): add a migration step"
     }
 
-    /// The first error decoding a synthesized record of `shape` as `Entity` throws, through the
-    /// JSON contexts' record decoding (the key-value context's; PostgreSQL's `JSONRecord` shares it).
-    private func firstReadFailure(of shape: EntityShape, recordedIn snapshot: URL) -> (any Error)? {
+    /// The first error decoding a synthesized record of `shape` (recorded at `version`) as `Entity`
+    /// throws, through the JSON contexts' record decoding (the key-value context's; PostgreSQL's
+    /// `JSONRecord` shares it) — resolved by the steps the entity's ``Storable/schema`` declares
+    /// from that version, as the contexts read such a record.
+    private func firstReadFailure(of shape: EntityShape, version: Int, recordedIn snapshot: URL) -> (any Error)? {
         let decoder = JSONDecoder()
+        let plan: ResolutionPlan?
+        do {
+            plan = try EntityVersioning.of(Entity.self).plan(
+                forStoredVersion: version, readableFrom: nil, key: "synthesized record", location: snapshot.path)
+        } catch {
+            // A schema that cannot be right is the first problem; a snapshot newer than the
+            // schema's version is read as it is (the version check reports it).
+            if error.code == .invalidSchema { return error }
+            plan = nil
+        }
         for record in RecordSynthesis.records(of: shape.fields) {
             do {
                 _ = try JSONRecordDecoding.decode(
                     Entity.self, from: Data(record.utf8), key: "synthesized record", location: snapshot.path,
-                    decoder: decoder)
+                    decoder: decoder, plan: plan)
             } catch {
                 return error
             }

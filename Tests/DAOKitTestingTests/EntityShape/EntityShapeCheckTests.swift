@@ -32,6 +32,20 @@ enum Tasks {
         var points = 0
     }
 
+    /// The same, with the default and a rename declared in the entity's schema.
+    struct AddedAndRenamedByDeclaration: Storable {
+        static var entityName: String { "tasks" }
+        var id: String
+        var title: String
+        var remark: String
+        var count: Int
+        var status: Status
+        var due: Date?
+        var points = 0
+        static let schema = EntitySchema(
+            version: 2, steps: [2: [.added("points", default: 0), .renamed("note", to: "remark")]])
+    }
+
     struct AddedOptional: Storable {
         static var entityName: String { "tasks" }
         var id: String
@@ -218,6 +232,17 @@ struct EntityShapeCheckTests {
     }
 
     // MARK: The five changes of a second release
+
+    @Test func changesDeclaredInTheEntitysSchemaReadOlderRecords() throws {
+        // Reading version 1 records passes; only the rollback direction (version 1 reading what
+        // version 2 writes, without `note`) is left to fail.
+        #expect(
+            try problems(from: Tasks.V1.self, to: Tasks.AddedAndRenamedByDeclaration.self, rollback: .notChecked)
+                .isEmpty)
+        let rollback = try problems(from: Tasks.V1.self, to: Tasks.AddedAndRenamedByDeclaration.self)
+        #expect(rollback.map(\.field) == ["remark"])
+        #expect(rollback.first?.message.contains("`note`") == true, "\(rollback)")
+    }
 
     @Test func aNonOptionalFieldAddedWithADefaultValueFails() throws {
         let problems = try problems(from: Tasks.V1.self, to: Tasks.AddedWithDefaultValue.self)
