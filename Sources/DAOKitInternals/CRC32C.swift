@@ -33,4 +33,29 @@ package enum CRC32C {
 
     /// Whether ``checksum(_:continuing:)`` runs on the processor's CRC instructions.
     package static var usesHardware: Bool { daokit_crc32c_uses_hardware() != 0 }
+
+    /// Digit `position` (0 to 7, most significant first) of a checksum as the records write it:
+    /// eight lowercase hexadecimal digits, so that it has one fixed length in the record's text.
+    package static func hexDigit(of checksum: UInt32, at position: Int) -> UInt8 {
+        hexAlphabet[Int((checksum >> UInt32(28 - 4 * position)) & 0xF)]
+    }
+
+    /// The checksum eight hexadecimal digits give (``hexDigit(of:at:)``), or `nil` when there are
+    /// not eight or one is not a lowercase hexadecimal digit (a damaged checksum field).
+    package static func parseHexDigits(_ digits: UnsafeRawBufferPointer) -> UInt32? {
+        guard digits.count == 8 else { return nil }
+        var value: UInt32 = 0
+        for byte in digits {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+
+    private static let hexAlphabet = Array("0123456789abcdef".utf8)
 }

@@ -62,15 +62,11 @@ package enum RecordEnvelope {
         let checksum = CRC32C.checksum(body)
         var out = Data(capacity: sealLength + body.count)
         out.append(contentsOf: sealPrefix)
-        for shift in stride(from: 28, through: 0, by: -4) {
-            out.append(hexDigits[Int((checksum >> UInt32(shift)) & 0xF)])
-        }
+        for position in 0..<8 { out.append(CRC32C.hexDigit(of: checksum, at: position)) }
         out.append(contentsOf: sealSuffix)
         out.append(body)
         return out
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// What the bytes of a JSON record say about their seal.
     package enum Seal: Equatable {
@@ -92,15 +88,11 @@ package enum RecordEnvelope {
             guard bytes.count >= sealLength,
                 bytes[(sealPrefix.count + 8)..<sealLength].elementsEqual(sealSuffix)
             else { return .broken(bodyStart: nil) }
-            var stored: UInt32 = 0
-            for byte in bytes[sealPrefix.count..<(sealPrefix.count + 8)] {
-                let digit: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-                default: return .broken(bodyStart: nil)
-                }
-                stored = stored << 4 | UInt32(digit)
+            guard
+                let stored = CRC32C.parseHexDigits(
+                    UnsafeRawBufferPointer(rebasing: bytes[sealPrefix.count..<(sealPrefix.count + 8)]))
+            else {
+                return .broken(bodyStart: nil)
             }
             let body = UnsafeRawBufferPointer(rebasing: bytes[sealLength...])
             return CRC32C.checksum(body) == stored ? .intact(bodyStart: sealLength) : .broken(bodyStart: sealLength)

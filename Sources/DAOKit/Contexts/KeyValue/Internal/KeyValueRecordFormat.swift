@@ -52,7 +52,6 @@ enum KeyValueRecordFormat {
     private static let entityField = Array(#""entity":"#.utf8)
     private static let versionField = Array(#""daokit_version":"#.utf8)
     private static let readableFromField = Array(#""daokit_readable_from":"#.utf8)
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The problem with a record whose bytes no longer match its checksum.
     static let checksumMismatch =
@@ -109,9 +108,7 @@ enum KeyValueRecordFormat {
         let crc = bytes.withUnsafeBytes {
             checksum(storeKey: location, body: UnsafeRawBufferPointer(rebasing: $0[sealLength...]))
         }
-        for position in 0..<8 {
-            bytes[sealPrefix.count + position] = hexDigits[Int((crc >> UInt32(28 - 4 * position)) & 0xF)]
-        }
+        for position in 0..<8 { bytes[sealPrefix.count + position] = CRC32C.hexDigit(of: crc, at: position) }
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -221,15 +218,11 @@ enum KeyValueRecordFormat {
             guard bytes.count >= sealLength + entityField.count + 1,
                 bytes[(sealPrefix.count + 8)..<sealLength].elementsEqual(sealSuffix)
             else { return .broken(brokenSeal) }
-            var stored: UInt32 = 0
-            for byte in bytes[sealPrefix.count..<(sealPrefix.count + 8)] {
-                let digit: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-                default: return .broken(brokenSeal)
-                }
-                stored = stored << 4 | UInt32(digit)
+            guard
+                let stored = CRC32C.parseHexDigits(
+                    UnsafeRawBufferPointer(rebasing: bytes[sealPrefix.count..<(sealPrefix.count + 8)]))
+            else {
+                return .broken(brokenSeal)
             }
             let body = UnsafeRawBufferPointer(rebasing: bytes[sealLength...])
             guard checksum(storeKey: location, body: body) == stored else { return .broken(checksumMismatch) }
