@@ -70,7 +70,9 @@ package struct ContextFactory: Sendable, CustomStringConvertible {
 
     /// The shipped contexts that conform to `TransactionalStorageContext`: the transaction suites
     /// run on each, so a context that gains transactions joins them here.
-    package static let transactional: [ContextFactory] = [.memory, .sqliteFile]
+    package static let transactional: [ContextFactory] = [
+        .memory, .keyValueInMemory, .keyValueUserDefaults, .sqliteFile,
+    ]
 
     /// The shipped contexts that evaluate queries on entities in Swift, reading (decoding, and
     /// encoding to read fields) what the query needs — so a record that cannot be read or encoded
