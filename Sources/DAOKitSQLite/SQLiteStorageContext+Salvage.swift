@@ -83,10 +83,10 @@ extension SQLiteStorageContext {
         guard try indexed.step() else { return }
         let count = Int(indexed.integer(at: 0))
         indexed.reset()
-        // A damaged row is reported under the key it holds now, which may itself be damaged:
-        // the index then still lists the real key, which is named too.
-        let damagedRows = result.failures.contains { $0.error.kind.code == .corruptRecord }
-        if count == rows && !damagedRows { return }
+        // A row that failed (its checksum, or, for a row whose damaged header hides its checksum,
+        // its decoding) is reported under the key it holds now, which may itself be damaged: the
+        // index then still lists the real key, which is named too.
+        if count == rows && result.failures.isEmpty { return }
         let scan = try connection.statement("SELECT daokit_key FROM \(table.quotedName) NOT INDEXED")
         defer { scan.reset() }
         var scanned = Set<String>()
