@@ -34,8 +34,15 @@ struct KeyValueRecords {
         storeKeys.map { store.string(forKey: $0) }
     }
 
-    /// Decodes every record's text, as `fetchAll` does after reading them.
+    /// Decodes every record's text, as `fetchAll` does after reading them: the entity inside
+    /// the record's checksummed frame, `{"daokit_crc32c":…,"entity":…}` (the checksum itself is
+    /// the context's part, not JSON's).
     func decodeAll() throws -> [MessageEntity] {
-        try texts.map { try decoder.decode(MessageEntity.self, from: Data($0.utf8)) }
+        try texts.map { try decoder.decode(Framed.self, from: Data($0.utf8)).entity }
+    }
+
+    /// A record's frame, of which JSON decoding reads the entity.
+    private struct Framed: Decodable {
+        let entity: MessageEntity
     }
 }
