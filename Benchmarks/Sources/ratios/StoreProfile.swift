@@ -2,6 +2,7 @@ import BenchmarkModels
 import DAOKit
 import DAOKitFileStore
 import Foundation
+import StorageWorkloads
 
 /// Runs one DAOKit side of a file-query or SQLite target alone, for a profiler:
 ///
@@ -10,7 +11,9 @@ import Foundation
 /// Sides: `files.count`, `files.screen`, `files.indexed.count`, `files.indexed.screen` (the query
 /// section's warm queries on its cached file store of `n` messages, 10,000 unless given),
 /// `sqlite.readAll`, `sqlite.screen`, `sqlite.readById`, `sqlite.count`, `sqlite.batchInsert`,
-/// `sqlite.persistOne` (the sqlite section's operations on `n` messages). Each runs `iterations`
+/// `sqlite.persistOne` (the sqlite section's operations on `n` messages), `files.persistOne` and
+/// `files.persistOne.raw` (the files section's single persist through `BaseDao`, and its raw
+/// baseline, on a new store of `n` messages). Each runs `iterations`
 /// times (100 unless given) after one untimed run. Under `valgrind --tool=callgrind` the
 /// difference of two iteration counts' totals over the difference of the counts is one
 /// operation's instructions, the set-up excluded.
@@ -19,10 +22,12 @@ enum StoreProfile {
 
     static let fileSides = ["files.count", "files.screen", "files.indexed.count", "files.indexed.screen"]
     static let sqliteSides = SQLiteOperation.allCases.map { "sqlite.\($0.rawValue)" }
+    static let persistSides = ["files.persistOne", "files.persistOne.raw"]
 
     /// Runs the side `spec` names; returns the exit status.
     static func run(_ spec: String) -> Int32 {
-        ProfileSpec.run(spec, variable: variable, sides: fileSides + sqliteSides, defaultIterations: 100) { spec in
+        ProfileSpec.run(spec, variable: variable, sides: fileSides + sqliteSides + persistSides, defaultIterations: 100)
+        { spec in
             let operation: (Int) throws -> Int
             if spec.side.hasPrefix("sqlite.") {
                 let fixture = try SQLiteFixture(count: spec.size)
@@ -32,6 +37,16 @@ enum StoreProfile {
                 var sink = try operation(0)
                 for iteration in 0..<spec.iterations { sink &+= try operation(iteration) }
                 return sink == Int.min ? 1 : 0  // never: keeps the answers observed
+            }
+            if persistSides.contains(spec.side) {
+                let set = FileWorkloads.make(messageCount: spec.size)
+                defer { set.tearDown() }
+                try set.prepare()
+                let name = FileWorkloads.name(.persistOne, spec.side.hasSuffix(".raw") ? .raw : .dao)
+                guard let workload = set.workloads.first(where: { $0.name == name }) else { return 1 }
+                try workload.run(1)
+                try workload.run(spec.iterations)
+                return 0
             }
             let cache = QueryStoreCache()
             let messages = SampleData.dialogMessages(count: spec.size)

@@ -23,5 +23,9 @@ if let spec = ProcessInfo.processInfo.environment[WarmQueryProfile.variable] {
 if let spec = ProcessInfo.processInfo.environment[StoreProfile.variable] {
     exit(StoreProfile.run(spec))
 }
+// One variant of the observe section's write cost alone, for a profiler (see `ObserveProfile`).
+if let spec = ProcessInfo.processInfo.environment[ObserveProfile.variable] {
+    exit(ObserveProfile.run(spec))
+}
 let status = RatioCommand(arguments: Array(CommandLine.arguments.dropFirst())).run()
 exit(status.rawValue)
