@@ -287,7 +287,8 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
     ) -> DaoQueryPlan<Domain> {
         guard translatesQueries && (predicate != nil || !sortedBy.isEmpty) else {
             return DaoQueryPlan(
-                predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset, field: { _ in nil })
+                predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset,
+                proof: FieldProof<Domain, Entity>?.none)
         }
         let context = self.context
         let proof = FieldProof<Domain, Entity>(mapper: mapper) {
@@ -299,10 +300,7 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
                 return try context.fetchReadable(Entity.self).values.first
             }
         }
-        return DaoQueryPlan(
-            predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset,
-            orderedField: proof.orderedField(for:), field: proof.field(for:), absentValue: proof.absentValue(of:),
-            order: proof.effectiveOrder(of:field:))
+        return DaoQueryPlan(predicate: predicate, sortedBy: sortedBy, limit: limit, offset: offset, proof: proof)
     }
 
     /// The mapped values the context selects for `plan`.

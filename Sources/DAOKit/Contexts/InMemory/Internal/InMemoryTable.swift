@@ -272,7 +272,7 @@ package struct InMemoryTable {
         guard let evaluator = access.evaluator else { return .candidates(candidates(access.plan)) }
         if let plan = access.plan, access.isDecidedByIndex {
             // Every entry in the range matches: count them, no record read.
-            return .answer(ranges(of: plan).reduce(0) { $0 + trees[plan.index]!.count(from: $1.start, to: $1.end) })
+            return .answer(ranges(of: plan).count(in: trees[plan.index]!))
         }
         var count = 0
         forEachInRange(access.plan) { record in
@@ -378,10 +378,10 @@ package struct InMemoryTable {
     /// returns `false`.
     private func walk(_ plan: IndexPlan, reversed: Bool, _ body: (IndexEntry) -> Bool) {
         let tree = trees[plan.index]!  // built by `access(for:)`, which made the plan
-        var ranges = ranges(of: plan)
-        if reversed { ranges.reverse() }
+        let ranges = ranges(of: plan)
         var going = true
-        for range in ranges where going {
+        for step in 0..<2 where going {
+            guard let range = ranges[reversed ? 1 - step : step] else { continue }
             tree.forEach(from: range.start, to: range.end, reversed: reversed) { entry in
                 going = body(entry)
                 return going
@@ -390,17 +390,29 @@ package struct InMemoryTable {
     }
 
     /// The ranges of positions `plan` walks, in index order: one, or two around the entries it
-    /// skips (``IndexPlan/excluded``).
-    private func ranges(of plan: IndexPlan) -> [(
-        start: SortedChunks<IndexEntry>.Position, end: SortedChunks<IndexEntry>.Position
-    )] {
+    /// skips (``IndexPlan/excluded``). A value, not an array: every indexed query asks for it.
+    private func ranges(of plan: IndexPlan) -> WalkedRanges {
         let tree = trees[plan.index]!  // built by `access(for:)`, which made the plan
         let start = tree.position { plan.isBelowRange($0) }
         let end = max(start, tree.position { !plan.isAboveRange($0) })
-        guard plan.excluded != nil else { return [(start, end)] }
+        guard plan.excluded != nil else { return WalkedRanges(first: (start, end), second: nil) }
         let skipStart = min(max(start, tree.position { plan.isBelowExcluded($0) }), end)
         let skipEnd = min(max(skipStart, tree.position { !plan.isAboveExcluded($0) }), end)
-        return [(start, skipStart), (skipEnd, end)]
+        return WalkedRanges(first: (start, skipStart), second: (skipEnd, end))
+    }
+
+    /// One or two ranges of index positions, in index order (see ``ranges(of:)``).
+    private struct WalkedRanges {
+        typealias Range = (start: SortedChunks<IndexEntry>.Position, end: SortedChunks<IndexEntry>.Position)
+        let first: Range
+        let second: Range?
+
+        subscript(part: Int) -> Range? { part == 0 ? first : second }
+
+        /// How many entries of `tree` the ranges hold.
+        func count(in tree: SortedChunks<IndexEntry>) -> Int {
+            tree.count(from: first.start, to: first.end) + (second.map { tree.count(from: $0.start, to: $0.end) } ?? 0)
+        }
     }
 
     /// The filter that holds when all of `filters` do; `nil` (no filter) for none.

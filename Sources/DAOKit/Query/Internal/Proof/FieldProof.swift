@@ -44,7 +44,7 @@ import Foundation
 /// Probes start from one stored entity (so the fields a probe leaves alone hold valid values);
 /// while the store is empty nothing is proven, and nothing needs to be. Results are kept per type
 /// pair and key path for the life of the process.
-final class FieldProof<Domain: Decodable, Entity: Storable> {
+final class FieldProof<Domain: Decodable, Entity: Storable>: QueryProof {
     private let mapper: EntityMapper
     private let sample: () throws -> Entity?
     /// Probes of the sample, once fetched; `.none` until then, `.some(nil)` when there is no
@@ -99,7 +99,8 @@ final class FieldProof<Domain: Decodable, Entity: Storable> {
     /// the field or holds `null` there; `nil` when that is `nil` or such a record does not decode,
     /// so that a stored `null` already means what the entity holds.
     func absentValue(of field: FieldPath) -> StorageValue? {
-        absentValues[field]
+        // Usually no field has one: no need to hash the path.
+        absentValues.isEmpty ? nil : absentValues[field]
     }
 
     /// The direction `descriptor` (on a proven key path) actually sorts in, as Foundation's
@@ -110,9 +111,12 @@ final class FieldProof<Domain: Decodable, Entity: Storable> {
     /// translated sort must follow what `compare` does, not what `order` says. `nil` when the
     /// probes cannot tell.
     func effectiveOrder(of descriptor: SortDescriptor<Domain>, field: FieldPath) -> SortOrder? {
-        let cacheKey = OrderCacheKey(
-            descriptor: AnyHashable(descriptor), entity: ObjectIdentifier(Entity.self), strict: mapper.isStrict)
-        if let known = FieldProofCache.orders.withLock({ $0[cacheKey] }) { return known }
+        let tableKey = OrderTableKey(
+            domain: ObjectIdentifier(Domain.self), entity: ObjectIdentifier(Entity.self), strict: mapper.isStrict)
+        if let known = FieldProofCache.orders.withLock({ OrderTable<Domain>.in($0, at: tableKey)?.orders[descriptor] })
+        {
+            return known
+        }
         guard let keyPath = descriptor.keyPath, let leaf = StoredLeaf.leaf(of: Domain.self, at: keyPath),
             let probes = sampleProbes()
         else { return nil }
@@ -125,7 +129,11 @@ final class FieldProof<Domain: Decodable, Entity: Storable> {
             let said = descriptor.compare(lhs, rhs)
             if natural != .orderedSame && said != .orderedSame { found = said == natural ? .forward : .reverse }
         }
-        FieldProofCache.orders.withLock { $0[cacheKey] = .some(found) }
+        FieldProofCache.orders.withLock { tables in
+            let table = OrderTable<Domain>.in(tables, at: tableKey) ?? OrderTable<Domain>()
+            tables[tableKey] = table
+            table.orders[descriptor] = .some(found)
+        }
         return found
     }
 
@@ -222,8 +230,21 @@ private struct AbsentValue {
     let value: StorageValue?
 }
 
-private struct OrderCacheKey: Hashable {
-    let descriptor: AnyHashable, entity: ObjectIdentifier, strict: Bool
+private struct OrderTableKey: Hashable {
+    let domain: ObjectIdentifier, entity: ObjectIdentifier, strict: Bool
+}
+
+/// The effective directions of one type pair's sort descriptors, keyed by the descriptors
+/// themselves: no descriptor is boxed in an `AnyHashable` to be looked up, on every sorted query.
+/// Only touched under `FieldProofCache.orders`' lock.
+private final class OrderTable<Domain> {
+    var orders: [SortDescriptor<Domain>: SortOrder?] = [:]
+
+    /// The table of `Domain` in `tables`, if there is one yet: the key names `Domain`, so the
+    /// table under it is this type's.
+    static func `in`(_ tables: [OrderTableKey: AnyObject], at key: OrderTableKey) -> OrderTable? {
+        tables[key].map { unsafeDowncast($0, to: OrderTable.self) }
+    }
 }
 
 private struct CacheKey: Hashable {
@@ -237,7 +258,8 @@ private enum FieldProofCache {
     /// change (`AnyKeyPath` is not `Sendable` only because a key path can capture subscript
     /// arguments).
     static let results = Locked<[CacheKey: ProvenField?]>([:])
-    /// Effective directions of sort descriptors (``FieldProof/effectiveOrder(of:field:)``); sound
-    /// as `Sendable` for the reason above.
-    static let orders = Locked<[OrderCacheKey: SortOrder?]>([:])
+    /// Effective directions of sort descriptors (``FieldProof/effectiveOrder(of:field:)``), an
+    /// `OrderTable` per type pair; sound as `Sendable` for the reason above (the tables are only
+    /// touched under the lock, and a descriptor's key path is a stored property's).
+    static let orders = Locked<[OrderTableKey: AnyObject]>([:])
 }

@@ -22,30 +22,34 @@ struct DaoQueryPlan<Domain> {
         storageQuery.filter == nil && storageQuery.sort.isEmpty && storageQuery.limit == nil && storageQuery.offset == 0
     }
 
-    /// The plan for a query, translating what `field` (which key path reads which field) allows;
-    /// orderings and sorts only on what `orderedField` allows (`field` unless given).
-    /// `absentValue` says what an entity holds in a proven field when its stored record lacks it
-    /// (or holds `null`), where that is not `nil`: conditions on such a field are rewritten to
-    /// hold for a stored `null` exactly when they hold for that value, and a sort by it stays in
-    /// Swift (a stored `null` would sort where `nil` does, not where the value does).
-    init(
-        predicate: Predicate<Domain>?, sortedBy: [SortDescriptor<Domain>], limit: Int?, offset: Int,
-        orderedField: ((AnyKeyPath) -> FieldPath?)? = nil, field: @escaping (AnyKeyPath) -> FieldPath?,
-        absentValue: (FieldPath) -> StorageValue? = { _ in nil },
-        order: (SortDescriptor<Domain>, FieldPath) -> SortOrder? = { descriptor, _ in descriptor.order }
+    /// The plan for a query, translating what `proof` proves (nothing when `nil`): filters on the
+    /// fields it proves key paths read, orderings and sorts only on those it proves ordered.
+    /// Where `proof` gives an absent value for a field (what an entity holds there when its stored
+    /// record lacks it, or holds `null`), conditions on the field are rewritten to hold for a
+    /// stored `null` exactly when they hold for that value, and a sort by it stays in Swift (a
+    /// stored `null` would sort where `nil` does, not where the value does). A sort descriptor
+    /// goes to the context in the direction `proof` says it really sorts in.
+    init<Proof: QueryProof<Domain>>(
+        predicate: Predicate<Domain>?, sortedBy: [SortDescriptor<Domain>], limit: Int?, offset: Int, proof: Proof?
     ) {
+        let keyPaths: any ProvenKeyPaths = proof ?? NoProvenKeyPaths.shared
         var filterIsExact = true
         if let predicate {
-            if let translated = PredicateTranslator.translate(predicate, field: field, orderedField: orderedField) {
-                storageQuery.filter = translated.filter.meaningAbsentAs(absentValue)
+            if let translated = PredicateTranslator.translate(predicate, keyPaths: keyPaths) {
+                storageQuery.filter = translated.filter.meaningAbsentAs { proof?.absentValue(of: $0) }
                 filterIsExact = translated.isExact
             } else {
                 filterIsExact = false
             }
             if !filterIsExact { residualPredicate = predicate }
         }
-        if let sort = Self.translate(sortedBy, field: orderedField ?? field, order: order),
-            sort.allSatisfy({ absentValue($0.field) == nil })
+        if let sort = Self.translate(
+            sortedBy, field: { keyPaths.orderedField(for: $0) },
+            order: { descriptor, field in
+                guard let proof else { return descriptor.order }
+                return proof.effectiveOrder(of: descriptor, field: field)
+            }),
+            sort.allSatisfy({ proof?.absentValue(of: $0.field) == nil })
         {
             storageQuery.sort = sort
         } else {
@@ -68,7 +72,7 @@ struct DaoQueryPlan<Domain> {
     /// Swift uses, can differ from `descriptor.order` once that was set after creation.
     static func translate(
         _ descriptors: [SortDescriptor<Domain>], field: (AnyKeyPath) -> FieldPath?,
-        order: (SortDescriptor<Domain>, FieldPath) -> SortOrder? = { descriptor, _ in descriptor.order }
+        order: (SortDescriptor<Domain>, FieldPath) -> SortOrder?
     ) -> [StorageSortKey]? {
         var keys: [StorageSortKey] = []
         for descriptor in descriptors {
@@ -89,6 +93,19 @@ struct DaoQueryPlan<Domain> {
     }
 }
 
+/// What a query plan asks about the key paths and sort descriptors of `Domain`: which field each
+/// key path reads (``ProvenKeyPaths``), what an entity holds in a field its stored record lacks,
+/// and which direction a sort descriptor really sorts in. ``FieldProof`` answers.
+protocol QueryProof<Domain>: ProvenKeyPaths {
+    associatedtype Domain
+    /// What the entity holds in `field` when its stored record lacks the field or holds `null`
+    /// there; `nil` when a stored `null` already means what the entity holds.
+    func absentValue(of field: FieldPath) -> StorageValue?
+    /// The direction `descriptor` (on a proven key path reading `field`) really sorts in; `nil`
+    /// when that cannot be told.
+    func effectiveOrder(of descriptor: SortDescriptor<Domain>, field: FieldPath) -> SortOrder?
+}
+
 extension StorageFilter {
     /// This filter on stored records where a record lacking a field (or holding `null` there)
     /// decodes to `absentValue(field)` when that is not `nil`: each condition on such a field holds
@@ -96,15 +113,37 @@ extension StorageFilter {
     /// filter selects, on stored records, exactly the entities it selects once decoded (which
     /// never hold `null` there). Compositional, so `!` and `||` keep their meaning.
     func meaningAbsentAs(_ absentValue: (FieldPath) -> StorageValue?) -> StorageFilter {
+        rewritten(absentValue) ?? self
+    }
+
+    /// ``meaningAbsentAs(_:)``, or `nil` when no condition changes: the usual case (no field has
+    /// an absent value) then builds nothing, so a query's plan does not copy its filter.
+    private func rewritten(_ absentValue: (FieldPath) -> StorageValue?) -> StorageFilter? {
         switch self {
-        case .and(let filters): return .and(filters.map { $0.meaningAbsentAs(absentValue) })
-        case .or(let filters): return .or(filters.map { $0.meaningAbsentAs(absentValue) })
-        case .not(let filter): return .not(filter.meaningAbsentAs(absentValue))
+        case .and(let filters): return Self.rewritten(filters, absentValue).map { .and($0) }
+        case .or(let filters): return Self.rewritten(filters, absentValue).map { .or($0) }
+        case .not(let filter): return filter.rewritten(absentValue).map { .not($0) }
         case .compare(let field, _, _), .isIn(let field, _), .hasPrefix(let field, _), .contains(let field, _):
-            guard let value = absentValue(field) else { return self }
+            guard let value = absentValue(field) else { return nil }
             let isNull = StorageFilter.compare(field, .equal, .null)
             let holdsForAbsent = QueryEvaluator(StorageQuery(filter: self), fields: [field]).matches([value])
             return holdsForAbsent ? .or([self, isNull]) : .and([self, .not(isNull)])
         }
+    }
+
+    /// `filters` with each rewritten, or `nil` when none changes.
+    private static func rewritten(
+        _ filters: [StorageFilter], _ absentValue: (FieldPath) -> StorageValue?
+    ) -> [StorageFilter]? {
+        var result: [StorageFilter]?
+        for (position, filter) in filters.enumerated() {
+            guard let changed = filter.rewritten(absentValue) else {
+                result?.append(filter)
+                continue
+            }
+            if result == nil { result = Array(filters[..<position]) }
+            result!.append(changed)
+        }
+        return result
     }
 }

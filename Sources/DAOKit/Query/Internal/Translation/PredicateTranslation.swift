@@ -12,24 +12,24 @@ import Foundation
 /// whenever the predicate does: an `&&` of which one side translated); ``BaseDao`` evaluates the
 /// predicate itself on whatever a superset lets through.
 struct PredicateTranslator {
-    /// The field a key path is proven to read, if any.
-    let field: (AnyKeyPath) -> FieldPath?
-    /// The field a key path is proven to read when its stored values are also ordered as the key
-    /// path's values are (not so for an enum whose `<` is not its raw values' order): what an
-    /// ordering comparison needs.
-    let orderedField: (AnyKeyPath) -> FieldPath?
+    /// Which fields the key paths are proven to read.
+    let keyPaths: any ProvenKeyPaths
+    /// Whether operands are read for an ordering comparison: a key path then translates only to
+    /// a field whose stored values are also ordered as the key path's values are (not so for an
+    /// enum whose `<` is not its raw values' order).
+    let ordered: Bool
     /// The predicate's own variable: key paths must start from it.
     let root: PredicateExpressions.VariableID
 
-    /// The filter for `predicate`, or `nil` when nothing of it translates. `orderedField` is
-    /// `field` unless given.
-    static func translate<Domain>(
-        _ predicate: Predicate<Domain>, field: @escaping (AnyKeyPath) -> FieldPath?,
-        orderedField: ((AnyKeyPath) -> FieldPath?)? = nil
-    ) -> TranslatedFilter? {
-        let translator = PredicateTranslator(
-            field: field, orderedField: orderedField ?? field, root: predicate.variable.key)
+    /// The filter for `predicate`, or `nil` when nothing of it translates.
+    static func translate<Domain>(_ predicate: Predicate<Domain>, keyPaths: any ProvenKeyPaths) -> TranslatedFilter? {
+        let translator = PredicateTranslator(keyPaths: keyPaths, ordered: false, root: predicate.variable.key)
         return translator.filter(predicate.expression)
+    }
+
+    /// The field a key path is proven to read, if any (ordered, for an ordering comparison).
+    func field(_ keyPath: AnyKeyPath) -> FieldPath? {
+        ordered ? keyPaths.orderedField(for: keyPath) : keyPaths.field(for: keyPath)
     }
 
     func filter(_ expression: Any) -> TranslatedFilter? {
@@ -45,7 +45,7 @@ struct PredicateTranslator {
         // An ordering comparison reads only fields stored in the order of their values.
         let reader =
             comparison == .equal || comparison == .notEqual
-            ? self : PredicateTranslator(field: orderedField, orderedField: orderedField, root: root)
+            ? self : PredicateTranslator(keyPaths: keyPaths, ordered: true, root: root)
         switch (reader.operand(lhs), reader.operand(rhs)) {
         case (.field(let field), .constant(let value)):
             return TranslatedFilter(.compare(field, comparison, value))
@@ -55,6 +55,26 @@ struct PredicateTranslator {
             return nil
         }
     }
+}
+
+/// Which stored field a key path reads, as far as that is proven: what a translation asks of
+/// ``FieldProof``. A class, so that a translator holds one reference rather than a closure per
+/// question (each closure a heap allocation, on every query).
+protocol ProvenKeyPaths: AnyObject {
+    /// The field `keyPath` reads, or `nil` when that is not proven.
+    func field(for keyPath: AnyKeyPath) -> FieldPath?
+    /// The field `keyPath` reads when the stored values are also ordered as the key path's values
+    /// are (what an ordering comparison or a sort needs); `nil` otherwise.
+    func orderedField(for keyPath: AnyKeyPath) -> FieldPath?
+}
+
+/// Proves no key path: every condition on a key path stays in Swift.
+final class NoProvenKeyPaths: ProvenKeyPaths, Sendable {
+    /// The one instance: it holds nothing.
+    static let shared = NoProvenKeyPaths()
+
+    func field(for keyPath: AnyKeyPath) -> FieldPath? { nil }
+    func orderedField(for keyPath: AnyKeyPath) -> FieldPath? { nil }
 }
 
 /// A translated filter and whether it is exact or only a superset of the predicate.
