@@ -29,10 +29,18 @@ dump() {  # module output-file
         -I Sources/CSQLite
     [[ -s "$2" ]] || { echo "error: swift-api-digester wrote no API for $1 (is it built?)" >&2; exit 1; }
     # The dump also lists what the digester marks internal: `package` declarations (shared between
-    # this package's modules, never promised to users) and underscored ones. Changing those is not
-    # a break, so they are dropped from the baseline and from what is checked against it.
-    jq 'walk(if type == "object" and has("children")
-             then .children |= map(select(.isInternal != true)) else . end)' "$2" > "$2.public"
+    # this package's modules, never promised to users) and underscored ones, and conformances to
+    # such protocols. Changing those is not a break, so they are dropped from the baseline and from
+    # what is checked against it. Modules are dumped dependencies first, so a conformance to another
+    # module's package protocol is known by then.
+    jq -r '.. | objects | select(.isInternal == true) | .usr // empty' "$2" >> "$work/internal-usrs"
+    jq --rawfile internal "$work/internal-usrs" '
+        ($internal | split("\n") | map(select(length > 0)) | map({(.): true}) | add // {}) as $hidden
+        | walk(if type == "object" and has("children")
+               then .children |= map(select(.isInternal != true)) else . end
+               | if type == "object" and has("conformances")
+                 then .conformances |= map(select($hidden[.usr // ""] | not)) else . end)' \
+        "$2" > "$2.public"
     mv "$2.public" "$2"
 }
 
