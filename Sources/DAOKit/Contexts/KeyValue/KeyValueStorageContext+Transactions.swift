@@ -8,7 +8,7 @@
 /// since no key-value store offers a multi-key commit. Reads inside see the store as it is now
 /// (other writers' commits included) under the transaction's own writes, and the last writer wins:
 /// a key-value store has no version to detect a conflict with.
-extension KeyValueStorageContext: TransactionalStorageContext {
+extension KeyValueStorageContext: TransactionalStorageContext, TransactionSteps {
     /// Runs `body` with a handle on a new transaction and writes what it wrote to the store, all
     /// at once, when it returns. ``BaseDao``s made on the handle read their own writes, queries
     /// and counts included; readers through this context see none of them until the commit.
@@ -17,16 +17,7 @@ extension KeyValueStorageContext: TransactionalStorageContext {
     ///   store fails during the commit (what was written is put back);
     ///   ``StorageError/Kind/transactionClosed`` on a handle whose transaction ended.
     public func transaction<Result>(_ body: (KeyValueStorageContext) throws -> Result) throws -> Result {
-        let (handle, overlay) = try beginTransaction()
-        let result: Result
-        do {
-            result = try body(handle)
-        } catch {
-            _ = handle.closeTransaction(overlay)
-            throw error
-        }
-        try commit(handle.closeTransaction(overlay))
-        return result
+        try runTransaction(body)
     }
 
     /// The `async` form of `transaction(_:)`: the same transaction and errors.
@@ -34,29 +25,27 @@ extension KeyValueStorageContext: TransactionalStorageContext {
     public func transaction<Result: Sendable>(
         _ body: @Sendable (KeyValueStorageContext) async throws -> Result
     ) async throws -> Result {
-        let (handle, overlay) = try beginTransaction()
-        let result: Result
-        do {
-            result = try await body(handle)
-        } catch {
-            _ = handle.closeTransaction(overlay)
-            throw error
-        }
-        try commit(handle.closeTransaction(overlay))
-        return result
+        try await runTransaction(body)
     }
 
-    private func beginTransaction() throws -> (KeyValueStorageContext, TransactionOverlayStore) {
+    package func beginTransaction() throws -> KeyValueStorageContext {
         // A nested transaction does not begin on a closed handle.
         try lockedStore.withLock { store in try (store as? TransactionOverlayStore)?.checkOpen() }
-        let overlay = TransactionOverlayStore(parent: self)
-        return (KeyValueStorageContext(store: overlay, namespace: namespace), overlay)
+        return KeyValueStorageContext(store: TransactionOverlayStore(parent: self), namespace: namespace)
     }
 
-    /// Closes the overlay (under this handle's lock, so no call of the handle is half done) and
-    /// returns its writes.
-    private func closeTransaction(_ overlay: TransactionOverlayStore) -> [String: String?] {
-        (try? lockedStore.withLock { _ in overlay.close() }) ?? [:]
+    package func commitTransaction(_ handle: KeyValueStorageContext) throws {
+        try commit(handle.closeTransaction())
+    }
+
+    package func abandonTransaction(_ handle: KeyValueStorageContext) {
+        _ = handle.closeTransaction()
+    }
+
+    /// Closes this handle's overlay (under its lock, so no call of the handle is half done) and
+    /// returns its writes; nothing for a context that is not a transaction's handle.
+    private func closeTransaction() -> [String: String?] {
+        (try? lockedStore.withLock { store in (store as? TransactionOverlayStore)?.close() ?? [:] }) ?? [:]
     }
 
     /// Writes `writes` to the store under the lock, putting back what was written when one fails,
