@@ -6,8 +6,9 @@
 #   Scripts/api-baseline.sh update   # write the current API as the new baseline
 #
 # Both read the modules of a debug build (`swift build` first). The toolchain's swift-api-digester
-# dumps each module's public declarations; `check` diagnoses the dump against the baseline and fails
-# on any removed, renamed, moved or retyped declaration, changed conformance or requirement.
+# dumps each module's public declarations (`package` ones are dropped); `check` diagnoses the dump
+# against the baseline and fails on any removed, renamed, moved or retyped declaration, changed
+# conformance or requirement.
 # Additions are not breaks: they pass, and `update` records them. A deliberate break updates the
 # baseline in the same commit and says so in CHANGELOG.md.
 set -euo pipefail
@@ -27,6 +28,20 @@ dump() {  # module output-file
         -Xcc "-fmodule-map-file=$build_dir/CDAOKitSupport.build/module.modulemap" \
         -I Sources/CSQLite
     [[ -s "$2" ]] || { echo "error: swift-api-digester wrote no API for $1 (is it built?)" >&2; exit 1; }
+    # The dump also lists what the digester marks internal: `package` declarations (shared between
+    # this package's modules, never promised to users) and underscored ones, and conformances to
+    # such protocols. Changing those is not a break, so they are dropped from the baseline and from
+    # what is checked against it. Modules are dumped dependencies first, so a conformance to another
+    # module's package protocol is known by then.
+    jq -r '.. | objects | select(.isInternal == true) | .usr // empty' "$2" >> "$work/internal-usrs"
+    jq --rawfile internal "$work/internal-usrs" '
+        ($internal | split("\n") | map(select(length > 0)) | map({(.): true}) | add // {}) as $hidden
+        | walk(if type == "object" and has("children")
+               then .children |= map(select(.isInternal != true)) else . end
+               | if type == "object" and has("conformances")
+                 then .conformances |= map(select($hidden[.usr // ""] | not)) else . end)' \
+        "$2" > "$2.public"
+    mv "$2.public" "$2"
 }
 
 case "$mode" in

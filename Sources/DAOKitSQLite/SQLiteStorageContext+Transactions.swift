@@ -10,7 +10,7 @@ import DAOKit
 /// context or process on the file — changes anything meanwhile; they wait up to the busy timeout
 /// (30 seconds) and then fail with `SQLITE_BUSY`. Readers never wait (WAL), and see the database
 /// as it was until the commit.
-extension SQLiteStorageContext: TransactionalStorageContext {
+extension SQLiteStorageContext: TransactionalStorageContext, TransactionSteps {
     /// Runs `body` with a handle on a new SQLite transaction and commits when it returns; on a
     /// handle, runs it in a savepoint of that handle's transaction instead. ``BaseDao``s made on
     /// the handle read their own writes, queries and counts included. Other writers wait until the
@@ -23,16 +23,7 @@ extension SQLiteStorageContext: TransactionalStorageContext {
     ///   ``StorageError/Kind/unsupported(_:)`` for a database in memory, which has one connection;
     ///   ``StorageError/Kind/transactionClosed`` on a handle whose transaction ended.
     public func transaction<Result>(_ body: (SQLiteStorageContext) throws -> Result) throws -> Result {
-        let handle = try begin()
-        let result: Result
-        do {
-            result = try body(handle)
-        } catch {
-            _ = try? end(handle, committing: false)
-            throw error
-        }
-        try commit(handle)
-        return result
+        try runTransaction(body)
     }
 
     /// The `async` form of `transaction(_:)`: the same transaction and errors. Beginning may wait
@@ -41,16 +32,7 @@ extension SQLiteStorageContext: TransactionalStorageContext {
     public func transaction<Result: Sendable>(
         _ body: @Sendable (SQLiteStorageContext) async throws -> Result
     ) async throws -> Result {
-        let handle = try begin()
-        let result: Result
-        do {
-            result = try await body(handle)
-        } catch {
-            _ = try? end(handle, committing: false)
-            throw error
-        }
-        try commit(handle)
-        return result
+        try await runTransaction(body)
     }
 
     // MARK: - Steps
@@ -60,7 +42,7 @@ extension SQLiteStorageContext: TransactionalStorageContext {
 
     /// A handle on a new transaction: a savepoint on this handle's connection, or a connection
     /// of its own in `BEGIN IMMEDIATE`.
-    private func begin() throws -> SQLiteStorageContext {
+    package func beginTransaction() throws -> SQLiteStorageContext {
         if transactionID != nil {
             return try withConnection(entityName: nil) { state in
                 let id = state.nextTransactionID
@@ -101,7 +83,7 @@ extension SQLiteStorageContext: TransactionalStorageContext {
 
     /// Commits the handle's transaction (releases its savepoint), then announces what it wrote
     /// once; a failure rolls everything back.
-    private func commit(_ handle: SQLiteStorageContext) throws {
+    package func commitTransaction(_ handle: SQLiteStorageContext) throws {
         guard let (written, wasReset) = try end(handle, committing: true) else { return }
         if written.isEmpty && !wasReset { return }
         // Tables the transaction created or widened are read again from the database.
@@ -110,6 +92,10 @@ extension SQLiteStorageContext: TransactionalStorageContext {
             for name in written { state.tables[name] = nil }
         }
         notifier.post(contentsOf: wasReset ? [.everything] : written.sorted().map(StorageChange.entity))
+    }
+
+    package func abandonTransaction(_ handle: SQLiteStorageContext) {
+        _ = try? end(handle, committing: false)
     }
 
     /// Ends the handle's transaction or savepoint, committing or rolling back, and closes the

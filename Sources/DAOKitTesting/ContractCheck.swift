@@ -42,6 +42,23 @@ public struct ContractCheck: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Runs each of `checks` on a context from `makeContext` and returns every failure.
+    static func violations(
+        of checks: [ContractCheck], makeContext: () throws -> any StorageContext
+    ) -> [ContractViolation.Failure] {
+        checks.flatMap { check -> [ContractViolation.Failure] in
+            do {
+                try check.run(makeContext: makeContext)
+                return []
+            } catch let violation as ContractViolation {
+                return violation.failures
+            } catch {
+                // `run` throws nothing else; keep the failure rather than trap if that ever changes.
+                return [.init(check: check.name, message: "unexpected error: \(error)", location: check.name)]
+            }
+        }
+    }
+
     private func violation(_ message: String, at location: String) -> ContractViolation {
         ContractViolation(failures: [.init(check: name, message: message, location: location)])
     }

@@ -57,6 +57,17 @@ enum Expect {
         try equal(storageError.key, key, "\(what()): error's key", file: file, line: line)
     }
 
+    /// Runs `body`, which must throw a ``StorageError`` of `kind`.
+    static func storageErrorKind<T>(
+        _ kind: StorageError.Kind, _ what: @autoclosure () -> String,
+        file: StaticString = #fileID, line: UInt = #line,
+        _ body: () throws -> T
+    ) throws {
+        let error = try failure(what(), file: file, line: line, matching: { $0 is StorageError }, body)
+        let storageError = error as! StorageError  // checked by `matching`
+        try equal(storageError.kind, kind, "\(what()): error kind", file: file, line: line)
+    }
+
     /// `File.swift:line`, without the module prefix of `#fileID`.
     private static func location(_ file: StaticString, _ line: UInt) -> String {
         let path = "\(file)"

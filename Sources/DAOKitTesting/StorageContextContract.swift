@@ -41,17 +41,7 @@ public enum StorageContextContract {
     /// Runs every check, each on a context from `makeContext`, and returns the failures; empty
     /// when the context keeps the contract.
     public static func violations(makeContext: () throws -> any StorageContext) -> [ContractViolation.Failure] {
-        checks.flatMap { check -> [ContractViolation.Failure] in
-            do {
-                try check.run(makeContext: makeContext)
-                return []
-            } catch let violation as ContractViolation {
-                return violation.failures
-            } catch {
-                // `run` throws nothing else; keep the failure rather than trap if that ever changes.
-                return [.init(check: check.name, message: "unexpected error: \(error)", location: check.name)]
-            }
-        }
+        ContractCheck.violations(of: checks, makeContext: makeContext)
     }
 }
 

@@ -127,8 +127,3 @@ struct KeyValueRatioSection: RatioSection {
         summary.forEach { report.addSummaryLine($0) }
     }
 }
-
-/// A section that cannot measure what it should.
-private struct SectionFailure: Error, CustomStringConvertible {
-    let description: String
-}

@@ -6,7 +6,7 @@
 /// own writes; when another writer changed, meanwhile, an entity type the transaction wrote (or
 /// reset the store), the commit fails with ``StorageError/Kind/transactionConflict(_:)`` and
 /// nothing of the transaction is kept: the first to commit wins.
-extension InMemoryStorageContext: TransactionalStorageContext {
+extension InMemoryStorageContext: TransactionalStorageContext, TransactionSteps {
     /// Runs `body` with a handle on a new transaction and commits what it wrote, all at once,
     /// when it returns. ``BaseDao``s made on the handle read their own writes, queries and counts
     /// included, while readers of this context see none of them until the commit. Called on a
@@ -19,16 +19,7 @@ extension InMemoryStorageContext: TransactionalStorageContext {
     ///   transaction first touched it, an entity type it wrote (nothing committed; run it again);
     ///   ``StorageError/Kind/transactionClosed`` on a handle whose transaction ended.
     public func transaction<Result>(_ body: (InMemoryStorageContext) throws -> Result) throws -> Result {
-        let handle = try beginTransaction()
-        let result: Result
-        do {
-            result = try body(handle)
-        } catch {
-            handle.endTransaction()
-            throw error
-        }
-        try commit(handle)
-        return result
+        try runTransaction(body)
     }
 
     /// The `async` form of `transaction(_:)`: the same isolation, commit and errors.
@@ -36,19 +27,10 @@ extension InMemoryStorageContext: TransactionalStorageContext {
     public func transaction<Result: Sendable>(
         _ body: @Sendable (InMemoryStorageContext) async throws -> Result
     ) async throws -> Result {
-        let handle = try beginTransaction()
-        let result: Result
-        do {
-            result = try await body(handle)
-        } catch {
-            handle.endTransaction()
-            throw error
-        }
-        try commit(handle)
-        return result
+        try await runTransaction(body)
     }
 
-    private func beginTransaction() throws -> InMemoryStorageContext {
+    package func beginTransaction() throws -> InMemoryStorageContext {
         InMemoryStorageContext(transactionOf: self, generation: try withState { $0.generation })
     }
 
@@ -67,7 +49,7 @@ extension InMemoryStorageContext: TransactionalStorageContext {
 
     /// Puts the tables the handle wrote into this context, unless another writer changed one of
     /// their types since the handle copied it; then announces them at once.
-    private func commit(_ handle: InMemoryStorageContext) throws {
+    package func commitTransaction(_ handle: InMemoryStorageContext) throws {
         guard let done = handle.endTransaction(), done.wasReset || !done.written.isEmpty else { return }
         let replaced = try withState { state -> [String: InMemoryTable] in
             try Self.checkNoConflict(done, in: state)
@@ -89,6 +71,10 @@ extension InMemoryStorageContext: TransactionalStorageContext {
         }
         withExtendedLifetime(replaced) {}  // released here, after the lock
         notifier?.post(contentsOf: done.wasReset ? [.everything] : done.written.sorted().map(StorageChange.entity))
+    }
+
+    package func abandonTransaction(_ handle: InMemoryStorageContext) {
+        handle.endTransaction()
     }
 
     /// Throws ``StorageError/Kind/transactionConflict(_:)`` when `state` changed, after the
