@@ -117,7 +117,8 @@ extension SQLiteStorageContext {
                         entityName: entityName, location: location)))
         }
         // Fewer entries than rows: rows the index does not list read intact here, and
-        // `read(id:)` reports each of them (it searches the table when the index misses).
+        // `read(id:)` reports each of them (its misses know which rows the index does not lead
+        // to: SQLiteKeyIndexCheck).
     }
 
     /// The storage keys of every row of the type, without decoding any.

@@ -52,6 +52,21 @@ public final class SQLiteStorageContext: StorageContext {
         var wasReset = false
         /// Gives each transaction and savepoint its id.
         var nextTransactionID: UInt64 = 1
+        /// What misses of `fetch` know of each table's key index, by entity name: the comparison
+        /// of the index with the table that the connection's first miss on it made
+        /// (``SQLiteKeyIndexCheck``), forgotten when another connection commits.
+        var keyIndexChecks: [String: SQLiteKeyIndexCheck] = [:]
+        /// The connection's `PRAGMA data_version` when `keyIndexChecks` were last known to hold.
+        var keyIndexDataVersion: Int64?
+        /// How many times this connection compared a key index with its table, for tests.
+        var keyIndexComparisons = 0
+
+        /// After this connection wrote to `entityName`'s table: a sound key index stays sound
+        /// under SQLite's own writes, but one found damaged may hide other rows once SQLite
+        /// rebalances it, so it is compared again at the next miss.
+        mutating func wrote(_ entityName: String) {
+            if keyIndexChecks[entityName]?.isSound == false { keyIndexChecks[entityName] = nil }
+        }
     }
 
     /// Opens the database at `file`, creating it (and its directory's files `-wal` and `-shm`)
@@ -159,6 +174,7 @@ public final class SQLiteStorageContext: StorageContext {
         let indexes = E.indexes
         try withConnection(entityName: entityName) { state in
             let connection = state.connection
+            defer { state.wrote(entityName) }
             var currentKey: String?
             do {
                 let table = try connection.transaction(writing: true) { () throws -> SQLiteTable in
@@ -243,6 +259,7 @@ public final class SQLiteStorageContext: StorageContext {
         try withConnection(entityName: nil) { state in
             if transactionID != nil { state.wasReset = true }
             let connection = state.connection
+            defer { state.keyIndexChecks = state.keyIndexChecks.filter { $0.value.isSound } }
             do {
                 try connection.transaction(writing: true) {
                     let list = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -273,9 +290,12 @@ public final class SQLiteStorageContext: StorageContext {
     ///
     /// The row is found through the key's index and must hold that key: a damaged index that
     /// leads to another row is reported, not read as this record. When the index has no entry
-    /// for the key, the table itself is searched (every row, so a miss costs a scan of the
-    /// table) before answering `nil`: a row the damaged index no longer lists is reported, never
-    /// silently missing.
+    /// for the key, `nil` is the answer only if no row of the table holds the key: a row a
+    /// damaged index no longer leads to is reported, never silently missing. To know that
+    /// without searching the table on every miss, the context's first miss on a table compares
+    /// the key index with the table once (a scan of the table, and one index lookup per row),
+    /// and remembers what it found until another connection — another context or process, a
+    /// transaction — commits to the file; later misses cost one index lookup, as hits do.
     /// - Throws: ``StorageError``: ``StorageError/Kind/decodingFailed`` naming the record when
     ///   its row does not decode as `E`; ``StorageError/Kind/corruptRecord(_:)`` naming it when
     ///   its row's checksum does not match, the index leads to a row of another key, or the
@@ -284,12 +304,14 @@ public final class SQLiteStorageContext: StorageContext {
     public func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E? {
         let entityName = try Self.checkedName(E.self)
         let key = Self.normalized(id.storageKey)
-        return try read(entityName: entityName) { table, connection in
+        return try readWithState(entityName: entityName) { table, state in
+            let connection = state.connection
             let statement = try connection.statement("SELECT * FROM \(table.quotedName) WHERE daokit_key = ?")
             defer { statement.reset() }
             _ = statement.bindText(key, at: 1)
             guard try statement.step() else {
-                try self.confirmAbsent(key, in: table, entityName: entityName, connection: connection)
+                statement.reset()
+                try self.confirmAbsent(key, in: table, entityName: entityName, state: &state)
                 return nil
             }
             let reader = statement.rowReader()
@@ -303,18 +325,56 @@ public final class SQLiteStorageContext: StorageContext {
     }
 
     /// Throws when the table holds a row for `key` although its index found none: the index is
-    /// damaged. Searches the table without the index.
-    private func confirmAbsent(_ key: String, in table: SQLiteTable, entityName: String, connection: SQLiteConnection)
-        throws
-    {
-        let statement = try connection.statement(
-            "SELECT 1 FROM \(table.quotedName) NOT INDEXED WHERE daokit_key = ?")
-        defer { statement.reset() }
-        _ = statement.bindText(key, at: 1)
-        if try statement.step() {
+    /// damaged. Answers from the connection's comparison of the index with the table
+    /// (``SQLiteKeyIndexCheck``), made at the first miss on the table and again after another
+    /// connection committed.
+    private func confirmAbsent(_ key: String, in table: SQLiteTable, entityName: String, state: inout State) throws {
+        let connection = state.connection
+        // Read after the lookup that missed: unchanged since the comparison, so no other
+        // connection committed between the comparison and the lookup. (No version: compare on
+        // every miss.)
+        var version: Int64?
+        if case .integer(let current)? = try connection.scalar("PRAGMA data_version") { version = current }
+        if version == nil || version != state.keyIndexDataVersion {
+            state.keyIndexChecks.removeAll()
+            state.keyIndexDataVersion = version
+        }
+        let check: SQLiteKeyIndexCheck
+        if let known = state.keyIndexChecks[entityName] {
+            check = known
+        } else {
+            // A commit by another connection from here on changes the version, and the next
+            // miss compares again.
+            check = try SQLiteKeyIndexCheck(table: table, connection: connection)
+            state.keyIndexComparisons += 1
+            state.keyIndexChecks[entityName] = check
+        }
+        if !check.confirmsMiss(of: key) {
             throw StorageError(
                 .corruptRecord(SQLiteRowChecksum.unlistedRow), entityName: entityName, key: key, location: location)
         }
+    }
+
+    /// How many times the context compared a table's key index with the table: once per table
+    /// at its first miss, and again after another connection committed (see ``fetch(_:id:)``).
+    /// For tests, which assert on the work a miss does.
+    package var keyIndexComparisons: Int {
+        (try? withConnection(entityName: nil) { $0.keyIndexComparisons }) ?? 0
+    }
+
+    /// The steps SQLite took in full scans of a table or an index, summed over the statements
+    /// the context's connection holds prepared (it keeps every one): how tests see that an
+    /// operation read no more rows than it returned, without timing it.
+    package var fullScanSteps: Int {
+        (try? withConnection(entityName: nil) { state in
+            var steps = 0
+            var statement = sqlite3_next_stmt(state.connection.handle, nil)
+            while let current = statement {
+                steps += Int(sqlite3_stmt_status(current, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0))
+                statement = sqlite3_next_stmt(state.connection.handle, current)
+            }
+            return steps
+        }) ?? 0
     }
 
     /// Every stored entity of the type, in no particular order.
@@ -406,10 +466,18 @@ public final class SQLiteStorageContext: StorageContext {
     /// Runs `body` on the entity's table, when it exists, under the lock; `nil` when it does not.
     /// SQLite failures become ``StorageError``s naming the entity and the file.
     func read<Result>(entityName: String, _ body: (SQLiteTable, SQLiteConnection) throws -> Result) throws -> Result? {
+        try readWithState(entityName: entityName) { table, state in try body(table, state.connection) }
+    }
+
+    /// As `read(entityName:_:)`, with the whole state: for the reads that remember what they
+    /// learned about the connection's tables.
+    func readWithState<Result>(entityName: String, _ body: (SQLiteTable, inout State) throws -> Result) throws
+        -> Result?
+    {
         try withConnection(entityName: entityName) { state in
             do {
                 guard let table = try Self.table(entityName, in: &state) else { return nil }
-                return try body(table, state.connection)
+                return try body(table, &state)
             } catch let failure as SQLiteError {
                 throw StorageError(sqlite: failure, entityName: entityName, location: location)
             }
@@ -419,6 +487,7 @@ public final class SQLiteStorageContext: StorageContext {
     /// Runs `body` on the entity's table in a write transaction, when the table exists.
     func write(entityName: String, _ body: (SQLiteTable, SQLiteConnection) throws -> Void) throws {
         try withConnection(entityName: entityName) { state in
+            defer { state.wrote(entityName) }
             do {
                 guard let table = try Self.table(entityName, in: &state) else { return }
                 try state.connection.transaction(writing: true) { try body(table, state.connection) }

@@ -13,7 +13,13 @@ struct FileDamageFuzzTests {
     static let notes = (0..<16).map {
         FileNote(id: "note-\($0)", text: "text \($0) " + String(repeating: "x", count: $0 * 7), number: $0 * 1_001)
     }
-    static let mutations = 2_000
+    /// 2,000 in release builds (`.ci/run`'s `swift test -c release`), fewer in debug builds, where
+    /// every read is slower and the suite runs again under AddressSanitizer.
+    #if DEBUG
+        static let mutations = 300
+    #else
+        static let mutations = 2_000
+    #endif
 
     /// SplitMix64: the same mutations on every run.
     struct Generator: RandomNumberGenerator {

@@ -23,7 +23,7 @@ struct SQLiteDamageFuzzTests {
     typealias State = DamageFuzz.State
     /// Enough rows for interior pages in the table and its key index.
     static let count = 240
-    static let mutations = DamageFuzz.mutations(debug: 600)
+    static let mutations = DamageFuzz.mutations(debug: 120)
     static func note(_ number: Int, version: Int) -> Note { DamageFuzz.note(number, version: version) }
 
     static func check(_ file: URL, states: [State], olderStatesAllowed: Bool, into tally: inout Tally, label: String)

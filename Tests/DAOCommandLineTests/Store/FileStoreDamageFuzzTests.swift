@@ -13,7 +13,7 @@ import Testing
 @Suite("File store damage fuzzer")
 struct FileStoreDamageFuzzTests {
     static let count = 24
-    static let mutations = DamageFuzz.mutations(debug: 200)
+    static let mutations = DamageFuzz.mutations(debug: 60)
 
     /// Every regular file under `directory`, by path relative to it.
     static func files(under directory: URL) throws -> [String: Data] {

@@ -18,7 +18,7 @@ struct KeyValueDamageFuzzTests {
         #expect(keys.count == notes.count)
         let originals = keys.map { Data(store.string(forKey: $0)!.utf8) }
         let state = Dictionary(uniqueKeysWithValues: notes.map { ($0.id, $0) })
-        let mutations = DamageFuzz.mutations(debug: 500)
+        let mutations = DamageFuzz.mutations(debug: 200)
         var random = DamageFuzz.Generator(state: 0x5EED_CAFE)
         var tally = DamageFuzz.Tally()
         for mutation in 0..<mutations {
