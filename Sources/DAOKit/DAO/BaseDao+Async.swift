@@ -44,6 +44,13 @@ extension BaseDao where Domain: SendableMetatype, Entity: SendableMetatype {
         try await BlockingWork.run { try self.update(domain) }
     }
 
+    /// ``update(id:attempts:_:)`` on DAOKit's threads: `change` runs there, once per attempt.
+    public func update(
+        id: Domain.ID, attempts: Int = 10, _ change: @escaping @Sendable (inout Domain) throws -> Void
+    ) async throws -> Domain? {
+        try await BlockingWork.run { try self.update(id: id, attempts: attempts, change) }
+    }
+
     /// ``persist(_:)-(Domain)`` on DAOKit's threads.
     public func persist(_ domain: sending Domain) async throws {
         if let native { return try await native.save([try toEntity(domain)], mode: .upsert) }

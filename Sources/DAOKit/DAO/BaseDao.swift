@@ -84,6 +84,35 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
         try context.save([try toEntity(domain)], mode: .update)
     }
 
+    /// Changes the value stored under `id` in place, as one read-modify-write that cannot lose a
+    /// concurrent change: reads the value, passes it to `change` and writes the result back in one
+    /// transaction of the context (``TransactionalStorageContext``). When another writer changed
+    /// the value meanwhile, the transaction throws ``StorageError/Kind/transactionConflict(_:)``,
+    /// writes nothing, and the whole step runs again on the value as it is now (so `change` may
+    /// be called several times and must only compute the new value), up to `attempts` times.
+    /// The "Transactions" article shows it in use.
+    ///
+    /// It is its own entry point, not a call of ``read(id:)`` and ``update(_:)``: it reads and
+    /// writes through the transaction's handle, so a subclass that validates in `update(_:)`
+    /// overrides this method too.
+    /// - Parameters:
+    ///   - attempts: how many times the step runs at most; a number below 1 counts as 1.
+    /// - Returns: the value as written, or `nil` when nothing is stored under `id` (then `change`
+    ///   is not called and nothing is written).
+    /// - Throws: ``StorageError/Kind/unsupported(_:)`` when the context keeps no transactions
+    ///   (the file store, PostgreSQL); ``StorageError/Kind/transactionConflict(_:)`` when every
+    ///   attempt met a concurrent change; ``StorageError/Kind/unsupported(_:)`` too when `change`
+    ///   changes the value's id; what `change` throws, and ``MappingError`` or ``StorageError`` when
+    ///   the value cannot be read, mapped or written — with nothing written in each case.
+    open func update(id: Domain.ID, attempts: Int = 10, _ change: (inout Domain) throws -> Void) throws -> Domain? {
+        guard let transactional = context as? any TransactionalStorageContext else {
+            throw StorageError(
+                .unsupported("\(type(of: context)) keeps no transactions, so it cannot update a value in place"),
+                entityName: Entity.entityName)
+        }
+        return try updateInPlace(id: id, on: transactional, attempts: max(attempts, 1), change)
+    }
+
     /// Inserts `domain`, or replaces the stored value with its id.
     /// - Throws: ``MappingError`` when it cannot be mapped to `Entity`, ``StorageError`` when the
     ///   context cannot store it; nothing is written then.

@@ -62,7 +62,7 @@ private struct ProjectEntity: Storable, Sendable {
 // Sources/DAOKit/DAOKit.docc/Transactions.md:100
 private typealias ProjectDao = BaseDao<Project, ProjectEntity>
 
-// Sources/DAOKit/DAOKit.docc/Transactions.md:128
+// Sources/DAOKit/DAOKit.docc/Transactions.md:146
 private func createWithComment(_ task: TrackedTask, _ comment: Comment, in context: InMemoryStorageContext) async throws {
     try await context.transaction { tx in
         try await TaskDao(context: tx).create(task)
@@ -109,9 +109,18 @@ func transactionsSamples() throws {
         try projects.persist([from, to])
         return try tasks.count(where: #Predicate { $0.projectID == "gemini" })  // 1: the move is seen
     }
+    // Sources/DAOKit/DAOKit.docc/Transactions.md:131
+    let projects = ProjectDao(context: context)
+    let reopened = try projects.update(id: "gemini") { $0.openTasks += 1 }
+    assert(reopened == Project(id: "gemini", openTasks: 2))
+    let nothing = try projects.update(id: "mercury") { $0.openTasks += 1 }
+    assert(nothing == nil)  // nothing stored under "mercury": the closure did not run
     // Every top-level constant and variable of the samples, read once.
     _ = context
     _ = stored
     _ = secondTask
     _ = inGemini
+    _ = projects
+    _ = reopened
+    _ = nothing
 }
