@@ -84,15 +84,28 @@ public final class FileStorageContext: StorageContext {
         try self.init(directory: directory, format: format, queryCache: queryCache, fileSystem: POSIXFileSystem())
     }
 
+    /// Benchmarks only, not API: opens the store as ``init(directory:format:queryCache:)`` does,
+    /// but with `writingChecksums: false` writes records without their checksum, as format
+    /// version 1 (what releases before checksums wrote, and what every release reads unchecked),
+    /// so that the benchmarks can measure what the checksum costs against the same work without
+    /// it. Nothing else may turn checksums off: a record written so is never checked.
+    /// - Throws: as ``init(directory:format:queryCache:)``.
+    @_spi(DAOKitBenchmarks)
+    public convenience init(directory: URL, format: RecordFormat = .json, writingChecksums: Bool) throws {
+        try self.init(
+            directory: directory, format: format, queryCache: .unbounded, fileSystem: POSIXFileSystem(),
+            writesChecksums: writingChecksums)
+    }
+
     /// Opens the store through `fileSystem`, the seam the tests implement to inject failures. Every
     /// call below the directory goes through `fileSystem.confined(to:)`, which follows no link there.
     init(
         directory: URL, format: RecordFormat = .json, queryCache: QueryCache = .unbounded,
-        fileSystem unconfined: any FileSystem
+        fileSystem unconfined: any FileSystem, writesChecksums: Bool = true
     ) throws {
         self.directory = directory
         self.format = format
-        codec = RecordCodec(format: format)
+        codec = RecordCodec(format: format, writesChecksums: writesChecksums)
         fileExtension = format.fileExtension
         var path = directory.standardizedFileURL.path
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }

@@ -37,6 +37,9 @@ public final class SQLiteStorageContext: StorageContext {
     let notifier: StorageChangeNotifier
     /// The database file's path, or `:memory:`, for errors.
     public let location: String
+    /// Whether saves store each row's checksum; `false` only for the benchmarks that measure what
+    /// it costs (``init(file:writingChecksums:)``).
+    let writesChecksums: Bool
 
     struct State {
         let connection: SQLiteConnection
@@ -82,6 +85,18 @@ public final class SQLiteStorageContext: StorageContext {
         try self.init(path: file.path, inMemory: false)
     }
 
+    /// Benchmarks only, not API: opens the database as ``init(file:)`` does, but with
+    /// `writingChecksums: false` saves rows without their checksum (a NULL `daokit_checksum`, as
+    /// in rows of releases before checksums, which every release reads unchecked), so that the
+    /// benchmarks can measure what the checksum costs against the same work without it. Nothing
+    /// else may turn checksums off: a row written so is never checked.
+    /// - Throws: as ``init(file:)``.
+    @_spi(DAOKitBenchmarks)
+    public convenience init(file: URL, writingChecksums: Bool) throws {
+        try Self.createFolder(of: file.path)
+        try self.init(path: file.path, inMemory: false, writesChecksums: writingChecksums)
+    }
+
     /// Creates the folder that is to hold the database file `path`, and its missing parents.
     /// - Throws: ``StorageError/Kind/io(_:)`` naming the folder and why it cannot be created
     ///   (a file in its place, no permission).
@@ -109,8 +124,9 @@ public final class SQLiteStorageContext: StorageContext {
         try self.init(path: ":memory:", inMemory: true)
     }
 
-    private init(path: String, inMemory: Bool) throws {
+    private init(path: String, inMemory: Bool, writesChecksums: Bool = true) throws {
         location = path
+        self.writesChecksums = writesChecksums
         notifier =
             inMemory ? StorageChangeNotifier() : StorageChangeNotifier(monitor: SQLiteDataVersionMonitor(path: path))
         do {
@@ -138,6 +154,7 @@ public final class SQLiteStorageContext: StorageContext {
         transactionID = id
         location = context.location
         notifier = context.notifier
+        writesChecksums = context.writesChecksums
     }
 
     // MARK: Writing
@@ -185,7 +202,7 @@ public final class SQLiteStorageContext: StorageContext {
                         try Self.exists(keys[position], in: table, connection: connection)
                     }
                     let statement = try connection.statement(table.upsertSQL)
-                    let prefixes = table.columns.map(SQLiteRowChecksum.ColumnPrefix.init)
+                    let prefixes = writesChecksums ? table.columns.map(SQLiteRowChecksum.ColumnPrefix.init) : nil
                     for (position, row) in rows.enumerated() {
                         currentKey = keys[position]
                         try Self.bind(
@@ -203,14 +220,14 @@ public final class SQLiteStorageContext: StorageContext {
     }
 
     /// Binds a row's key, values and checksum (``SQLiteRowChecksum``) to the upsert statement of a
-    /// table with `columns`, whose checksum prefixes are `prefixes`.
+    /// table with `columns`, whose checksum prefixes are `prefixes` (`nil`: no checksum, NULL).
     private static func bind(
         _ row: SQLiteEncodedRow, key: String, to statement: SQLiteStatement, columns: [String],
-        prefixes: [SQLiteRowChecksum.ColumnPrefix]
+        prefixes: [SQLiteRowChecksum.ColumnPrefix]?
     ) throws {
         statement.reset()
         _ = statement.bindText(key, at: 1)
-        var checksum = SQLiteRowChecksum.keyContribution(key)
+        var checksum = prefixes == nil ? 0 : SQLiteRowChecksum.keyContribution(key)
         var hint = 0
         for (position, name) in row.names.enumerated() {
             // Rows usually list fields in column order: try the next column before searching.
@@ -221,10 +238,10 @@ public final class SQLiteStorageContext: StorageContext {
                 column = columns.firstIndex(of: name)!  // prepareTable added every field
             }
             hint = column + 1
-            checksum ^= SQLiteRowChecksum.contribution(prefixes[column], row.values[position])
+            if let prefixes { checksum ^= SQLiteRowChecksum.contribution(prefixes[column], row.values[position]) }
             try statement.bind(row.values[position], at: Int32(column + 2))
         }
-        try statement.bind(.integer(Int64(checksum)), at: Int32(columns.count + 2))
+        try statement.bind(prefixes == nil ? .null : .integer(Int64(checksum)), at: Int32(columns.count + 2))
     }
 
     private static func exists(_ key: String, in table: SQLiteTable, connection: SQLiteConnection) throws -> Bool {

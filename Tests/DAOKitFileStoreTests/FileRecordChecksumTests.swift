@@ -4,7 +4,7 @@ import DAOKitTestSupport
 import Foundation
 import Testing
 
-@testable import DAOKitFileStore
+@_spi(DAOKitBenchmarks) @testable import DAOKitFileStore
 
 /// A record whose bytes changed but still parse — a digit, a letter — is a `corruptRecord`
 /// naming its file on every read, never the changed value; the same store's sound records read.
@@ -169,6 +169,32 @@ struct FileRecordChecksumTests {
             #expect(try context.fetch(FileNote.self, id: "a") == FileNote(id: "a", text: "old", number: 3))
             try context.save([FileNote(id: "a", text: "new", number: 3)])
             #expect(RecordEnvelope.propertyListSeal(of: try Data(contentsOf: file)) == .intact(bodyStart: 0))
+        }
+    }
+
+    /// The benchmarks' "without checksums" side: records as releases before checksums wrote them
+    /// (format version 1, no seal), in both formats, which every context reads unchecked.
+    @Test(arguments: [FileStorageContext.RecordFormat.json, .propertyList])
+    func aStoreOpenedForBenchmarksWithoutChecksumsWritesVersionOneRecords(
+        _ format: FileStorageContext.RecordFormat
+    ) throws {
+        try FileTestDirectory.with { directory in
+            let unchecked = try FileStorageContext(directory: directory.url, format: format, writingChecksums: false)
+            let note = FileNote(id: "a", text: "alpha", number: 1234)
+            try unchecked.save([note])
+            let bytes = try Data(contentsOf: unchecked.fileURL(for: FileNote.self, id: "a"))
+            let seal =
+                format == .json ? RecordEnvelope.seal(of: bytes) : RecordEnvelope.propertyListSeal(of: bytes)
+            #expect(seal == .none)
+            #expect(
+                try FileStorageContext(directory: directory.url, format: format).fetch(FileNote.self, id: "a") == note)
+            // The same store through a context of its own: sealed again at the next write.
+            let checked = try FileStorageContext(directory: directory.url, format: format, writingChecksums: true)
+            try checked.save([note])
+            let sealed = try Data(contentsOf: checked.fileURL(for: FileNote.self, id: "a"))
+            #expect(
+                (format == .json ? RecordEnvelope.seal(of: sealed) : RecordEnvelope.propertyListSeal(of: sealed))
+                    != .none)
         }
     }
 }

@@ -1,5 +1,5 @@
 import DAOKit
-import DAOKitSQLite
+@_spi(DAOKitBenchmarks) import DAOKitSQLite
 import DAOKitTestSupport
 import Foundation
 import Testing
@@ -163,5 +163,22 @@ struct SQLiteChecksumTests {
         let readable = try reopened.fetchReadable(ChecksumSample.self)
         #expect(readable.failures.map(\.storageKey) == ["key001"])
         #expect(readable.values.first { $0.id == "key002" }?.count == 5)
+    }
+
+    /// The benchmarks' "without checksums" side: rows with a NULL checksum, as an earlier
+    /// release's, which every context reads unchecked (a changed value reads as it is).
+    @Test func aContextOpenedForBenchmarksWithoutChecksumsWritesRowsWithout() throws {
+        let database = try TemporaryDatabase()
+        defer { database.remove() }
+        try SQLiteStorageContext(file: database.file, writingChecksums: false).save(Self.samples)
+        try sqliteShell(database.file, "UPDATE Sample SET count = 5 WHERE daokit_key = 'key001'")
+        let readable = try database.open().fetchReadable(ChecksumSample.self)
+        #expect(readable.failures.isEmpty)
+        #expect(readable.values.count == Self.samples.count)
+        #expect(readable.values.first { $0.id == "key001" }?.count == 5)
+        // Written with checksums (the default, and `true`), the same change is reported.
+        try SQLiteStorageContext(file: database.file, writingChecksums: true).save([Self.samples[1]])
+        try sqliteShell(database.file, "UPDATE Sample SET count = 5 WHERE daokit_key = 'key001'")
+        #expect(try database.open().fetchReadable(ChecksumSample.self).failures.map(\.storageKey) == ["key001"])
     }
 }

@@ -13,6 +13,10 @@ struct RecordCodec: Sendable {
     private static let unstampedStart = Array(#"{"entity":"#.utf8)
 
     let format: FileStorageContext.RecordFormat
+    /// Whether records are written sealed with their checksum, as version 2; `false` writes
+    /// version 1, as earlier releases did, and only for the benchmarks that measure what the
+    /// checksum costs (``FileStorageContext/init(directory:format:writingChecksums:)``).
+    let writesChecksums: Bool
     private let jsonEncoder: JSONEncoder
     /// Shared with ``decodeCanonicalJSON(_:from:key:)``, which must decode entities exactly as
     /// ``decode(_:from:path:entityName:key:)`` does.
@@ -20,8 +24,9 @@ struct RecordCodec: Sendable {
     private let plistEncoder: PropertyListEncoder
     private let plistDecoder: PropertyListDecoder
 
-    init(format: FileStorageContext.RecordFormat) {
+    init(format: FileStorageContext.RecordFormat, writesChecksums: Bool = true) {
         self.format = format
+        self.writesChecksums = writesChecksums
         let json = JSONEncoder()
         json.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         json.nonConformingFloatEncodingStrategy = .convertToString(
@@ -43,23 +48,24 @@ struct RecordCodec: Sendable {
         let stamped = versioning.flatMap { $0.isInitial ? nil : $0 }
         let dataVersion = stamped?.version
         let dataReadableFrom = stamped.flatMap { $0.readableFrom == $0.version ? nil : $0.readableFrom }
+        let version = writesChecksums ? Self.formatVersion : Self.uncheckedFormatVersion
         switch format {
         case .json:
             // Through the URL-keeping wrapper: JSONEncoder alone would drop a relative URL's base.
             let envelope = EncodedRecord(
-                formatVersion: Self.formatVersion, key: key, dataVersion: dataVersion,
+                formatVersion: version, key: key, dataVersion: dataVersion,
                 dataReadableFrom: dataReadableFrom, entity: URLKeepingEncodable(value: entity))
             // The envelope is one level of object around the entity.
-            return RecordEnvelope.sealed(
-                try JSONNesting.encode(envelope, with: jsonEncoder, entity: entity, enclosingLevels: 1))
+            let encoded = try JSONNesting.encode(envelope, with: jsonEncoder, entity: entity, enclosingLevels: 1)
+            return writesChecksums ? RecordEnvelope.sealed(encoded) : encoded
         case .propertyList:
             // Property lists keep a URL's base through URL's own Codable. The checksum goes in
             // the trailer's unused bytes, so the file stays a property list (see RecordEnvelope).
-            return RecordEnvelope.sealedPropertyList(
-                try plistEncoder.encode(
-                    EncodedRecord(
-                        formatVersion: Self.formatVersion, key: key, dataVersion: dataVersion,
-                        dataReadableFrom: dataReadableFrom, entity: entity)))
+            let encoded = try plistEncoder.encode(
+                EncodedRecord(
+                    formatVersion: version, key: key, dataVersion: dataVersion,
+                    dataReadableFrom: dataReadableFrom, entity: entity))
+            return writesChecksums ? RecordEnvelope.sealedPropertyList(encoded) : encoded
         }
     }
 
