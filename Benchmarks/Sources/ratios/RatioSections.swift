@@ -4,7 +4,7 @@ enum RatioSections {
         [
             MappingRatioSection.self, CodableFloorRatioSection.self, DaoRatioSection.self, FileRatioSection.self,
             KeyValueRatioSection.self, QueryRatioSection.self, SQLiteRatioSection.self, ObserveRatioSection.self,
-            IndexRatioSection.self, TransactionRatioSection.self,
+            IndexRatioSection.self, TransactionRatioSection.self, ChecksumRatioSection.self,
         ]
     }
 }
