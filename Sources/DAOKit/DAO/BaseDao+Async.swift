@@ -44,7 +44,7 @@ extension BaseDao where Domain: SendableMetatype, Entity: SendableMetatype {
         try await BlockingWork.run { try self.update(domain) }
     }
 
-    /// ``update(id:attempts:_:)`` on DAOKit's threads: `change` runs there, once per attempt.
+    /// ``update(id:attempts:_:)-ydji`` on DAOKit's threads: `change` runs there, once per attempt.
     public func update(
         id: Domain.ID, attempts: Int = 10, _ change: @escaping @Sendable (inout Domain) throws -> Void
     ) async throws -> Domain? {

@@ -92,11 +92,14 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
     /// be called several times and must only compute the new value), up to `attempts` times.
     /// The "Transactions" article shows it in use.
     ///
-    /// It is its own entry point, not a call of ``read(id:)`` and ``update(_:)``: it reads and
+    /// It is its own entry point, not a call of ``read(id:)-52lwd`` and ``update(_:)-64hmr``: it reads and
     /// writes through the transaction's handle, so a subclass that validates in `update(_:)`
     /// overrides this method too.
     /// - Parameters:
+    ///   - id: the id of the value to change.
     ///   - attempts: how many times the step runs at most; a number below 1 counts as 1.
+    ///   - change: computes the new value from the stored one, in place; it may run once per
+    ///     attempt, so it should do nothing else.
     /// - Returns: the value as written, or `nil` when nothing is stored under `id` (then `change`
     ///   is not called and nothing is written).
     /// - Throws: ``StorageError/Kind/unsupported(_:)`` when the context keeps no transactions
