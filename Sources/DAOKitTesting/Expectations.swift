@@ -50,22 +50,22 @@ enum Expect {
         file: StaticString = #fileID, line: UInt = #line,
         _ body: () throws -> T
     ) throws {
-        let error = try failure(what(), file: file, line: line, matching: { $0 is StorageError }, body)
-        let storageError = error as! StorageError  // checked by `matching`
-        try equal(storageError.kind, kind, "\(what()): error kind", file: file, line: line)
+        let storageError = try storageErrorKind(kind, what(), file: file, line: line, body)
         try equal(storageError.entityName, entityName, "\(what()): error's entity name", file: file, line: line)
         try equal(storageError.key, key, "\(what()): error's key", file: file, line: line)
     }
 
-    /// Runs `body`, which must throw a ``StorageError`` of `kind`.
+    /// Runs `body`, which must throw a ``StorageError`` of `kind`; returns that error.
+    @discardableResult
     static func storageErrorKind<T>(
         _ kind: StorageError.Kind, _ what: @autoclosure () -> String,
         file: StaticString = #fileID, line: UInt = #line,
         _ body: () throws -> T
-    ) throws {
+    ) throws -> StorageError {
         let error = try failure(what(), file: file, line: line, matching: { $0 is StorageError }, body)
         let storageError = error as! StorageError  // checked by `matching`
         try equal(storageError.kind, kind, "\(what()): error kind", file: file, line: line)
+        return storageError
     }
 
     /// `File.swift:line`, without the module prefix of `#fileID`.
