@@ -81,7 +81,8 @@ struct RecordCodec: Sendable {
             // with its entity is version 1, known without parsing it (the common case, on every
             // save). A sealed record is read as it is: its seal is one more member, which
             // `StoredVersion` ignores, and the checksum is not this question's to check.
-            let entityAt = RecordEnvelope.sealedBodyStart(of: data).map { ($0, Self.sealedUnstampedStart) }
+            let entityAt =
+                RecordEnvelope.sealedBodyStart(of: data).map { ($0, Self.sealedUnstampedStart) }
                 ?? (0, Self.unstampedStart)
             if data.dropFirst(entityAt.0).starts(with: entityAt.1) { return 1 }
             return (try? jsonDecoder.decode(StoredVersion.self, from: data))?.dataVersion ?? 1
