@@ -416,12 +416,13 @@ public final class SQLiteStorageContext: StorageContext {
 
     // MARK: Shared steps
 
-    /// Decodes the row `statement` stands on as `E`.
+    /// Decodes the row the reader's statement stands on as `E`, after checking its checksum.
     func decodeRow<E: Storable>(
         _ type: E.Type, reader: SQLiteRowReader, entityName: String, key: String,
         connection: SQLiteConnection
     ) throws -> E {
-        guard reader.checksums.rowIsIntact(reader.statement) else {
+        reader.loadRow()
+        guard reader.rowIsIntact else {
             throw StorageError(
                 .corruptRecord(SQLiteRowChecksum.mismatch), entityName: entityName, key: key.isEmpty ? reader.key : key,
                 location: location)

@@ -149,6 +149,28 @@ struct SQLiteChecksumTests {
             ])
     }
 
+    @Test func aChecksumThatIsNoLongerAnIntegerIsACorruptRecord() throws {
+        let database = try populated()
+        defer { database.remove() }
+        // The same digits as text, or as a real number: DAOKit stores an integer, so a checksum of
+        // another storage class is a changed row, even when its value would convert back.
+        try sqliteShell(
+            database.file,
+            "UPDATE Sample SET daokit_checksum = CAST(daokit_checksum AS TEXT) WHERE daokit_key = 'key005'")
+        try sqliteShell(
+            database.file,
+            "UPDATE Sample SET daokit_checksum = CAST(daokit_checksum AS REAL) WHERE daokit_key = 'key009'")
+        let context = try database.open()
+        let error = try #require(throws: StorageError.self) { try context.fetch(ChecksumSample.self, id: "key005") }
+        #expect(error.kind.code == .corruptRecord, "\(error)")
+        #expect(error.key == "key005")
+        let readable = try context.fetchReadable(ChecksumSample.self)
+        #expect(readable.failures.compactMap(\.storageKey).sorted() == ["key005", "key009"])
+        #expect(readable.failures.allSatisfy { $0.error.kind.code == .corruptRecord })
+        #expect(readable.values.count == 18)
+        #expect(try context.fetch(ChecksumSample.self, id: "key006") == Self.samples[6])
+    }
+
     @Test func rowsOfAnEarlierReleaseReadUncheckedAndARewriteAddsTheChecksum() throws {
         let database = try populated()
         defer { database.remove() }

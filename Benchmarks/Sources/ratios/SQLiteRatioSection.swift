@@ -20,7 +20,7 @@ struct SQLiteRatioSection: RatioSection {
 
     init() {
         do {
-            fixtures = try Self.sizes.map(SQLiteFixture.init(count:))
+            fixtures = try Self.sizes.map { try SQLiteFixture(count: $0) }
         } catch {
             fatalError("sqlite section: cannot create the databases: \(error)")
         }

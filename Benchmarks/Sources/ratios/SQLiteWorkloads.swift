@@ -1,6 +1,6 @@
 import BenchmarkModels
 import DAOKit
-import DAOKitSQLite
+@_spi(DAOKitBenchmarks) import DAOKitSQLite
 import Foundation
 import GRDB
 
@@ -99,14 +99,18 @@ final class SQLiteFixture {
     /// Rotates through the ids, so that single-record operations do not hit one cached page.
     private var cursor = 0
 
-    init(count: Int) throws {
+    /// - Parameter writingChecksums: `false` stores DAOKit's rows without their checksum, as the
+    ///   `checksum` section's unchecked side does (for `StoreProfile`'s `.unchecked` sides only).
+    init(count: Int, writingChecksums: Bool = true) throws {
         self.count = count
         messages = SampleData.messages(count: count)
         records = messages.map(GRDBMessage.init)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "daokit-sqlite-ratios-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        dao = BaseDao(context: try SQLiteStorageContext(file: directory.appendingPathComponent("daokit.sqlite")))
+        dao = BaseDao(
+            context: try SQLiteStorageContext(
+                file: directory.appendingPathComponent("daokit.sqlite"), writingChecksums: writingChecksums))
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")

@@ -11,7 +11,9 @@ import StorageWorkloads
 /// Sides: `files.count`, `files.screen`, `files.indexed.count`, `files.indexed.screen` (the query
 /// section's warm queries on its cached file store of `n` messages, 10,000 unless given),
 /// `sqlite.readAll`, `sqlite.screen`, `sqlite.readById`, `sqlite.count`, `sqlite.batchInsert`,
-/// `sqlite.persistOne` (the sqlite section's operations on `n` messages), `files.persistOne` and
+/// `sqlite.persistOne` (the sqlite section's operations on `n` messages), `sqlite.readAll.unchecked`
+/// (`sqlite.readAll` on rows stored without checksums, as the checksum section's unchecked side),
+/// `files.persistOne` and
 /// `files.persistOne.raw` (the files section's single persist through `BaseDao`, and its raw
 /// baseline, on a new store of `n` messages). Each runs `iterations`
 /// times (100 unless given) after one untimed run. Under `valgrind --tool=callgrind` the
@@ -21,7 +23,7 @@ enum StoreProfile {
     static let variable = "DAOKIT_STORE_PROFILE"
 
     static let fileSides = ["files.count", "files.screen", "files.indexed.count", "files.indexed.screen"]
-    static let sqliteSides = SQLiteOperation.allCases.map { "sqlite.\($0.rawValue)" }
+    static let sqliteSides = SQLiteOperation.allCases.map { "sqlite.\($0.rawValue)" } + ["sqlite.readAll.unchecked"]
     static let persistSides = ["files.persistOne", "files.persistOne.raw"]
 
     /// Runs the side `spec` names; returns the exit status.
@@ -30,9 +32,11 @@ enum StoreProfile {
         { spec in
             let operation: (Int) throws -> Int
             if spec.side.hasPrefix("sqlite.") {
-                let fixture = try SQLiteFixture(count: spec.size)
+                let unchecked = spec.side.hasSuffix(".unchecked")
+                let fixture = try SQLiteFixture(count: spec.size, writingChecksums: !unchecked)
                 try fixture.fill()
-                let kind = SQLiteOperation(rawValue: String(spec.side.dropFirst("sqlite.".count)))!
+                let name = spec.side.dropFirst("sqlite.".count).split(separator: ".")[0]
+                let kind = SQLiteOperation(rawValue: String(name))!
                 operation = { _ in try fixture.runDAO(kind) }
                 var sink = try operation(0)
                 for iteration in 0..<spec.iterations { sink &+= try operation(iteration) }

@@ -74,29 +74,19 @@ package enum SQLiteRowChecksum {
 
     private static let keyPrefix = ColumnPrefix(keyColumnName)
 
-    /// What column `column` of the statement's current row contributes (NULL: nothing).
+    /// What a column's value read from a row contributes (NULL: nothing): the same as
+    /// ``contribution(_:_:)`` gives for the value bound when the row was written.
     @inline(__always)
-    package static func contribution(_ prefix: ColumnPrefix, column: Int32, of statement: OpaquePointer) -> UInt32 {
-        switch sqlite3_column_type(statement, column) {
+    static func contribution(_ prefix: ColumnPrefix, _ value: SQLiteColumnValue) -> UInt32 {
+        switch value.storageClass {
         case SQLITE_INTEGER:
-            return withUnsafeBytes(of: sqlite3_column_int64(statement, column).littleEndian) {
-                CRC32C.checksum($0, continuing: prefix.integer)
-            }
+            return withUnsafeBytes(of: value.bits.littleEndian) { CRC32C.checksum($0, continuing: prefix.integer) }
         case SQLITE_FLOAT:
-            return withUnsafeBytes(of: sqlite3_column_double(statement, column).bitPattern.littleEndian) {
-                CRC32C.checksum($0, continuing: prefix.real)
-            }
+            return withUnsafeBytes(of: value.bits.littleEndian) { CRC32C.checksum($0, continuing: prefix.real) }
         case SQLITE_TEXT:
-            // Text before its length, as SQLite advises: the length is then of the UTF-8 text.
-            let bytes = sqlite3_column_text(statement, column)
-            let count = Int(sqlite3_column_bytes(statement, column))
-            return CRC32C.checksum(
-                UnsafeRawBufferPointer(start: count > 0 ? bytes : nil, count: count), continuing: prefix.text)
+            return CRC32C.checksum(UnsafeRawBufferPointer(value.buffer), continuing: prefix.text)
         case SQLITE_BLOB:
-            let bytes = sqlite3_column_blob(statement, column)
-            let count = Int(sqlite3_column_bytes(statement, column))
-            return CRC32C.checksum(
-                UnsafeRawBufferPointer(start: count > 0 ? bytes : nil, count: count), continuing: prefix.blob)
+            return CRC32C.checksum(UnsafeRawBufferPointer(value.buffer), continuing: prefix.blob)
         default:
             return 0
         }
@@ -131,18 +121,33 @@ package enum SQLiteRowChecksum {
             self.checksumColumn = checksumColumn
         }
 
-        /// Whether the current row holds what its checksum says: `true` also for a row without
-        /// one (written before checksums), `false` when a byte of it changed.
+        /// Whether the statement's current row holds what its checksum says: `true` also for a
+        /// row without one (written before checksums), `false` when a byte of it changed.
         package func rowIsIntact(_ statement: OpaquePointer) -> Bool {
-            guard let checksumColumn, sqlite3_column_type(statement, checksumColumn) != SQLITE_NULL else { return true }
-            let stored = sqlite3_column_int64(statement, checksumColumn)
+            rowIsIntact { SQLiteColumnValue(column: $0, of: statement) }
+        }
+
+        /// The same check on a row already read (``SQLiteRowReader/loadRow()``): `row[i]` is column `i`.
+        @inline(__always)
+        func rowIsIntact(_ row: UnsafeBufferPointer<SQLiteColumnValue>) -> Bool {
+            rowIsIntact { row[Int($0)] }
+        }
+
+        /// The check itself, over the values `column` gives by position. A stored checksum that
+        /// is not an integer (DAOKit binds one) is damage too.
+        @inline(__always)
+        private func rowIsIntact(_ column: (Int32) -> SQLiteColumnValue) -> Bool {
+            guard let checksumColumn else { return true }
+            let stored = column(checksumColumn)
+            if stored.storageClass == SQLITE_NULL { return true }
+            guard stored.storageClass == SQLITE_INTEGER else { return false }
             var computed: UInt32 = 0
             columns.withUnsafeBufferPointer { columns in
-                for column in columns {
-                    computed ^= SQLiteRowChecksum.contribution(column.prefix, column: column.position, of: statement)
+                for entry in columns {
+                    computed ^= SQLiteRowChecksum.contribution(entry.prefix, column(entry.position))
                 }
             }
-            return stored == Int64(computed)
+            return stored.integer == Int64(computed)
         }
     }
 

@@ -22,13 +22,12 @@ enum SQLiteRowDecoding {
     /// Thrown by a column decoder asked for a container: the caller decodes the column's JSON text.
     struct NeedsColumnJSON: Error {}
 
-    /// The entity in the reader's current row.
+    /// The entity in the reader's current row, which ``SQLiteRowReader/loadRow()`` read.
     /// - Parameter kinds: the kinds of the table's columns, asked for only by the JSON path.
     /// - Throws: a `DecodingError` (or what the entity's `init(from:)` throws).
     static func decode<E: Decodable>(
         _ type: E.Type, reader: SQLiteRowReader, kinds: () throws -> [String: SQLiteFieldKinds]
     ) throws -> E {
-        reader.startRow()
         do {
             return try E(from: RowDecoder(reader: reader))
         } catch is NeedsWholeRowJSON {
@@ -60,14 +59,13 @@ enum SQLiteRowDecoding {
 
     /// The JSON text of a column's value, `nil` for NULL (the key is left out).
     private static func jsonText(reader: SQLiteRowReader, column: Int32, kinds: SQLiteFieldKinds) -> String? {
-        let statement = reader.statement
         switch reader.type(column) {
         case SQLITE_INTEGER:
-            let number = sqlite3_column_int64(statement, column)
+            let number = reader.value(column).integer
             if kinds == .bool || kinds == [.bool, .null] { return number == 0 ? "false" : "true" }
             return String(number)
         case SQLITE_FLOAT:
-            let number = sqlite3_column_double(statement, column)
+            let number = reader.value(column).real
             return number.isFinite ? "\(number)" : nil
         case SQLITE_TEXT:
             let text = reader.text(column)

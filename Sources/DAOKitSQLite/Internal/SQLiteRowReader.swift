@@ -8,6 +8,10 @@ import Foundation
 /// Column 0 is `daokit_key`; the field columns follow in table order, which is the order
 /// `encode(to:)` first wrote them — so a decoder reading keys in that order finds each column
 /// at ``hint`` without searching.
+///
+/// The row is read from SQLite once (``loadRow()``), into ``row``: its checksum and every typed
+/// read below use those values, so that checking a row costs its CRC and not a second round of
+/// `sqlite3_column_*` calls.
 final class SQLiteRowReader {
     let statement: OpaquePointer
     /// Field column names; the name at position `i` is SQLite column `i + 1`.
@@ -16,6 +20,20 @@ final class SQLiteRowReader {
     private var hint = 0
     /// What checks each row against its stored checksum.
     let checksums: SQLiteRowChecksum.RowLayout
+    /// The current row, column `i` at `row[i]`, as ``loadRow()`` last read it.
+    ///
+    /// The fence around reading a row once. Invariant: between ``loadRow()`` and the statement's
+    /// next step or reset, nothing asks SQLite for this row's columns in another representation
+    /// (`sqlite3_column_text` of a blob or a number, `sqlite3_column_blob` of a number, any
+    /// `*_text16`), which could free the text and blob bytes the values point to. The typed reads
+    /// use the values only; ``key`` and ``keyEquals(_:)`` ask SQLite, and are called only before
+    /// `loadRow()` or once the row is decoded or found damaged. A pointer's buffer, not an array,
+    /// so that reading a value takes no exclusivity check.
+    private let row: UnsafeMutableBufferPointer<SQLiteColumnValue>
+    /// How many columns ``loadRow()`` reads: all but the rowid `fetchReadable` selects last
+    /// (``SQLiteRowChecksum/rowidColumnName``), which it reads itself and no field is; its
+    /// value stays NULL.
+    private let loadedColumns: Int
 
     init(statement: SQLiteStatement) {
         self.statement = statement.handle
@@ -23,11 +41,30 @@ final class SQLiteRowReader {
         let columnNames = (0..<count).map { statement.columnName(Int32($0)) }
         names = Array(columnNames.dropFirst())
         checksums = SQLiteRowChecksum.RowLayout(names: columnNames)
+        row = .allocate(capacity: count)
+        row.initialize(repeating: .null)
+        loadedColumns = count > 1 && columnNames.last == SQLiteRowChecksum.rowidColumnName ? count - 1 : count
     }
 
-    /// Starts a new row: lookups start from the first field again.
+    deinit { row.deallocate() }
+
+    /// Reads the statement's current row (each column once) and starts it: lookups start from
+    /// the first field again. Call after every step that returned a row, before anything else
+    /// reads it through this reader.
     @inline(__always)
-    func startRow() { hint = 0 }
+    func loadRow() {
+        for column in 0..<loadedColumns { row[column] = SQLiteColumnValue(column: Int32(column), of: statement) }
+        hint = 0
+    }
+
+    /// Whether the row ``loadRow()`` read holds what its checksum says (``SQLiteRowChecksum``):
+    /// `true` also for a row without one, `false` when a byte of it changed.
+    @inline(__always)
+    var rowIsIntact: Bool { checksums.rowIsIntact(UnsafeBufferPointer(row)) }
+
+    /// Column `column` of the row ``loadRow()`` read.
+    @inline(__always)
+    func value(_ column: Int32) -> SQLiteColumnValue { row[Int(column)] }
 
     /// The SQLite column holding field `name`, or `nil` when the table has no such column.
     @inline(__always)
@@ -44,10 +81,15 @@ final class SQLiteRowReader {
         return nil
     }
 
-    /// The storage key of the current row.
-    var key: String { text(0) }
+    /// The storage key of the current row, asked of SQLite (see ``row`` for when).
+    var key: String {
+        let count = Int(sqlite3_column_bytes(statement, 0))
+        guard count > 0, let bytes = sqlite3_column_text(statement, 0) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
 
-    /// Whether the current row's key is `key`, compared by bytes without making a string.
+    /// Whether the current row's key is `key`, compared by bytes without making a string; asked
+    /// of SQLite (see ``row`` for when).
     @inline(__always)
     func keyEquals(_ key: String) -> Bool {
         guard sqlite3_column_type(statement, 0) == SQLITE_TEXT else { return false }
@@ -61,20 +103,16 @@ final class SQLiteRowReader {
     }
 
     @inline(__always)
-    func type(_ column: Int32) -> Int32 { sqlite3_column_type(statement, column) }
+    func type(_ column: Int32) -> Int32 { row[Int(column)].storageClass }
 
     @inline(__always)
     func isNull(_ column: Int32?) -> Bool {
         guard let column else { return true }
-        return sqlite3_column_type(statement, column) == SQLITE_NULL
+        return row[Int(column)].storageClass == SQLITE_NULL
     }
 
     @inline(__always)
-    func text(_ column: Int32) -> String {
-        let count = Int(sqlite3_column_bytes(statement, column))
-        guard count > 0, let bytes = sqlite3_column_text(statement, column) else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
-    }
+    func text(_ column: Int32) -> String { row[Int(column)].text }
 
     // MARK: Typed reads. `path` is the coding path of the value, for errors only.
 
@@ -85,7 +123,7 @@ final class SQLiteRowReader {
 
     func bool(_ column: Int32, _ path: @autoclosure () -> [any CodingKey]) throws -> Bool {
         guard type(column) == SQLITE_INTEGER else { throw mismatch(Bool.self, column, path()) }
-        switch sqlite3_column_int64(statement, column) {
+        switch value(column).integer {
         case 0: return false
         case 1: return true
         default: throw mismatch(Bool.self, column, path())
@@ -97,7 +135,7 @@ final class SQLiteRowReader {
     {
         switch self.type(column) {
         case SQLITE_INTEGER:
-            let value = sqlite3_column_int64(statement, column)
+            let value = value(column).integer
             guard let exact = T(exactly: value) else {
                 throw DecodingError.dataCorrupted(
                     .init(codingPath: path(), debugDescription: "\(value) does not fit in \(T.self)"))
@@ -114,8 +152,8 @@ final class SQLiteRowReader {
 
     func double(_ column: Int32, _ path: @autoclosure () -> [any CodingKey]) throws -> Double {
         switch type(column) {
-        case SQLITE_FLOAT: return sqlite3_column_double(statement, column)
-        case SQLITE_INTEGER: return Double(sqlite3_column_int64(statement, column))
+        case SQLITE_FLOAT: return value(column).real
+        case SQLITE_INTEGER: return Double(value(column).integer)
         case SQLITE_TEXT where text(column) == "NaN": return .nan
         default: throw mismatch(Double.self, column, path())
         }
@@ -126,7 +164,7 @@ final class SQLiteRowReader {
     }
 
     func uuid(_ column: Int32, _ path: @autoclosure () -> [any CodingKey]) throws -> UUID {
-        guard type(column) == SQLITE_TEXT, let uuid = UUIDText.parse(statement, column) else {
+        guard type(column) == SQLITE_TEXT, let uuid = UUIDText.parse(value(column)) else {
             throw mismatch(UUID.self, column, path())
         }
         return uuid
@@ -150,9 +188,7 @@ final class SQLiteRowReader {
 
     func data(_ column: Int32, _ path: @autoclosure () -> [any CodingKey]) throws -> Data {
         guard type(column) == SQLITE_BLOB else { throw mismatch(Data.self, column, path()) }
-        let count = Int(sqlite3_column_bytes(statement, column))
-        guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return Data() }
-        return Data(bytes: bytes, count: count)
+        return Data(value(column).buffer)
     }
 
     func decimal(_ column: Int32, _ path: @autoclosure () -> [any CodingKey]) throws -> Decimal {
@@ -162,8 +198,8 @@ final class SQLiteRowReader {
                 throw mismatch(Decimal.self, column, path())
             }
             return decimal
-        case SQLITE_INTEGER: return Decimal(sqlite3_column_int64(statement, column))
-        case SQLITE_FLOAT: return Decimal(sqlite3_column_double(statement, column))
+        case SQLITE_INTEGER: return Decimal(value(column).integer)
+        case SQLITE_FLOAT: return Decimal(value(column).real)
         default: throw mismatch(Decimal.self, column, path())
         }
     }
@@ -176,8 +212,8 @@ final class SQLiteRowReader {
         }
         let found: String
         switch self.type(column) {
-        case SQLITE_INTEGER: found = "an integer (\(sqlite3_column_int64(statement, column)))"
-        case SQLITE_FLOAT: found = "a real number (\(sqlite3_column_double(statement, column)))"
+        case SQLITE_INTEGER: found = "an integer (\(value(column).integer))"
+        case SQLITE_FLOAT: found = "a real number (\(value(column).real))"
         case SQLITE_TEXT: found = "text \(String(text(column).prefix(40)).debugDescription)"
         default: found = "a blob"
         }
@@ -189,10 +225,8 @@ final class SQLiteRowReader {
 /// Parses a UUID's text straight from a column's bytes: `UUID(uuidString:)` would need a
 /// `String` first.
 enum UUIDText {
-    static func parse(_ statement: OpaquePointer, _ column: Int32) -> UUID? {
-        guard sqlite3_column_bytes(statement, column) == 36, let text = sqlite3_column_text(statement, column) else {
-            return nil
-        }
+    static func parse(_ value: SQLiteColumnValue) -> UUID? {
+        guard value.count == 36, let text = value.bytes else { return nil }
         var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var position = 0
         let ok = withUnsafeMutableBytes(of: &bytes) { out -> Bool in
