@@ -61,12 +61,18 @@ extension SQLiteStorageContext: TransactionalStorageContext, TransactionSteps {
                 .unsupported("a database in memory has one connection and cannot run a transaction beside it"),
                 location: location)
         }
-        let spare = try withConnection(entityName: nil) { state in state.spareConnections.popLast() }
+        let (spare, tables) = try withConnection(entityName: nil) { state in
+            (state.spareConnections.popLast(), state.tables)
+        }
         do {
             let connection = try spare ?? openConnection()
             try connection.execute("BEGIN IMMEDIATE")
             var state = State(connection: connection)
             state.openTransactions = [0]
+            // What the context knows of its tables is facts of the file, not of a connection
+            // (see `SQLiteTable`), so it serves the transaction's connection as well: without it,
+            // every transaction would read the schema of every table it touches again.
+            state.tables = tables
             return SQLiteStorageContext(transactionOn: ContextLock(state), id: 0, of: self)
         } catch let failure as SQLiteError {
             throw StorageError(sqlite: failure, entityName: nil, location: location)
@@ -84,12 +90,14 @@ extension SQLiteStorageContext: TransactionalStorageContext, TransactionSteps {
     /// Commits the handle's transaction (releases its savepoint), then announces what it wrote
     /// once; a failure rolls everything back.
     package func commitTransaction(_ handle: SQLiteStorageContext) throws {
-        guard let (written, wasReset) = try end(handle, committing: true) else { return }
+        guard let (written, wasReset, tables) = try end(handle, committing: true) else { return }
         if written.isEmpty && !wasReset { return }
-        // Tables the transaction created or widened are read again from the database.
+        // The transaction held the write lock until its commit, so what it knew of the tables it
+        // wrote (created, widened, indexed) is now the newest; a table it forgot (a savepoint
+        // rolled back) is read again from the database.
         try? withConnection(entityName: nil) { state in
             if wasReset { state.tables = [:] }
-            for name in written { state.tables[name] = nil }
+            for name in written { state.tables[name] = tables[name] }
         }
         notifier.post(contentsOf: wasReset ? [.everything] : written.sorted().map(StorageChange.entity))
     }
@@ -99,11 +107,14 @@ extension SQLiteStorageContext: TransactionalStorageContext, TransactionSteps {
     }
 
     /// Ends the handle's transaction or savepoint, committing or rolling back, and closes the
-    /// handle; returns what the outermost transaction wrote when it committed it, else `nil`.
+    /// handle; returns what the outermost transaction wrote, whether it reset the store and what
+    /// it knew of the tables at the end, when it committed it, else `nil`.
     @discardableResult
-    private func end(_ handle: SQLiteStorageContext, committing: Bool) throws -> (Set<String>, Bool)? {
+    private func end(_ handle: SQLiteStorageContext, committing: Bool) throws -> (
+        written: Set<String>, wasReset: Bool, tables: [String: SQLiteTable]
+    )? {
         guard let id = handle.transactionID else { return nil }
-        let outcome = try handle.state.withLock { state -> (Set<String>, Bool)? in
+        let outcome = try handle.state.withLock { state -> (Set<String>, Bool, [String: SQLiteTable])? in
             guard let position = state.openTransactions.firstIndex(of: id) else { return nil }
             let connection = state.connection
             // Savepoints nested in this one and left open by an escaped handle end with it.
@@ -131,7 +142,7 @@ extension SQLiteStorageContext: TransactionalStorageContext, TransactionSteps {
                 }
             }
             if let failure { throw StorageError(sqlite: failure, entityName: nil, location: location) }
-            return outermost && committing ? (state.written, state.wasReset) : nil
+            return outermost && committing ? (state.written, state.wasReset, state.tables) : nil
         }
         if handle.transactionID == 0 {
             // The connection, idle again, serves the next transaction.

@@ -19,6 +19,25 @@ struct FileCanonicalJSONRecordTests {
         let note = FileNote(id: key, text: "hello \"quoted\" \\ é", number: 7)
         let data = try codec.encode(note, key: key)
         #expect(codec.decodeCanonicalJSON(FileNote.self, from: data, key: key) == note)
+        // As the context calls it: with the entity's versioning, which for a record of the
+        // current version plans no resolution — that must not read as a refusal.
+        let versioning = try EntityVersioning.of(FileNote.self)
+        #expect(codec.decodeCanonicalJSON(FileNote.self, from: data, key: key, versioning: versioning) == note)
+    }
+
+    /// A record of a versioned entity, written at its current version (stamped before the
+    /// entity), is read by the shortcut too; one of an older version is resolved there as the
+    /// whole envelope would.
+    @Test func aStampedRecordOfTheCurrentVersionIsReadByTheShortcut() throws {
+        let versioning = try EntityVersioning.of(StampedNote.self)
+        let note = StampedNote(id: "s", text: "t", points: 3)
+        let data = try codec.encode(note, key: "s", versioning: versioning)
+        #expect(String(decoding: data, as: UTF8.self).contains(#""dataVersion":2,"entity":"#))
+        #expect(codec.decodeCanonicalJSON(StampedNote.self, from: data, key: "s", versioning: versioning) == note)
+        let older = try codec.encode(FileNote(id: "s", text: "t"), key: "s")
+        #expect(
+            codec.decodeCanonicalJSON(StampedNote.self, from: older, key: "s", versioning: versioning)
+                == StampedNote(id: "s", text: "t", points: 5))
     }
 
     @Test(
@@ -122,4 +141,14 @@ struct FileCanonicalJSONRecordTests {
             #expect(decodingContext.codingPath.map(\.stringValue) == ["entity", "number"])
         }
     }
+}
+
+/// `FileNote` in a second version, which added `points` with a default.
+private struct StampedNote: Storable, Equatable {
+    var id: String
+    var text: String
+    var number: Int = 0
+    var points: Int
+    static var entityName: String { "FileNote" }
+    static let schema = EntitySchema(version: 2, steps: [2: [.added("points", default: 5)]])
 }

@@ -64,6 +64,31 @@ struct SQLiteTransactionTests {
         #expect(try context.fetch(SQLiteTxWidestNote.self, id: "e")?.more == "n")
     }
 
+    /// The context takes over what a committed transaction knew of the tables it wrote; a column
+    /// added in one of its savepoints that rolled back must not be part of that.
+    @Test func aColumnAddedInARolledBackSavepointIsNotBelievedAfterTheCommit() throws {
+        let database = try TemporarySQLiteFile()
+        let context = database.context
+        try context.save([SQLiteTxNote(id: "a", text: "")])
+        try context.transaction { tx in
+            try tx.save([SQLiteTxWiderNote(id: "b", text: "", extra: 1)])
+            #expect(throws: SQLiteTxFailure.self) {
+                try tx.transaction { nested in
+                    try nested.save([SQLiteTxWidestNote(id: "c", text: "", extra: nil, more: "m")])
+                    throw SQLiteTxFailure()
+                }
+            }
+        }
+        try context.save([SQLiteTxWidestNote(id: "d", text: "", extra: 3, more: "n")])
+        #expect(
+            try context.fetch(SQLiteTxWidestNote.self, id: "d")
+                == SQLiteTxWidestNote(id: "d", text: "", extra: 3, more: "n"))
+        #expect(try context.fetchAll(SQLiteTxWiderNote.self).map(\.id).sorted() == ["a", "b", "d"])
+        // And what the committed transaction learned serves the context's next transaction.
+        try context.transaction { tx in try tx.save([SQLiteTxWidestNote(id: "e", text: "", extra: 4, more: "o")]) }
+        #expect(try context.fetch(SQLiteTxWidestNote.self, id: "e")?.more == "o")
+    }
+
     @Test func anotherContextOnTheFileSeesNothingUntilTheCommit() throws {
         let database = try TemporarySQLiteFile()
         let other = try SQLiteStorageContext(file: database.file)

@@ -22,8 +22,7 @@ struct InterleavedTimer {
         let iterations = try variants.map { try batchSize(for: $0) }
         var samples = Array(repeating: [Double](), count: variants.count)
         for round in 0..<plan.rounds {
-            for offset in 0..<variants.count {
-                let index = (round + offset) % variants.count
+            for index in order(ofRound: round, variantCount: variants.count) {
                 let elapsed = try time(variants[index], iterations: iterations[index])
                 samples[index].append(elapsed / Double(iterations[index]))
             }
@@ -34,6 +33,21 @@ struct InterleavedTimer {
             summaries[variant.name] = TimingSummary(samples: variantSamples)
         }
         return summaries
+    }
+
+    /// The order in which round `round` runs the variants: each round starts from another one, so
+    /// that none always runs first; with ``TimingPlan/pairsVariants``, from another pair, with the
+    /// two of every pair swapped in every other round.
+    private func order(ofRound round: Int, variantCount: Int) -> [Int] {
+        guard plan.pairsVariants, variantCount.isMultiple(of: 2) else {
+            return (0..<variantCount).map { (round + $0) % variantCount }
+        }
+        let pairCount = variantCount / 2
+        let swapped = !round.isMultiple(of: 2)
+        return (0..<pairCount).flatMap { offset -> [Int] in
+            let first = 2 * ((round + offset) % pairCount)
+            return swapped ? [first + 1, first] : [first, first + 1]
+        }
     }
 
     /// How many iterations make one batch last about ``TimingPlan/batchDuration``. Doubling from a

@@ -6,17 +6,25 @@ struct TimingSummary {
     /// The interquartile range relative to the median, as a fraction: how much to trust `median`.
     let relativeSpread: Double
 
-    /// Summarizes per-operation times in nanoseconds; `samples` must not be empty.
+    /// The per-operation time of every round, in round order: for ratios of rounds taken side by
+    /// side (``VariantMeasurements/pairedRatio(_:_:)``).
+    let samples: [Double]
+
+    /// Summarizes per-operation times in nanoseconds, one per round in order; `samples` must not
+    /// be empty.
     init(samples: [Double]) {
-        let sorted = samples.sorted()
-        func quantile(_ fraction: Double) -> Double {
-            let position = fraction * Double(sorted.count - 1)
-            let lower = Int(position.rounded(.down))
-            let upper = Int(position.rounded(.up))
-            let weight = position - Double(lower)
-            return sorted[lower] * (1 - weight) + sorted[upper] * weight
-        }
-        median = quantile(0.5)
-        relativeSpread = median > 0 ? (quantile(0.75) - quantile(0.25)) / median : 0
+        self.samples = samples
+        median = Self.quantile(0.5, of: samples)
+        relativeSpread = median > 0 ? (Self.quantile(0.75, of: samples) - Self.quantile(0.25, of: samples)) / median : 0
+    }
+
+    /// The `fraction` quantile of `values` (not empty), interpolated between neighbours.
+    static func quantile(_ fraction: Double, of values: [Double]) -> Double {
+        let sorted = values.sorted()
+        let position = fraction * Double(sorted.count - 1)
+        let lower = Int(position.rounded(.down))
+        let upper = Int(position.rounded(.up))
+        let weight = position - Double(lower)
+        return sorted[lower] * (1 - weight) + sorted[upper] * weight
     }
 }

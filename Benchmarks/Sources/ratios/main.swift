@@ -27,5 +27,9 @@ if let spec = ProcessInfo.processInfo.environment[StoreProfile.variable] {
 if let spec = ProcessInfo.processInfo.environment[ObserveProfile.variable] {
     exit(ObserveProfile.run(spec))
 }
+// Any one variant of any section alone, for a profiler (see `VariantProfile`).
+if let spec = ProcessInfo.processInfo.environment[VariantProfile.variable] {
+    exit(VariantProfile.run(spec))
+}
 let status = RatioCommand(arguments: Array(CommandLine.arguments.dropFirst())).run()
 exit(status.rawValue)

@@ -54,11 +54,14 @@ extension RecordCodec {
         guard format == .json, let found = Self.canonicalEntity(in: data, key: key) else { return nil }
         let plan: ResolutionPlan?
         if let versioning {
-            guard
-                let resolution = try? versioning.plan(
+            // Not `try?`: it would flatten the plan's "none needed" (`nil`, the common case) into
+            // "refused", and send every current record the long way.
+            do {
+                plan = try versioning.plan(
                     forStoredVersion: found.version, readableFrom: found.readableFrom, key: key, location: "")
-            else { return nil }
-            plan = resolution
+            } catch {
+                return nil
+            }
         } else {
             guard found.version == 1 else { return nil }
             plan = nil
@@ -102,37 +105,14 @@ extension RecordCodec {
         case .broken: return nil
         case .none: (prefix, versionAndKey, prefixStart) = (canonicalPrefix, uncheckedCanonicalVersionAndKey, 0)
         case .intact(let bodyStart):
-            var start = bodyStart
-            guard
-                data.withUnsafeBytes({ bytes -> Bool in
-                    func member(_ name: [UInt8]) -> Int?? {
-                        guard bytes[start...].starts(with: name) else { return .some(nil) }
-                        var position = start + name.count
-                        var value = 0
-                        while position < bytes.count, position - start - name.count < 9,
-                            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position])
-                        {
-                            value = value * 10 + Int(bytes[position] - UInt8(ascii: "0"))
-                            position += 1
-                        }
-                        guard position > start + name.count, position < bytes.count,
-                            bytes[position] == UInt8(ascii: ",")
-                        else { return nil }
-                        start = position + 1
-                        return .some(value)
-                    }
-                    guard let readable = member(dataReadableFromMember), let stamped = member(dataVersionMember)
-                    else { return false }
-                    if let stamped {
-                        version = stamped
-                        readableFrom = readable
-                    } else if readable != nil {
-                        return false
-                    }
-                    return true
-                })
-            else { return nil }
-            (prefix, versionAndKey, prefixStart) = (sealedCanonicalPrefix, canonicalVersionAndKey, start)
+            guard let stamp = data.withUnsafeBytes({ versionStamp(in: $0, from: bodyStart) }) else { return nil }
+            if let stamped = stamp.version {
+                version = stamped
+                readableFrom = stamp.readableFrom
+            } else if stamp.readableFrom != nil {
+                return nil
+            }
+            (prefix, versionAndKey, prefixStart) = (sealedCanonicalPrefix, canonicalVersionAndKey, stamp.end)
         }
         var key = key
         return key.withUTF8 { key -> Range<Data.Index>? in
@@ -153,6 +133,38 @@ extension RecordCodec {
                 return (data.startIndex + entityStart)..<(data.startIndex + trailerStart)
             }
         }.map { (range: $0, version: version, readableFrom: readableFrom) }
+    }
+
+    /// The data version members a sealed record's body may begin with, as sorted keys place them
+    /// (`"dataReadableFrom":2,"dataVersion":3,`), and where the bytes after them start; `nil` when
+    /// a member is there but not a small decimal followed by a comma.
+    ///
+    /// A function of its own rather than a closure over the caller's variables: captured and
+    /// mutated variables would be boxed on the heap, and every access checked for exclusivity at
+    /// run time, on every record read.
+    private static func versionStamp(in bytes: UnsafeRawBufferPointer, from start: Int) -> (
+        readableFrom: Int?, version: Int?, end: Int
+    )? {
+        var position = start
+        func member(_ name: [UInt8]) -> Int?? {
+            guard bytes[position...].starts(with: name) else { return .some(nil) }
+            let digitsStart = position + name.count
+            var end = digitsStart
+            var value = 0
+            while end < bytes.count, end - digitsStart < 9,
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[end])
+            {
+                value = value * 10 + Int(bytes[end] - UInt8(ascii: "0"))
+                end += 1
+            }
+            guard end > digitsStart, end < bytes.count, bytes[end] == UInt8(ascii: ",") else { return nil }
+            position = end + 1
+            return .some(value)
+        }
+        guard let readableFrom = member(dataReadableFromMember), let version = member(dataVersionMember) else {
+            return nil
+        }
+        return (readableFrom, version, position)
     }
 
     /// Whether a byte of a key stands for itself inside a JSON string, with no escape: printable

@@ -11,6 +11,8 @@ struct RecordCodec: Sendable {
 
     /// How the envelope of a record without a data version begins, once unsealed.
     private static let unstampedStart = Array(#"{"entity":"#.utf8)
+    /// The same after a seal, which takes the envelope's opening brace.
+    private static let sealedUnstampedStart = Array(#""entity":"#.utf8)
 
     let format: FileStorageContext.RecordFormat
     /// Whether records are written sealed with their checksum, as version 2; `false` writes
@@ -75,14 +77,15 @@ struct RecordCodec: Sendable {
     func storedVersion(of data: Data) -> Int? {
         switch format {
         case .json:
-            var body = data
-            if case .intact(let bodyStart) = RecordEnvelope.seal(of: data) {
-                body = RecordEnvelope.unsealed(data, bodyStart: bodyStart)
-            }
-            // Sorted keys put the data version before the entity: a record that begins with its
-            // entity is version 1, known without parsing it (the common case, on every save).
-            if body.starts(with: Self.unstampedStart) { return 1 }
-            return (try? jsonDecoder.decode(StoredVersion.self, from: body))?.dataVersion ?? 1
+            // Sorted keys put the data version before the entity: a record whose envelope begins
+            // with its entity is version 1, known without parsing it (the common case, on every
+            // save). A sealed record is read as it is: its seal is one more member, which
+            // `StoredVersion` ignores, and the checksum is not this question's to check.
+            let entityAt =
+                RecordEnvelope.sealedBodyStart(of: data).map { ($0, Self.sealedUnstampedStart) }
+                ?? (0, Self.unstampedStart)
+            if data.dropFirst(entityAt.0).starts(with: entityAt.1) { return 1 }
+            return (try? jsonDecoder.decode(StoredVersion.self, from: data))?.dataVersion ?? 1
         case .propertyList:
             return (try? plistDecoder.decode(StoredVersion.self, from: data))?.dataVersion ?? 1
         }

@@ -3,17 +3,24 @@ import DAOKit
 import DAOKitSQL
 import Foundation
 
-/// What a connection knows of one entity's table: its field columns and the kinds they held.
+/// What a context knows of one entity's table: its field columns and the kinds they held.
+///
+/// Everything in it is a fact of the database once committed (a column exists, a kind is recorded,
+/// the indexes exist), so what one of the context's connections learned serves the others: a
+/// transaction's connection starts from the context's knowledge and hands what it learned back at
+/// its commit. A rolled-back change is forgotten with the knowledge of it. Another process may
+/// have changed the table since (widened it); writes look again when a row needs a column not
+/// known here (``SQLiteSchema/prepareTable(_:entityName:rows:indexes:connection:)``).
 struct SQLiteTable {
     let entityName: String
     /// The table name as an SQL identifier.
     let quotedName: String
     /// The field columns, in table order (after `daokit_key`).
     var columns: [String]
-    /// The kinds each column has held, as far as this connection has seen (a subset of what
+    /// The kinds each column has held, as far as this context has seen (a subset of what
     /// `daokit_field_kinds` records; only used to skip recording a kind twice).
     var recordedKinds: [String: SQLiteFieldKinds]
-    /// Whether this connection has created the entity type's declared indexes.
+    /// Whether this context has created the entity type's declared indexes.
     var indexesEnsured = false
     /// Whether the table has the `daokit_checksum` column (a table written before checksums gets
     /// it at its first write by this release).

@@ -99,6 +99,19 @@ package enum RecordEnvelope {
         }
     }
 
+    /// Where the body of a JSON record that begins with a well-formed seal starts (its checksum
+    /// not checked), `nil` when it does not begin with one. The seal is JSON itself — a first
+    /// member of the envelope — so code that only needs a field of the envelope, and trusts the
+    /// bytes, can read the record as it is instead of unsealing a copy of it.
+    package static func sealedBodyStart(of data: Data) -> Int? {
+        data.withUnsafeBytes { bytes -> Int? in
+            guard bytes.count >= sealLength, bytes.starts(with: sealPrefix),
+                bytes[(sealPrefix.count + 8)..<sealLength].elementsEqual(sealSuffix)
+            else { return nil }
+            return sealLength
+        }
+    }
+
     /// The envelope of an intact sealed record without its checksum: `{` and the body.
     package static func unsealed(_ data: Data, bodyStart: Int) -> Data {
         var out = Data(capacity: data.count - bodyStart + 1)

@@ -72,7 +72,9 @@ extension KeyValueStorageContext: TransactionalStorageContext, TransactionSteps 
             var done: [(storeKey: String, old: String?)] = []
             do {
                 for storeKey in ordered {
-                    let old = try store.string(forKey: storeKey)
+                    // What to put back on failure: a value the transaction read was just found
+                    // unchanged, so it need not be read again.
+                    let old = try outcome.reads[storeKey] ?? store.string(forKey: storeKey)
                     if let value = writes[storeKey]! {
                         try store.setString(value, forKey: storeKey)
                     } else {
@@ -96,9 +98,7 @@ extension KeyValueStorageContext: TransactionalStorageContext, TransactionSteps 
         if writes.isEmpty { return }
         var names = Set<String>()
         for storeKey in ordered {
-            if let components = KeyValueKeyScheme.components(of: storeKey), components.count == 3 {
-                names.insert(components[1])
-            }
+            if let name = KeyValueKeyScheme.entityName(ofRecordKey: storeKey) { names.insert(name) }
         }
         notifier.post(contentsOf: names.sorted().map(StorageChange.entity))
     }

@@ -59,6 +59,21 @@ enum KeyValueKeyScheme {
         return result
     }
 
+    /// The unescaped entity name of a record key (`namespace/entityName/key`), without
+    /// unescaping the other two components; `nil` when the key does not have three components or
+    /// the middle one is not escaped text. For a commit, which names the types of the many keys
+    /// it wrote.
+    static func entityName(ofRecordKey storeKey: String) -> String? {
+        let utf8 = storeKey.utf8
+        let slash = UInt8(ascii: "/")
+        guard let first = utf8.firstIndex(of: slash) else { return nil }
+        let afterFirst = utf8.index(after: first)
+        guard let second = utf8[afterFirst...].firstIndex(of: slash),
+            !utf8[utf8.index(after: second)...].contains(slash)
+        else { return nil }
+        return unescape(storeKey[afterFirst..<second])
+    }
+
     /// Percent-escapes every byte of the NFC form outside the unreserved set of RFC 3986.
     static func escape(_ component: String) -> String {
         if component.utf8.allSatisfy(isUnreserved) { return component }

@@ -1,0 +1,30 @@
+import DAOKitTesting
+import Testing
+
+@testable import DAOKit
+
+/// What a key-value transaction's commit reads back from the store keys it wrote: the entity name
+/// of each, to announce the types at once.
+@Suite("Key-value key scheme: entity names read back from record keys")
+struct KeyValueKeySchemeTests {
+    @Test(
+        "the entity name of every record key is the one it was made with",
+        arguments: ["Message", "Task list/é", "e\u{301}", "a%2Fb", "~-._", "", "日本"])
+    func theEntityNameOfEveryRecordKeyIsTheOneItWasMadeWith(_ entityName: String) {
+        for id in StorageContextContract.awkwardIDs + ["", "plain"] {
+            for namespace in ["DAOKit", "app/one", ""] {
+                let key = KeyValueKeyScheme.recordKey(namespace: namespace, entityName: entityName, storageKey: id)
+                #expect(
+                    KeyValueKeyScheme.entityName(ofRecordKey: key) == entityName.precomposedStringWithCanonicalMapping)
+                #expect(KeyValueKeyScheme.entityName(ofRecordKey: key) == KeyValueKeyScheme.components(of: key)?[1])
+            }
+        }
+    }
+
+    @Test(
+        "a key that is not a record key has no entity name",
+        arguments: ["DAOKit/Message", "DAOKit", "", "DAOKit/Mess age/1", "DAOKit/Message/1/2", "DAOKit/%ZZ/1", "//x/"])
+    func aKeyThatIsNotARecordKeyHasNoEntityName(_ key: String) {
+        #expect(KeyValueKeyScheme.entityName(ofRecordKey: key) == nil)
+    }
+}
