@@ -40,7 +40,7 @@ struct ChecksumRatioSection: RatioSection {
     /// share of a persist (file system journal, page writeback) varies by tens of percent over a
     /// run, far more than the checksum's few, and it varies alike for two batches side by side.
     let defaultTimingPlan = TimingPlan(
-        rounds: 31, batchDuration: .milliseconds(250), clock: .threadCPUTime, pairsVariants: true)
+        rounds: 31, batchDuration: .milliseconds(250), clock: .threadCPUTime, keepsGroupsTogether: true)
 
     enum Context: String, CaseIterable {
         case files, sqlite
@@ -88,14 +88,16 @@ struct ChecksumRatioSection: RatioSection {
         "checksum.\(context.rawValue).\(operation.rawValue) \(checked ? "checked" : "unchecked")"
     }
 
-    /// In pairs (see ``defaultTimingPlan``): each operation of each context, checked then unchecked.
+    /// In pairs (see ``defaultTimingPlan``): each operation of each context, checked and unchecked.
     var variants: [MeasuredVariant] {
         Context.allCases.flatMap { context in
             Operation.allCases.flatMap { operation in
                 stores.filter { $0.context == context }.map { store in
-                    MeasuredVariant(name: Self.name(context, operation, checked: store.checked)) { iterations in
-                        for _ in 0..<iterations { consumeOpaquely(try store.run(operation)) }
-                    }
+                    MeasuredVariant(
+                        name: Self.name(context, operation, checked: store.checked),
+                        run: { iterations in
+                            for _ in 0..<iterations { consumeOpaquely(try store.run(operation)) }
+                        }, group: "\(context.rawValue).\(operation.rawValue)")
                 }
             }
         }

@@ -21,8 +21,9 @@ struct InterleavedTimer {
         guard !variants.isEmpty else { return [:] }
         let iterations = try variants.map { try batchSize(for: $0) }
         var samples = Array(repeating: [Double](), count: variants.count)
+        let groups = plan.keepsGroupsTogether ? Self.groups(of: variants) : variants.indices.map { $0..<($0 + 1) }
         for round in 0..<plan.rounds {
-            for index in order(ofRound: round, variantCount: variants.count) {
+            for index in order(ofRound: round, groups: groups) {
                 let elapsed = try time(variants[index], iterations: iterations[index])
                 samples[index].append(elapsed / Double(iterations[index]))
             }
@@ -35,19 +36,28 @@ struct InterleavedTimer {
         return summaries
     }
 
-    /// The order in which round `round` runs the variants: each round starts from another one, so
-    /// that none always runs first; with ``TimingPlan/pairsVariants``, from another pair, with the
-    /// two of every pair swapped in every other round.
-    private func order(ofRound round: Int, variantCount: Int) -> [Int] {
-        guard plan.pairsVariants, variantCount.isMultiple(of: 2) else {
-            return (0..<variantCount).map { (round + $0) % variantCount }
+    /// The order in which round `round` runs the variants, given as `groups` (consecutive ranges of
+    /// indices, covering every variant once): each round starts from another group, so that none
+    /// always runs first, and within a group from another member. Ungrouped, every variant is a
+    /// group of its own.
+    private func order(ofRound round: Int, groups: [Range<Int>]) -> [Int] {
+        (0..<groups.count).flatMap { offset -> [Int] in
+            let group = groups[(round + offset) % groups.count]
+            return (0..<group.count).map { group.lowerBound + (round + $0) % group.count }
         }
-        let pairCount = variantCount / 2
-        let swapped = !round.isMultiple(of: 2)
-        return (0..<pairCount).flatMap { offset -> [Int] in
-            let first = 2 * ((round + offset) % pairCount)
-            return swapped ? [first + 1, first] : [first, first + 1]
+    }
+
+    /// The ranges of consecutive variants that share a ``MeasuredVariant/group`` (`nil`: alone).
+    private static func groups(of variants: [MeasuredVariant]) -> [Range<Int>] {
+        var groups: [Range<Int>] = []
+        for index in variants.indices {
+            if let last = groups.last, let group = variants[index].group, variants[last.lowerBound].group == group {
+                groups[groups.count - 1] = last.lowerBound..<(index + 1)
+            } else {
+                groups.append(index..<(index + 1))
+            }
         }
+        return groups
     }
 
     /// How many iterations make one batch last about ``TimingPlan/batchDuration``. Doubling from a

@@ -11,4 +11,8 @@ struct MeasuredVariant {
     /// The clock this variant is timed with, when not its section's (``TimingPlan/clock``): for a
     /// section whose variants need different ones.
     var clock: TimingClock? = nil
+
+    /// The variants it is compared with share this name, when its section's plan keeps groups
+    /// together (``TimingPlan/keepsGroupsTogether``); `nil` is a group of its own.
+    var group: String? = nil
 }

@@ -9,11 +9,10 @@ struct TimingPlan {
     var batchDuration: Duration
     /// What is measured: CPU time for pure computation, wall-clock time when waiting counts.
     var clock: TimingClock
-    /// Whether the variants come in pairs meant to be compared with each other (the first and
-    /// second, the third and fourth, …): then the two of a pair always run one right after the
-    /// other, which goes first alternating between rounds, so that their ratio can be taken round
-    /// by round (``VariantMeasurements/pairedRatio(_:_:)``).
-    var pairsVariants = false
+    /// Whether variants of one ``MeasuredVariant/group`` (listed next to each other) run one right
+    /// after the other in every round, which of them goes first rotating between rounds, so that
+    /// their ratios can be taken round by round (``VariantMeasurements/pairedRatio(_:_:)``).
+    var keepsGroupsTogether = false
 
     /// The time `variantCount` variants take to measure, calibration excluded (on a busy machine,
     /// CPU-time batches take longer than this in wall-clock time).

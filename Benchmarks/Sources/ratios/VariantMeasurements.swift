@@ -18,7 +18,8 @@ struct VariantMeasurements {
     /// the interquartile spread of those ratios relative to it.
     ///
     /// For two variants that differ by a few percent, this is steadier than the ratio of their
-    /// medians: the two run next to each other in every round (list them next to each other),
+    /// medians: the two run next to each other in every round (give them one
+    /// ``MeasuredVariant/group`` in a plan that ``TimingPlan/keepsGroupsTogether``),
     /// so load that comes and goes over a run — other processes, the kernel writing back dirty
     /// pages — weighs on both sides of each ratio alike and divides out.
     func pairedRatio(_ numerator: String, _ denominator: String) throws -> (median: Double, relativeSpread: Double) {
