@@ -57,14 +57,24 @@ package enum RecordEnvelope {
 
     /// A JSON envelope `{"entity":…}` sealed with its checksum: `{"checksum":"…",` then the
     /// envelope without its opening brace, which is what the checksum covers.
+    ///
+    /// Written into one buffer of the final size in one pass: appending the seal's bytes to a
+    /// `Data` one at a time cost many times the checksum itself, on every record written.
     package static func sealed(_ envelope: Data) -> Data {
         let body = envelope.dropFirst()
         let checksum = CRC32C.checksum(body)
-        var out = Data(capacity: sealLength + body.count)
-        out.append(contentsOf: sealPrefix)
-        for position in 0..<8 { out.append(CRC32C.hexDigit(of: checksum, at: position)) }
-        out.append(contentsOf: sealSuffix)
-        out.append(body)
+        var out = Data(count: sealLength + body.count)
+        out.withUnsafeMutableBytes { buffer in
+            var position = 0
+            func put(_ byte: UInt8) {
+                buffer[position] = byte
+                position += 1
+            }
+            sealPrefix.forEach(put)
+            for digit in 0..<8 { put(CRC32C.hexDigit(of: checksum, at: digit)) }
+            sealSuffix.forEach(put)
+            body.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: buffer[position...]).copyMemory(from: $0) }
+        }
         return out
     }
 
