@@ -39,8 +39,10 @@ struct ChecksumRatioSection: RatioSection {
     /// the other in every round, and the ratio is the median of the rounds' ratios: the kernel's
     /// share of a persist (file system journal, page writeback) varies by tens of percent over a
     /// run, far more than the checksum's few, and it varies alike for two batches side by side.
+    /// Even so a round's ratio spreads by about ten percent, so the median needs many rounds to
+    /// settle within a percent or two of the target's 5%: 81 rounds take under three minutes.
     let defaultTimingPlan = TimingPlan(
-        rounds: 31, batchDuration: .milliseconds(250), clock: .threadCPUTime, keepsGroupsTogether: true)
+        rounds: 81, batchDuration: .milliseconds(250), clock: .threadCPUTime, keepsGroupsTogether: true)
 
     enum Context: String, CaseIterable {
         case files, sqlite
