@@ -65,15 +65,14 @@ package enum RecordEnvelope {
         let checksum = CRC32C.checksum(body)
         var out = Data(count: sealLength + body.count)
         out.withUnsafeMutableBytes { buffer in
-            var position = 0
-            func put(_ byte: UInt8) {
-                buffer[position] = byte
-                position += 1
+            // Indices, not a helper closing over a running position: a captured variable would be
+            // checked for exclusive access at run time on every byte.
+            sealPrefix.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            for digit in 0..<8 { buffer[sealPrefix.count + digit] = CRC32C.hexDigit(of: checksum, at: digit) }
+            sealSuffix.withUnsafeBytes {
+                UnsafeMutableRawBufferPointer(rebasing: buffer[(sealPrefix.count + 8)...]).copyMemory(from: $0)
             }
-            sealPrefix.forEach(put)
-            for digit in 0..<8 { put(CRC32C.hexDigit(of: checksum, at: digit)) }
-            sealSuffix.forEach(put)
-            body.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: buffer[position...]).copyMemory(from: $0) }
+            body.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: buffer[sealLength...]).copyMemory(from: $0) }
         }
         return out
     }
