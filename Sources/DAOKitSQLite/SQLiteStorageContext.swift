@@ -130,6 +130,17 @@ public final class SQLiteStorageContext: StorageContext {
         notifier =
             inMemory ? StorageChangeNotifier() : StorageChangeNotifier(monitor: SQLiteDataVersionMonitor(path: path))
         do {
+            if !inMemory, let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber,
+                size.intValue == 0
+            {
+                // SQLite takes an empty file for a new database, so a store truncated to nothing
+                // would read as an empty one. A file DAOKit opened once never is empty (switching
+                // to WAL writes the header to it), so an empty one is damage, or not DAOKit's.
+                throw SQLiteError(
+                    extendedResultCode: SQLITE_NOTADB,
+                    message: "the database file is empty, as no store DAOKit opened ever is: it was truncated,"
+                        + " or made by something else (remove it to start a new store)")
+            }
             let connection = try SQLiteConnection(path: path)
             if !inMemory && !connection.isReadOnly {
                 // Read back: a file that is not a database fails here, and WAL cannot be set on

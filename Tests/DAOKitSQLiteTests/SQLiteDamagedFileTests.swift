@@ -28,6 +28,29 @@ struct SQLiteDamagedFileTests {
         #expect(error.description.contains(database.file.path))
     }
 
+    /// SQLite would take an empty file for a new database: a store truncated to nothing would
+    /// read as an empty store, every record silently missing (the damage fuzzer found it).
+    @Test func aDatabaseFileTruncatedToNothingIsRefusedNotReadAsEmpty() throws {
+        let database = try TemporaryDatabase()
+        defer { database.remove() }
+        try populated(database, count: 3)
+        try Data().write(to: database.file)
+        let error = try #require(throws: StorageError.self) { try database.open() }
+        #expect(error.code == .corruptRecord)
+        #expect(error.location == database.file.path)
+        #expect((error.underlyingError as? SQLiteError)?.extendedResultCode == 26)
+        #expect(error.description.contains("empty"))
+    }
+
+    @Test func aNewStoreIsNeverAnEmptyFile() throws {
+        let database = try TemporaryDatabase()
+        defer { database.remove() }
+        _ = try database.open()
+        let size = try FileManager.default.attributesOfItem(atPath: database.file.path)[.size] as? NSNumber
+        #expect((size?.intValue ?? 0) > 0)
+        _ = try database.open()  // and it opens again
+    }
+
     @Test func aTruncatedDatabaseIsACorruptionErrorNamingTheEntityAndFile() throws {
         let database = try TemporaryDatabase()
         defer { database.remove() }
