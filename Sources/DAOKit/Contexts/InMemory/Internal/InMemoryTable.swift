@@ -155,7 +155,8 @@ package struct InMemoryTable {
         _ record: InMemoryRecord, at position: [String: InMemoryRecord].Index, snapshot: any Storable,
         values: [StorageValue]
     ) {
-        let replacement = InMemoryRecord.make(key: record.key, snapshot: snapshot, indexValues: values, order: record.order)
+        let replacement = InMemoryRecord.make(
+            key: record.key, snapshot: snapshot, indexValues: values, order: record.order)
         replacement.revision = record.revision &+ 1
         record.withIndexValues { old in
             for index in trees.indices where trees[index] != nil {
