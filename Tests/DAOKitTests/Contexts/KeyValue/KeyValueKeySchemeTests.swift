@@ -35,7 +35,8 @@ struct KeyValueKeySchemeTests {
         for namespace in ["DAOKit", "app/one"] {
             for (position, entityName) in entityNames.enumerated() {
                 for id in StorageContextContract.awkwardIDs.prefix(position + 1) + ["", "plain"] {
-                    keys.append(KeyValueKeyScheme.recordKey(namespace: namespace, entityName: entityName, storageKey: id))
+                    keys.append(
+                        KeyValueKeyScheme.recordKey(namespace: namespace, entityName: entityName, storageKey: id))
                 }
             }
         }
