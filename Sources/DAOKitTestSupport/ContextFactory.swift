@@ -76,7 +76,7 @@ package struct ContextFactory: Sendable, CustomStringConvertible {
 
     /// The shipped contexts that keep unique indexes (`StorageIndex(…, unique: true)`): the
     /// unique-index suites run on each, so a context that gains them joins here.
-    package static let keepingUniqueIndexes: [ContextFactory] = core
+    package static let keepingUniqueIndexes: [ContextFactory] = core + [fileJSON, filePropertyList, sqliteFile]
 
     /// The contexts of ``keepingUniqueIndexes`` that are also in ``transactional``.
     package static var transactionalKeepingUniqueIndexes: [ContextFactory] {

@@ -47,7 +47,7 @@ public enum UniqueIndexContract {
     /// failures; empty when the context keeps the contract.
     public static func violations(makeContext: () throws -> any StorageContext) -> [ContractViolation.Failure] {
         var all = checks
-        if (try? makeContext()) is any TransactionalStorageContext { all += transactionChecks }
+        if let made = try? makeContext(), made is any TransactionalStorageContext { all += transactionChecks }
         return ContractCheck.violations(of: all, makeContext: makeContext)
     }
 }

@@ -14,8 +14,9 @@
 /// `update`, `persist`, a batch, a transaction — fails with
 /// ``StorageError/Code/uniqueViolation`` naming both records, and writes nothing. A record whose
 /// indexed field is `nil`, missing, `Double.nan` or a container (an array, a nested structure)
-/// takes part in no uniqueness check, as SQL treats NULLs as distinct. The article "Queries and
-/// indexes" ("Unique indexes") says what each shipped context compares and when it checks.
+/// takes part in no uniqueness check, as SQL treats NULLs as distinct (SQLite, which stores a NaN
+/// as text, keeps one per index). The article "Queries and indexes" ("Unique indexes") says what
+/// each shipped context compares and when it checks.
 public struct StorageIndex: Sendable, Hashable {
     /// The indexed fields, most significant first. Never empty.
     public let fields: [FieldPath]

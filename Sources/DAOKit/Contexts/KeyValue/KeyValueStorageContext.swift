@@ -91,7 +91,7 @@ public final class KeyValueStorageContext: StorageContext {
         if entities.isEmpty { return }
         let entityName = E.entityName
         let versioning = try EntityVersioning.of(E.self)
-        let unique = JSONUniqueValues(indexes: E.indexes)
+        let unique = StoredUniqueValues(indexes: E.indexes)
         // Encode everything before taking the lock and before the first write: a bad entity
         // leaves the store untouched, and slow encoding does not block other threads.
         var records: [PendingRecord] = []
@@ -239,7 +239,7 @@ public final class KeyValueStorageContext: StorageContext {
     /// check and the write) and compares the values in their JSON, as stored. A record whose seal
     /// is broken has no values to compare.
     private func checkUnique(
-        _ records: [PendingRecord], unique: JSONUniqueValues, entityName: String, in store: any KeyValueStore
+        _ records: [PendingRecord], unique: StoredUniqueValues, entityName: String, in store: any KeyValueStore
     ) throws {
         let written = Set(records.map(\.key))
         var kept: [UniqueIndexCheck.Entry] = []

@@ -101,17 +101,17 @@ package enum UniqueIndexCheck {
     }
 }
 
-/// Reads the values of unique indexes' fields from an entity's JSON, without decoding the entity
+/// Reads the values of unique indexes' fields from a stored record, without decoding the entity
 /// (which would run its code, which a context must not run under its lock): what a context that
-/// stores JSON compares. Values are compared as stored — a date as its number of seconds, data as
-/// its Base64 text — the same way for every record of the type, so equal values are equal here.
-/// The text `"NaN"` is how those records store a floating-point NaN, so it has no unique value
-/// (a `String` field holding exactly `"NaN"` is not checked either).
-package struct JSONUniqueValues {
+/// stores JSON or property lists compares. Values are compared as stored — in JSON a date as its
+/// number of seconds, data as its Base64 text — the same way for every record of a store, so equal
+/// values are equal here. The text `"NaN"` is how DAOKit's records store a floating-point NaN, so
+/// it has no unique value (a `String` field holding exactly `"NaN"` is not checked either).
+package struct StoredUniqueValues: Sendable {
     /// The unique indexes, in the order of the tuples returned.
     package let indexes: [StorageIndex]
     /// Every field of the indexes, each once.
-    private let fields: [FieldPath]
+    package let fields: [FieldPath]
     /// For each index, the positions of its fields in ``fields``.
     private let positions: [[Int]]
 
@@ -132,10 +132,16 @@ package struct JSONUniqueValues {
     /// The values of each unique index in the entity JSON `json`; each `nil` when the JSON is not
     /// an object or a field has no unique value.
     package func tuples(ofJSON json: Data) -> [[UniqueScalar]?] {
-        let decoder = JSONDecoder()
-        decoder.userInfo[JSONFieldProbe.fieldsKey] = JSONFieldProbe.Fields(paths: fields)
-        let values = (try? decoder.decode(JSONFieldProbe.self, from: json).values) ?? fields.map { _ in nil }
+        tuples { try JSONDecoder().decode(UniqueValueProbe.self, from: json) }
+    }
+
+    /// The values of each unique index in the probe that `decode` decodes (with the decoder of the
+    /// record's format, from where the entity is); each `nil` when it fails or a field has no
+    /// unique value.
+    package func tuples(decoding decode: () throws -> UniqueValueProbe) -> [[UniqueScalar]?] {
+        let values = (try? UniqueValueProbe.$paths.withValue(fields, operation: decode))?.values
         return positions.map { positions in
+            guard let values else { return nil }
             var tuple: [UniqueScalar] = []
             for position in positions {
                 guard let value = values[position] else { return nil }
@@ -146,15 +152,13 @@ package struct JSONUniqueValues {
     }
 }
 
-/// Decodes the values of a few fields from JSON: DAOKit's own `Decodable`, so no entity code runs.
-private struct JSONFieldProbe: Decodable {
-    struct Fields: @unchecked Sendable {  // immutable after creation
-        let paths: [FieldPath]
-    }
+/// Decodes the values of a few fields (``paths``, set around the decoding) from an entity's
+/// stored form: DAOKit's own `Decodable`, so no entity code runs.
+package struct UniqueValueProbe: Decodable {
+    /// The fields to read, in order.
+    @TaskLocal package static var paths: [FieldPath] = []
 
-    static let fieldsKey = CodingUserInfoKey(rawValue: "DAOKit.JSONFieldProbe.fields")!
-
-    struct Key: CodingKey {
+    private struct Key: CodingKey {
         let stringValue: String
         var intValue: Int? { nil }
         init(_ string: String) { stringValue = string }
@@ -162,12 +166,12 @@ private struct JSONFieldProbe: Decodable {
         init?(intValue: Int) { nil }
     }
 
-    let values: [UniqueScalar?]
+    /// The value of each of ``paths``; `nil` where it has no unique value.
+    package let values: [UniqueScalar?]
 
-    init(from decoder: any Decoder) throws {
-        let paths = (decoder.userInfo[Self.fieldsKey] as? Fields)?.paths ?? []
+    package init(from decoder: any Decoder) throws {
         let root = try decoder.container(keyedBy: Key.self)
-        values = paths.map { path in (try? Self.value(at: path.keys[...], in: root)) ?? nil }
+        values = Self.paths.map { path in (try? Self.value(at: path.keys[...], in: root)) ?? nil }
     }
 
     private static func value(at keys: ArraySlice<String>, in container: KeyedDecodingContainer<Key>) throws
@@ -184,9 +188,12 @@ private struct JSONFieldProbe: Decodable {
         if let value = try? container.decode(UInt64.self, forKey: key) { return UniqueScalar.number(value) }
         if let value = try? container.decode(Double.self, forKey: key) { return UniqueScalar.number(value) }
         if let value = try? container.decode(String.self, forKey: key) {
-            // How the JSON records of DAOKit's contexts store a NaN, which equals nothing.
+            // How DAOKit's JSON records store a NaN, which equals nothing.
             return value == "NaN" ? nil : .string(value)
         }
+        // A property list keeps dates and data as themselves.
+        if let value = try? container.decode(Date.self, forKey: key) { return .date(value) }
+        if let value = try? container.decode(Data.self, forKey: key) { return .data(value) }
         return nil  // an array or an object: no unique value
     }
 }
