@@ -103,11 +103,12 @@ public final class InMemoryStorageContext: StorageContext {
         try state.withLock(entityName: entityName) { state in
             guard state.isOpen else { throw StorageError(.transactionClosed, entityName: entityName) }
             if let parent, let entityName, !state.wasReset, state.loaded[entityName] == nil {
-                // A copy of its own, records included: a record is changed in place by the
-                // context that holds it, so no two contexts may share one. The parent's lock is
-                // taken inside the handle's, never the other way round.
+                // A copy that shares the records until either side writes one: a shared record is
+                // replaced, never changed in place (see `InMemoryTable`), so neither sees the
+                // other's writes, and taking a table costs nothing in proportion to its size. The
+                // parent's lock is taken inside the handle's, never the other way round.
                 let (table, generation, nextOrder) = try parent.withState(entityName: entityName) { parentState in
-                    (parentState.tables[entityName]?.detachedCopy(), parentState.generation, parentState.nextOrder)
+                    (parentState.tables[entityName], parentState.generation, parentState.nextOrder)
                 }
                 state.tables[entityName] = table
                 state.loaded[entityName] = generation

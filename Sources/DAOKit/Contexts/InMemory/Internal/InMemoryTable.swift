@@ -4,6 +4,14 @@ import DAOKitInternals
 /// declares. Only ever touched under the context's lock; nothing here runs user code (entities'
 /// field values for the indexes are read before the lock is taken), so everything a query does
 /// here it can do under the lock.
+///
+/// A table is a value, and copying it is cheap: the copy shares the records (and the storage of
+/// the dictionary and the indexes, until either changes). That is how a transaction takes the
+/// tables it touches (see `InMemoryStorageContext+Transactions.swift`). The invariant that makes
+/// sharing sound: a record is changed in place only when exactly one table holds it
+/// (`isKnownUniquelyReferenced`, see ``store(_:values:forKey:order:)``); one that two tables hold
+/// is replaced by a new record in the table that writes. So a table never sees a record change
+/// under it, whichever lock the other table is read under.
 package struct InMemoryTable {
     /// Storage key → stored record.
     private(set) var records: [String: InMemoryRecord] = [:]
@@ -26,20 +34,6 @@ package struct InMemoryTable {
         self.layout = layout
         trees = Array(repeating: SortedChunks(), count: layout.indexes.count)
         uniqueHolders = layout.indexes.map { $0.isUnique ? [:] : nil }
-    }
-
-    /// A table with the same entities and indexes in records of its own, so that it and this one
-    /// can change independently (a record is changed in place, see ``InMemoryRecord``). The
-    /// snapshots are shared: they are never changed.
-    func detachedCopy() -> InMemoryTable {
-        var copy = InMemoryTable(layout: layout)
-        copy.uniqueHolders = uniqueHolders.map { _ in nil }  // copied whole below, not entry by entry
-        for record in records.values {
-            let values = record.withIndexValues { Array($0) }
-            _ = copy.store(record.snapshot, values: values, forKey: record.key, order: record.order)
-        }
-        copy.uniqueHolders = uniqueHolders
-        return copy
     }
 
     /// A table of records added in turn through a ``Loader``, as storing each would build it (a
@@ -120,11 +114,12 @@ package struct InMemoryTable {
     /// it replaces. `order` is the position a new key takes among entries with equal values.
     ///
     /// Replacing an entity whose indexed fields did not change leaves every index untouched: the
-    /// record is updated in place, and entries point to the record.
+    /// record is updated in place, and entries point to the record. A record another table shares
+    /// is replaced instead, in the dictionary and in every index.
     package mutating func store(_ snapshot: any Storable, values: [StorageValue], forKey key: String, order: UInt64)
         -> (any Storable)?
     {
-        guard let record = records[key] else {
+        guard let position = records.index(forKey: key) else {
             count(snapshot, by: 1)
             let record = InMemoryRecord.make(key: key, snapshot: snapshot, indexValues: values, order: order)
             records[key] = record
@@ -134,21 +129,26 @@ package struct InMemoryTable {
             if layout.hasUniqueIndex { noteUniqueValues(of: key, from: nil, to: values) }
             return nil
         }
+        // Asked before the record is bound below, which retains it. The access makes the
+        // dictionary's storage this table's own first (copying it, and so retaining every record,
+        // when another table shares it), so a record is unique here only when no other table
+        // holds it.
+        let isShared = !isKnownUniquelyReferenced(&records.values[position])
+        let record = records.values[position]
         let old = record.snapshot
         if Swift.type(of: old) != Swift.type(of: snapshot) {
             count(old, by: -1)
             count(snapshot, by: 1)
         }
-        if values.count != record.indexValueCount {
-            // Another type with other indexed fields took the name over: the table keeps no
-            // index any more (see `dropIndexes`), so no entry points to the record, and a new
-            // one, carrying as many values as there are, takes its place.
+        if isShared || values.count != record.indexValueCount {
+            // Another table reads this record (a transaction's copy, or the table it copied):
+            // changed in place, it would change there too. Or another type with other indexed
+            // fields took the name over: the table keeps no index any more (see `dropIndexes`),
+            // and a record carries as many values as there are.
             precondition(
-                trees.isEmpty, "DAOKit internal error: a record's index values change in number while indexes are kept")
-            let replacement = InMemoryRecord.make(
-                key: key, snapshot: snapshot, indexValues: values, order: record.order)
-            replacement.revision = record.revision &+ 1
-            records[key] = replacement
+                isShared || trees.isEmpty,
+                "DAOKit internal error: a record's index values change in number while indexes are kept")
+            replace(record, at: position, snapshot: snapshot, values: values)
             return old
         }
         if !record.withIndexValues({ $0.elementsEqual(values) }) {
@@ -160,6 +160,29 @@ package struct InMemoryTable {
         record.snapshot = snapshot
         record.revision &+= 1
         return old
+    }
+
+    /// Puts a new record, holding `snapshot` and `values`, in the place of `record` (the one at
+    /// `position`), in the dictionary and in every index: its key, order and next revision.
+    private mutating func replace(
+        _ record: InMemoryRecord, at position: [String: InMemoryRecord].Index, snapshot: any Storable,
+        values: [StorageValue]
+    ) {
+        let replacement = InMemoryRecord.make(
+            key: record.key, snapshot: snapshot, indexValues: values, order: record.order)
+        replacement.revision = record.revision &+ 1
+        if layout.hasUniqueIndex {
+            record.withIndexValues { old in noteUniqueValues(of: record.key, from: Array(old), to: values) }
+        }
+        record.withIndexValues { old in
+            for index in trees.indices where trees[index] != nil {
+                precondition(trees[index]!.remove(layout.target(old, of: record, in: index)) != nil, Self.lostEntry)
+            }
+        }
+        records.values[position] = replacement
+        for index in trees.indices where trees[index] != nil {
+            trees[index]!.insert(layout.entry(of: replacement, in: index))
+        }
     }
 
     /// Gives `record` the index values `values` (as many as it has, and different), moving its
