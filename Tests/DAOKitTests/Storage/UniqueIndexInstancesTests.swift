@@ -93,6 +93,28 @@ struct UniqueIndexInstancesTests {
         #expect(try pair.first.fetchAll(Account.self) == [Account(id: "b", email: "x")])
     }
 
+    /// A file context whose query cache keeps the type checks against it, brought up to date with
+    /// what the other instance wrote since (from the store's change log).
+    @Test(arguments: ["files(JSON)", "files(propertyList)"])
+    func aFileContextsQueryCacheKnowsTheOtherInstancesValues(_ name: String) throws {
+        let pair = try Self.pairs.first { $0.0 == name }!.1()
+        defer { pair.cleanUp() }
+        let first = pair.first
+        try first.save([Account(id: "a", email: "x")])
+        let query = StorageQuery(filter: .compare("email", .equal, .string("x")))
+        #expect(try first.fetch(Account.self, matching: query).map(\.id) == ["a"])  // the cache keeps the type now
+        try pair.second.save([Account(id: "b", email: "y")])
+        let theirs = try #require(throws: StorageError.self) { try first.save([Account(id: "c", email: "y")]) }
+        #expect(theirs.uniqueIndexViolation?.existingKey == "b")
+        let own = try #require(throws: StorageError.self) { try first.save([Account(id: "d", email: "x")]) }
+        #expect(own.uniqueIndexViolation?.existingKey == "a")
+        try pair.second.delete(Account.self, ids: ["b"])
+        try first.save([Account(id: "c", email: "y")])
+        try first.save([Account(id: "a", email: "z"), Account(id: "c", email: "x")])
+        #expect(try pair.second.fetchAll(Account.self).map { "\($0.id)=\($0.email)" }.sorted() == ["a=z", "c=x"])
+        #expect(try first.fetch(Account.self, matching: query).map(\.id) == ["c"])
+    }
+
     // MARK: - SQLite
 
     struct Nested: Storable {
