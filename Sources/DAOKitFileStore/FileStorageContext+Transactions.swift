@@ -493,16 +493,22 @@ final class FileTransaction: Sendable {
         var changes: [RecordChange] = []
         var keys: [String] = []
         keys.reserveCapacity(entities.count)
+        // When one id appears twice, the later entity wins, as in a batch.
+        var positions: [String: Int] = [:]
         for entity in entities {
             let key = entity.id.storageKey
             keys.append(key)
             let name = store.fileName(forKey: key)
             do {
-                changes.append(
-                    RecordChange(
-                        key: key, fileName: name,
-                        contents: try store.codec.encode(entity, key: key, versioning: versioning)
-                    ))
+                let change = RecordChange(
+                    key: key, fileName: name, contents: try store.codec.encode(entity, key: key, versioning: versioning)
+                )
+                if let position = positions[name] {
+                    changes[position] = change
+                } else {
+                    positions[name] = changes.count
+                    changes.append(change)
+                }
             } catch {
                 throw StorageError(
                     .encodingFailed, entityName: entityName, key: key, location: directory.path + "/" + name,
@@ -510,13 +516,24 @@ final class FileTransaction: Sendable {
             }
         }
         _ = try touch(E.self)
+        let typeWrites = try currentWrites().types[directory.name]
         if mode != .upsert {
-            let typeWrites = try currentWrites().types[directory.name]
             try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
                 let name = store.fileName(forKey: keys[position])
                 if let change = typeWrites?.changes[name] { return change.contents != nil }
                 if typeWrites?.cleared == true { return false }
                 return try store.committedRecordExists(entityName: entityName, fileName: name)
+            }
+        }
+        // Unique indexes are checked against what the transaction sees, its writes included; what
+        // another writer stores meanwhile makes the commit a conflict, so the check stays true.
+        let unique = StoredUniqueValues(indexes: E.indexes)
+        if !unique.isEmpty {
+            let existing =
+                try typeWrites.map { try files(of: $0) } ?? store.committedRecordFiles(entityName: entityName)
+            try store.mapErrors(entityName: entityName, key: nil) {
+                try store.checkUnique(
+                    changes, unique: unique, entityName: entityName, directoryPath: directory.path, existing: existing)
             }
         }
         try update { writes in

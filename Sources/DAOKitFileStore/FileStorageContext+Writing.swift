@@ -34,14 +34,21 @@ extension FileStorageContext {
     /// Saves `entities` as `mode` says — insert or replace, insert only, replace only — all or
     /// nothing. The id check and the write happen under one lock, so no other thread or process
     /// can slip in between.
+    ///
+    /// A type with a unique index (``StorageIndex/isUnique``) is checked under the same lock: the
+    /// write reads the indexed fields of every other record of the type, as stored, so no two
+    /// contexts or processes can both store one value; it costs a read of the type per save.
     /// - Throws: ``StorageError``: `.duplicateID` (insert: an id is stored already or appears twice)
-    ///   or `.missingID` (update: an id is not stored) naming the first offending key, or any error
-    ///   ``save(_:)`` throws. Nothing is written when it throws.
+    ///   or `.missingID` (update: an id is not stored) naming the first offending key,
+    ///   `.uniqueViolation` (the write would leave two records with equal values in a unique
+    ///   index, judged on the state it leaves; naming both keys), or any error ``save(_:)``
+    ///   throws. Nothing is written when it throws.
     public func save<E: Storable>(_ entities: [E], mode: SaveMode) throws {
         if let handleTransaction { return try handleTransaction.save(entities, mode: mode) }
         guard !entities.isEmpty else { return }
         let entityName = E.entityName
         let versioning = try EntityVersioning.of(E.self)
+        let unique = StoredUniqueValues(indexes: E.indexes)
         // Looked up once for the whole write (each lookup takes the context's lock).
         let directory = entityDirectory(entityName)
         // Encoding happens before taking the lock: it is the slow part, and a failure must leave
@@ -83,9 +90,13 @@ extension FileStorageContext {
         try write(
             changes, entityName: entityName, directory: directory, cacheUpdate: cacheUpdate, versioning: versioning
         ) {
-            guard mode != .upsert else { return }
-            try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
-                try fileSystem.status(atPath: directory.path + "/" + fileName(forKey: keys[position])) != nil
+            if mode != .upsert {
+                try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
+                    try fileSystem.status(atPath: directory.path + "/" + fileName(forKey: keys[position])) != nil
+                }
+            }
+            if !unique.isEmpty {
+                try checkUnique(changes, unique: unique, entityName: entityName, directoryPath: directory.path)
             }
         }
     }

@@ -40,8 +40,17 @@ extension PostgresStorageContext {
 
     /// Creates the entity's declared indexes unless this context did before, with the expressions
     /// for the kinds `records` hold.
+    /// - Throws: ``StorageError/Kind/unsupported(_:)`` for an entity that declares a unique index,
+    ///   which this context does not keep yet: refused before anything is written, rather than
+    ///   written unchecked.
     func ensureIndexes<E: Storable>(_ type: E.Type, records: [JSONRecord.Encoded]) async throws {
         let entityName = E.entityName
+        if let unique = E.indexes.first(where: \.isUnique) {
+            let fields = unique.fields.map(\.description).joined(separator: ", ")
+            throw StorageError(
+                .unsupported("the PostgreSQL context does not keep unique indexes yet, such as (\(fields))"),
+                entityName: entityName)
+        }
         if E.indexes.isEmpty || state.withLock({ $0.tables[entityName]?.indexesEnsured == true }) { return }
         var kinds: [String: Set<JSONRecord.FieldKind>] = [:]
         for record in records {
