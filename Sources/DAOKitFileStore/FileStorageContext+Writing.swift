@@ -36,8 +36,9 @@ extension FileStorageContext {
     /// can slip in between.
     ///
     /// A type with a unique index (``StorageIndex/isUnique``) is checked under the same lock: the
-    /// write reads the indexed fields of every other record of the type, as stored, so no two
-    /// contexts or processes can both store one value; it costs a read of the type per save.
+    /// write looks the values up in the query cache when it keeps the type (brought up to date
+    /// from the change log first), and otherwise reads the indexed fields of every other record
+    /// of the type, as stored; either way no two contexts or processes can both store one value.
     /// - Throws: ``StorageError``: `.duplicateID` (insert: an id is stored already or appears twice)
     ///   or `.missingID` (update: an id is not stored) naming the first offending key,
     ///   `.uniqueViolation` (the write would leave two records with equal values in a unique
@@ -96,6 +97,11 @@ extension FileStorageContext {
                 }
             }
             if !unique.isEmpty {
+                // The query cache's table answers when it keeps the type; otherwise the records
+                // are read.
+                if let cacheUpdate, try queryCache.checkUnique(E.self, write: cacheUpdate, in: self, entityName: entityName) {
+                    return
+                }
                 try checkUnique(changes, unique: unique, entityName: entityName, directoryPath: directory.path)
             }
         }

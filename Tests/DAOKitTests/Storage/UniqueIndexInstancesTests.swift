@@ -93,6 +93,65 @@ struct UniqueIndexInstancesTests {
         #expect(try pair.first.fetchAll(Account.self) == [Account(id: "b", email: "x")])
     }
 
+    /// A file context whose query cache keeps the type checks against it, brought up to date with
+    /// what the other instance wrote since (from the store's change log).
+    @Test(arguments: ["files(JSON)", "files(propertyList)"])
+    func aFileContextsQueryCacheKnowsTheOtherInstancesValues(_ name: String) throws {
+        let pair = try Self.pairs.first { $0.0 == name }!.1()
+        defer { pair.cleanUp() }
+        let first = pair.first
+        try first.save([Account(id: "a", email: "x")])
+        let query = StorageQuery(filter: .compare("email", .equal, .string("x")))
+        #expect(try first.fetch(Account.self, matching: query).map(\.id) == ["a"])  // the cache keeps the type now
+        try pair.second.save([Account(id: "b", email: "y")])
+        let theirs = try #require(throws: StorageError.self) { try first.save([Account(id: "c", email: "y")]) }
+        #expect(theirs.uniqueIndexViolation?.existingKey == "b")
+        let own = try #require(throws: StorageError.self) { try first.save([Account(id: "d", email: "x")]) }
+        #expect(own.uniqueIndexViolation?.existingKey == "a")
+        try pair.second.delete(Account.self, ids: ["b"])
+        try first.save([Account(id: "c", email: "y")])
+        try first.save([Account(id: "a", email: "z"), Account(id: "c", email: "x")])
+        #expect(try pair.second.fetchAll(Account.self).map { "\($0.id)=\($0.email)" }.sorted() == ["a=z", "c=x"])
+        #expect(try first.fetch(Account.self, matching: query).map(\.id) == ["c"])
+    }
+
+    // MARK: - Processes
+
+    /// The record the `DAOKitCrashWriter unique` child writes: the same entity name and fields.
+    struct UniqueAccount: Storable {
+        static var entityName: String { "UniqueAccount" }
+        static let indexes = [StorageIndex("email", unique: true)]
+        var id: String
+        var email: String
+    }
+
+    /// Two processes insert, round after round, an account each with the same e-mail: each round
+    /// leaves exactly one, and each process hears `uniqueViolation` (not another error) when it
+    /// loses; the rounds are run at once, so that the writes interleave.
+    @Test(arguments: ["files", "sqlite"])
+    func twoProcessesNeverBothStoreAValue(_ kind: String) throws {
+        let directory = FileTestDirectory()
+        defer { directory.remove() }
+        let path = kind == "sqlite" ? directory.url.appendingPathComponent("store.sqlite") : directory.url
+        if kind == "sqlite" {
+            try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        }
+        // The store exists before the children open it, as an app's store does.
+        let context: any StorageContext =
+            kind == "sqlite" ? try SQLiteStorageContext(file: path) : try FileStorageContext(directory: path)
+        let rounds = 60
+        let children = try ["a", "b"].map { prefix in
+            try FileChildProcess(arguments: ["unique", kind, path.path, prefix, String(rounds)])
+        }
+        for child in children {
+            let ended = child.wait()
+            #expect(ended.status == 0, "\(ended.errors)")
+        }
+        let stored = try context.fetchAll(UniqueAccount.self)
+        #expect(stored.count == rounds)
+        #expect(Set(stored.map(\.email)) == Set((0..<rounds).map { "user-\($0)" }))
+    }
+
     // MARK: - SQLite
 
     struct Nested: Storable {
