@@ -40,20 +40,15 @@ struct SQLiteTable {
     /// B-tree beside the table's, which reads compare with the table (see `fetchReadable`).
     var keyIndex: String { SQLiteDialect.quoted("sqlite_autoindex_\(entityName)_1") }
 
-    /// `INSERT OR REPLACE` of a whole row: the key, then every field column in order, then the
-    /// row's checksum (``SQLiteRowChecksum``).
+    /// The write of a whole row: the key, then every field column in order, then the row's
+    /// checksum (``SQLiteRowChecksum``); a row stored under the key is updated in place.
+    ///
+    /// Not `INSERT OR REPLACE`: its REPLACE deletes whatever row holds the values of any unique
+    /// constraint, a unique index's as well as the key's, so a violation would pass silently; and
+    /// deleting and inserting moves the row to a new rowid, which rewrites a page of the key's
+    /// index and of every other index on each write, where an update in place rewrites the
+    /// table's page and the indexes whose columns changed.
     var upsertSQL: String {
-        let names = (["daokit_key"] + columns.map(SQLiteDialect.quoted) + [SQLiteRowChecksum.columnName]).joined(
-            separator: ", ")
-        let marks = Array(repeating: "?", count: columns.count + 2).joined(separator: ", ")
-        return "INSERT OR REPLACE INTO \(quotedName) (\(names)) VALUES (\(marks))"
-    }
-
-    /// The same write as ``upsertSQL`` for a table with a unique index, which `INSERT OR REPLACE`
-    /// would break silently (its REPLACE deletes whatever row holds the values, not only the row
-    /// with the key): replaces only on the key, so that a unique index's violation fails the
-    /// statement with `SQLITE_CONSTRAINT_UNIQUE`.
-    var keyedUpsertSQL: String {
         let fields = columns.map(SQLiteDialect.quoted) + [SQLiteRowChecksum.columnName]
         let names = (["daokit_key"] + fields).joined(separator: ", ")
         let marks = Array(repeating: "?", count: columns.count + 2).joined(separator: ", ")
