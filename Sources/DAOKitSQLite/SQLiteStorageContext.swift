@@ -247,7 +247,9 @@ public final class SQLiteStorageContext: StorageContext {
                                 failure: failure)
                         }
                     }
-                    if !unique.isEmpty { try SQLiteSchema.ensureUniqueIndexes(unique, in: &table, connection: connection) }
+                    if !unique.isEmpty {
+                        try SQLiteSchema.ensureUniqueIndexes(unique, in: &table, connection: connection)
+                    }
                     return table
                 }
                 state.tables[entityName] = table
