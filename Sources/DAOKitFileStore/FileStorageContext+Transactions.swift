@@ -92,7 +92,7 @@ extension FileStorageContext: TransactionalStorageContext, TransactionSteps {
         return try mapErrors(entityName: nil, key: nil) {
             try withWriteLock { () throws -> [String] in
                 if let conflict = watch.conflictAtCommit() { throw conflict }
-                var groups: [TransactionGroup] = []
+                var groups: [FolderChanges] = []
                 for directoryName in writes.order {
                     guard let typeWrites = writes.types[directoryName] else { continue }
                     var changes = typeWrites.order.compactMap { typeWrites.changes[$0] }
@@ -106,7 +106,7 @@ extension FileStorageContext: TransactionalStorageContext, TransactionSteps {
                     }
                     if changes.isEmpty { continue }
                     groups.append(
-                        TransactionGroup(
+                        FolderChanges(
                             entityName: typeWrites.entityName, directory: typeWrites.directory, changes: changes,
                             versioning: typeWrites.versioning))
                 }
@@ -120,68 +120,10 @@ extension FileStorageContext: TransactionalStorageContext, TransactionSteps {
                         group.changes[0], directoryPath: group.directory.path, entityName: group.entityName,
                         versioning: group.versioning)
                 } else {
-                    try writeTransaction(groups)
+                    try writeBatch(groups)
                 }
                 return groups.map(\.entityName)
             }
-        }
-    }
-
-    /// The records of several entity types, all or nothing, with one undo journal naming each
-    /// record's entity directory: as a batch (see `writeBatch`), over several folders.
-    private func writeTransaction(_ groups: [TransactionGroup]) throws {
-        var folders: [(group: TransactionGroup, fd: Int32, touched: [(RecordChange, Int?)])] = []
-        defer { for folder in folders { try? fileSystem.close(folder.fd, path: folder.group.directory.path) } }
-        var entries: [Journal.Entry] = []
-        for group in groups {
-            let directoryPath = group.directory.path
-            let creating = group.changes.contains { $0.contents != nil }
-            // No folder and only removals: there is nothing to remove.
-            guard let fd = try openEntityDirectory(directoryPath, creating: creating) else { continue }
-            folders.append((group, fd, []))
-            var touched: [(RecordChange, Int?)] = []
-            for change in group.changes {
-                let path = directoryPath + "/" + change.fileName
-                let previous = try previousContents(
-                    of: change.fileName, in: fd, path: path, entityName: group.entityName, key: change.key)
-                try checkReplacing(previous, with: change, versioning: group.versioning, path: path)
-                if previous == nil && change.contents == nil { continue }
-                entries.append(
-                    Journal.Entry(
-                        fileName: change.fileName, previousContents: previous, directoryName: group.directory.name))
-                touched.append((change, previous?.count ?? 0))
-            }
-            folders[folders.count - 1].touched = touched
-        }
-        guard let first = entries.first?.directoryName else { return }
-        let journal = Journal(directoryName: first, entries: entries)
-        do {
-            try writeJournal(journal)
-        } catch {
-            // No record was touched; a journal that did reach the disk only restores what is there.
-            try? clearJournal()
-            throw error
-        }
-        var committing = false
-        do {
-            for folder in folders where !folder.touched.isEmpty {
-                try applyInPlace(
-                    folder.touched.map { ($0.0.fileName, $0.0.contents, $0.1) }, in: folder.fd,
-                    directoryPath: folder.group.directory.path)
-            }
-            committing = true
-            try clearJournal()
-        } catch {
-            // Undo from the in-memory journal, as a batch does (the journal on disk may be empty
-            // already if the commit itself failed: written again first).
-            do {
-                if committing { try writeJournal(journal) }
-                try rollBack(journal)
-                try clearJournal()
-            } catch {
-                // Left for the next reader or writer, which rolls the journal back before going on.
-            }
-            throw error
         }
     }
 
@@ -222,14 +164,6 @@ extension FileStorageContext: TransactionalStorageContext, TransactionSteps {
     func recordPath(entityName: String, fileName name: String) -> String {
         entityDirectory(entityName).path + "/" + name
     }
-}
-
-/// The records of one entity type a transaction's commit writes.
-private struct TransactionGroup {
-    let entityName: String
-    let directory: EntityDirectory
-    let changes: [RecordChange]
-    let versioning: EntityVersioning?
 }
 
 // MARK: - The transaction

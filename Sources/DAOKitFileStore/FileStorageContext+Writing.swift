@@ -18,6 +18,16 @@ struct RecordChange {
     var contents: Data?
 }
 
+/// The changes a batch makes in one entity folder: a batch of one type has one, a transaction's
+/// commit one per type it wrote.
+struct FolderChanges {
+    let entityName: String
+    let directory: EntityDirectory
+    let changes: [RecordChange]
+    /// The entity's versioning for a save (see `checkReplacing`); `nil` for removals.
+    let versioning: EntityVersioning?
+}
+
 extension FileStorageContext {
     // MARK: StorageContext writes
 
@@ -176,7 +186,11 @@ extension FileStorageContext {
                     try writeSingle(
                         changes[0], directoryPath: directory.path, entityName: entityName, versioning: versioning)
                 } else {
-                    try writeBatch(changes, folder: directory, entityName: entityName, versioning: versioning)
+                    try writeBatch(
+                        [
+                            FolderChanges(
+                                entityName: entityName, directory: directory, changes: changes, versioning: versioning)
+                        ])
                 }
                 queryCache.apply(cacheUpdate, logged: logged)
             }
@@ -254,41 +268,55 @@ extension FileStorageContext {
         try? fileSystem.fsync(directory, path: directoryPath)
     }
 
-    /// Several records, all or nothing, with an undo journal:
+    /// Several records, of one entity folder or of several (a transaction), all or nothing, with
+    /// one undo journal:
     /// 1. read the current contents of every file the batch touches;
     /// 2. write them to the journal and `fsync` it — from here a crash is rolled back on open;
     /// 3. rewrite the files in place (see ``FileSystem/overwriteFile(_:_:previousLength:)``) and
     ///    remove the deleted ones, with no `fsync` per file;
-    /// 4. flush the whole file system once (`syncfs`; one `fsync` per file where there is none);
+    /// 4. flush them all at once, whatever folders they lie in (one `syncfs` of the file system,
+    ///    or one `fsync` per file and folder where there is none or the batch is small);
     /// 5. commit by truncating the journal and `fsync`ing it.
     /// In-place writes avoid creating an inode per record, which is what makes a batch much
-    /// cheaper per record than single writes. Readers never see the intermediate states: they take
-    /// the shared lock, and recover a leftover journal before reading.
+    /// cheaper per record than single writes, and one flush for every folder is what makes a
+    /// transaction over several types cost what a batch of the same records costs. Readers never
+    /// see the intermediate states: they take the shared lock, and recover a leftover journal
+    /// before reading.
     ///
-    /// As a single write does, it opens the entity folder once and names every file relative to it.
-    private func writeBatch(
-        _ changes: [RecordChange], folder: EntityDirectory, entityName: String, versioning: EntityVersioning?
-    ) throws {
-        let directoryPath = folder.path
-        // No folder and only removals: there is nothing to remove.
-        let creating = changes.contains { $0.contents != nil }
-        guard let directory = try openEntityDirectory(directoryPath, creating: creating) else { return }
-        // Only read from: closing it can lose nothing.
-        defer { try? fileSystem.close(directory, path: directoryPath) }
+    /// It opens each entity folder once and names every file relative to it.
+    func writeBatch(_ folders: [FolderChanges]) throws {
+        var opened: [(folder: FolderChanges, fd: Int32, files: [FileRewrite])] = []
+        // Only read from: closing them can lose nothing.
+        defer { for open in opened { try? fileSystem.close(open.fd, path: open.folder.directory.path) } }
         var entries: [Journal.Entry] = []
-        var touched: [(change: RecordChange, previousLength: Int?)] = []
-        for change in changes {
-            let path = directoryPath + "/" + change.fileName
-            let previous = try previousContents(
-                of: change.fileName, in: directory, path: path, entityName: entityName, key: change.key)
-            try checkReplacing(previous, with: change, versioning: versioning, path: path)
-            if previous == nil && change.contents == nil { continue }
-            entries.append(Journal.Entry(fileName: change.fileName, previousContents: previous))
-            // A file that did not exist is created empty, so there is nothing to cut.
-            touched.append((change, previous?.count ?? 0))
+        // The journal's own folder: the first with an entry. Only other folders' entries name
+        // theirs, so that a batch of one folder writes a version 1 journal, as every release reads.
+        var journalFolder: String?
+        for folder in folders {
+            let directoryPath = folder.directory.path
+            // No folder and only removals: there is nothing to remove.
+            let creating = folder.changes.contains { $0.contents != nil }
+            guard let fd = try openEntityDirectory(directoryPath, creating: creating) else { continue }
+            opened.append((folder, fd, []))
+            var files: [FileRewrite] = []
+            for change in folder.changes {
+                let path = directoryPath + "/" + change.fileName
+                let previous = try previousContents(
+                    of: change.fileName, in: fd, path: path, entityName: folder.entityName, key: change.key)
+                try checkReplacing(previous, with: change, versioning: folder.versioning, path: path)
+                if previous == nil && change.contents == nil { continue }
+                if journalFolder == nil { journalFolder = folder.directory.name }
+                entries.append(
+                    Journal.Entry(
+                        fileName: change.fileName, previousContents: previous,
+                        directoryName: journalFolder == folder.directory.name ? nil : folder.directory.name))
+                // A file that did not exist is created empty, so there is nothing to cut.
+                files.append((change.fileName, change.contents, previous?.count ?? 0))
+            }
+            opened[opened.count - 1].files = files
         }
-        guard !entries.isEmpty else { return }
-        let journal = Journal(directoryName: folder.name, entries: entries)
+        guard let journalFolder else { return }
+        let journal = Journal(directoryName: journalFolder, entries: entries)
         do {
             try writeJournal(journal)
         } catch {
@@ -299,8 +327,9 @@ extension FileStorageContext {
         var committing = false
         do {
             try applyInPlace(
-                touched.map { ($0.change.fileName, $0.change.contents, $0.previousLength) }, in: directory,
-                directoryPath: directoryPath)
+                opened.filter { !$0.files.isEmpty }.map {
+                    FolderRewrite(directory: $0.fd, directoryPath: $0.folder.directory.path, files: $0.files)
+                })
             committing = true
             try clearJournal()
         } catch {

@@ -172,6 +172,8 @@ extension FileStorageContext {
     /// it safe to repeat.
     func rollBack(_ journal: Journal) throws {
         var groups: [(directoryName: String, entries: [Journal.Entry])] = []
+        var folders: [FolderRewrite] = []
+        defer { for folder in folders { try? fileSystem.close(folder.directory, path: folder.directoryPath) } }
         for name in journal.directoryNames {
             let entries = journal.entries(inDirectory: name)
             if entries.isEmpty { continue }
@@ -184,15 +186,12 @@ extension FileStorageContext {
                 // type that never reached its folder).
                 continue
             }
-            try fileSystem.closing(
-                try fileSystem.open(directoryPath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0), path: directoryPath
-            ) {
-                directory throws(FileSystemError) in
-                try applyInPlace(
-                    entries.map { ($0.fileName, $0.previousContents, nil) }, in: directory,
-                    directoryPath: directoryPath)
-            }
+            folders.append(
+                FolderRewrite(
+                    directory: try fileSystem.open(directoryPath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0),
+                    directoryPath: directoryPath, files: entries.map { ($0.fileName, $0.previousContents, nil) }))
         }
+        try applyInPlace(folders)
         // Query caches in every process reread what the rollback put back. Logged after the files
         // (nobody reads in between: this holds the exclusive lock), so that a full disk stops a
         // rollback before it appends anything and readers then read around the journal without
@@ -200,57 +199,75 @@ extension FileStorageContext {
         try changeLog.append(records: groups.map { ($0.directoryName, $0.entries.map(\.fileName)) })
     }
 
-    /// Rewrites each file of the entity folder open as `directory` in place with its contents (see
+    /// Rewrites each file of each folder in place with its contents (see
     /// ``FileSystem/overwriteFile(_:in:path:_:previousLength:)``), or removes it where the contents
-    /// are `nil`, then makes it all durable: the middle of a batch, and the whole of a rollback,
-    /// which puts the journal's old contents back the same way. Every file is named relative to
-    /// the folder's descriptor, so no path is resolved again per file.
-    func applyInPlace(
-        _ files: [(fileName: String, contents: Data?, previousLength: Int?)], in directory: Int32, directoryPath: String
-    ) throws(FileSystemError) {
-        var written: [String] = []
-        for file in files {
-            let path = directoryPath + "/" + file.fileName
-            if let contents = file.contents {
-                try fileSystem.overwriteFile(
-                    file.fileName, in: directory, path: path, contents, previousLength: file.previousLength)
-                written.append(file.fileName)
-            } else {
-                try fileSystem.unlinkIfPresent(file.fileName, in: directory, path: path)
+    /// are `nil`, then makes it all durable at once (see ``makeDurable(_:)``): the middle of a batch
+    /// or a transaction, and the whole of a rollback, which puts the journal's old contents back
+    /// the same way. Every file is named relative to its folder's descriptor, so no path is
+    /// resolved again per file.
+    func applyInPlace(_ folders: [FolderRewrite]) throws(FileSystemError) {
+        var written: [(folder: FolderRewrite, fileNames: [String])] = []
+        for folder in folders {
+            var fileNames: [String] = []
+            for file in folder.files {
+                let path = folder.directoryPath + "/" + file.fileName
+                if let contents = file.contents {
+                    try fileSystem.overwriteFile(
+                        file.fileName, in: folder.directory, path: path, contents, previousLength: file.previousLength)
+                    fileNames.append(file.fileName)
+                } else {
+                    try fileSystem.unlinkIfPresent(file.fileName, in: folder.directory, path: path)
+                }
             }
+            written.append((folder, fileNames))
         }
-        try makeDurable(fileNames: written, in: directory, directoryPath: directoryPath)
+        try makeDurable(written)
     }
 
-    /// Makes the written files and the directories' entries durable.
+    /// Makes the written files and their folders' entries durable, over every folder at once.
     ///
     /// A large batch is flushed with one `syncfs` of the whole file system where the platform has
-    /// it (Linux), because one call is much cheaper than an `fsync` per file. But `syncfs` also
-    /// waits for every other process's unwritten data on that file system, so a small batch (and
-    /// a batch of deletions, which writes no file) `fsync`s its own files and directories instead,
-    /// and does not pay for its neighbours. ``POSIXFileSystem`` offers `syncfs` only on kernels
-    /// that report write-back errors through it (Linux 5.8 and later); before that it could return
-    /// success after the data failed to reach the disk, and the batch would commit anyway.
-    func makeDurable(fileNames: [String], in directory: Int32, directoryPath: String) throws(FileSystemError) {
-        if fileNames.count > Self.perFileSyncLimit {
-            // The folder is on the store's file system: its descriptor serves.
-            if try fileSystem.syncFileSystem(directory, path: rootPath) { return }
+    /// it (Linux), because one call is much cheaper than an `fsync` per file — and one covers
+    /// every folder of a transaction. But `syncfs` also waits for every other process's unwritten
+    /// data on that file system, so a small batch (and a batch of deletions, which writes no file)
+    /// `fsync`s its own files and folders instead, and does not pay for its neighbours.
+    /// ``POSIXFileSystem`` offers `syncfs` only on kernels that report write-back errors through
+    /// it (Linux 5.8 and later); before that it could return success after the data failed to
+    /// reach the disk, and the batch would commit anyway.
+    func makeDurable(_ written: [(folder: FolderRewrite, fileNames: [String])]) throws(FileSystemError) {
+        if written.reduce(0, { $0 + $1.fileNames.count }) > Self.perFileSyncLimit, let first = written.first {
+            // The folders are on the store's file system: any one's descriptor serves.
+            if try fileSystem.syncFileSystem(first.folder.directory, path: rootPath) { return }
         }
-        for name in fileNames {
-            let path = directoryPath + "/" + name
-            try fileSystem.closing(
-                try fileSystem.open(name, in: directory, O_RDONLY | O_NONBLOCK, 0, path: path), path: path
-            ) {
-                file throws(FileSystemError) in try fileSystem.fsync(file, path: path)
+        for (folder, fileNames) in written {
+            for name in fileNames {
+                let path = folder.directoryPath + "/" + name
+                try fileSystem.closing(
+                    try fileSystem.open(name, in: folder.directory, O_RDONLY | O_NONBLOCK, 0, path: path), path: path
+                ) {
+                    file throws(FileSystemError) in try fileSystem.fsync(file, path: path)
+                }
             }
+            try fileSystem.fsync(folder.directory, path: folder.directoryPath)
         }
-        try fileSystem.fsync(directory, path: directoryPath)
     }
 
     /// Up to this many written files, a batch `fsync`s each of them rather than the whole file
-    /// system (see ``makeDurable(fileNames:in:directoryPath:)``). On an idle disk one `syncfs` is
+    /// system (see ``makeDurable(_:)``). On an idle disk one `syncfs` is
     /// cheaper than a few `fsync`s, but `syncfs` also waits for every other process's unflushed
     /// data, which can take far longer: a small batch gives up a little on an idle disk so as
     /// never to wait on its neighbours' data.
     static let perFileSyncLimit = 8
 }
+
+/// The record files of one entity folder, open as `directory`, that a batch, a transaction or a
+/// rollback rewrites: each with its new contents (`nil`: remove it) and the length it had, where
+/// known (see ``FileSystem/overwriteFile(_:in:path:_:previousLength:)``).
+struct FolderRewrite {
+    let directory: Int32
+    let directoryPath: String
+    let files: [FileRewrite]
+}
+
+/// One record file of a ``FolderRewrite``.
+typealias FileRewrite = (fileName: String, contents: Data?, previousLength: Int?)
