@@ -223,6 +223,21 @@ final class FileQueryCache: Sendable {
         return true
     }
 
+    // MARK: - Unique indexes
+
+    /// Checks `write` against the unique indexes of the kept table of `E`, brought up to date from
+    /// the change log first (see ``withTable(_:in:_:)``); `false` when the type is not kept, and
+    /// the caller reads the records instead. Call under the exclusive lock, before the write logs
+    /// its lines.
+    /// - Throws: ``StorageError/Code/uniqueViolation`` (see ``InMemoryTable/checkUnique(_:entityName:)``).
+    func checkUnique<E: Storable>(
+        _ type: E.Type, write: PendingWrite, in context: FileStorageContext, entityName: String
+    ) throws -> Bool {
+        let batch = write.records.compactMap { record in record.entity.map { (key: record.key, values: $0.1) } }
+        return try withTable(E.self, in: context) { table in try table.checkUnique(batch, entityName: entityName) }
+            != nil
+    }
+
     // MARK: - This context's own writes
 
     /// A write about to be made by this context, prepared before the store's lock is taken (it

@@ -34,13 +34,21 @@ extension FileStorageContext {
     /// Saves `entities` as `mode` says — insert or replace, insert only, replace only — all or
     /// nothing. The id check and the write happen under one lock, so no other thread or process
     /// can slip in between.
+    ///
+    /// A type with a unique index (``StorageIndex/isUnique``) is checked under the same lock: the
+    /// write looks the values up in the query cache when it keeps the type (brought up to date
+    /// from the change log first), and otherwise reads the indexed fields of every other record
+    /// of the type, as stored; either way no two contexts or processes can both store one value.
     /// - Throws: ``StorageError``: `.duplicateID` (insert: an id is stored already or appears twice)
-    ///   or `.missingID` (update: an id is not stored) naming the first offending key, or any error
-    ///   ``save(_:)`` throws. Nothing is written when it throws.
+    ///   or `.missingID` (update: an id is not stored) naming the first offending key,
+    ///   `.uniqueViolation` (the write would leave two records with equal values in a unique
+    ///   index, judged on the state it leaves; naming both keys), or any error ``save(_:)``
+    ///   throws. Nothing is written when it throws.
     public func save<E: Storable>(_ entities: [E], mode: SaveMode) throws {
         guard !entities.isEmpty else { return }
         let entityName = E.entityName
         let versioning = try EntityVersioning.of(E.self)
+        let unique = StoredUniqueValues(indexes: E.indexes)
         // Looked up once for the whole write (each lookup takes the context's lock).
         let directory = entityDirectory(entityName)
         // Encoding happens before taking the lock: it is the slow part, and a failure must leave
@@ -82,9 +90,18 @@ extension FileStorageContext {
         try write(
             changes, entityName: entityName, directory: directory, cacheUpdate: cacheUpdate, versioning: versioning
         ) {
-            guard mode != .upsert else { return }
-            try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
-                try fileSystem.status(atPath: directory.path + "/" + fileName(forKey: keys[position])) != nil
+            if mode != .upsert {
+                try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
+                    try fileSystem.status(atPath: directory.path + "/" + fileName(forKey: keys[position])) != nil
+                }
+            }
+            if !unique.isEmpty {
+                // The query cache's table answers when it keeps the type; otherwise the records
+                // are read.
+                if let cacheUpdate, try queryCache.checkUnique(E.self, write: cacheUpdate, in: self, entityName: entityName) {
+                    return
+                }
+                try checkUnique(changes, unique: unique, entityName: entityName, directoryPath: directory.path)
             }
         }
     }

@@ -189,7 +189,7 @@ extension SQLiteStorageContext {
             while try statement.step() { lines.append(statement.text(at: 3)) }
             let reads = lines.filter { $0.hasPrefix("SCAN \(entityName)") || $0.hasPrefix("SEARCH \(entityName)") }
             let index = E.indexes.first { index in
-                let name = "daokit_index_\(entityName)_" + index.fields.map(\.description).joined(separator: "_")
+                let name = SQLiteSchema.indexName(of: index, entityName: entityName)
                 return reads.contains { $0.contains("INDEX \(name) ") || $0.hasSuffix("INDEX \(name)") }
             }
             let scans = reads.contains { $0.hasPrefix("SCAN") }

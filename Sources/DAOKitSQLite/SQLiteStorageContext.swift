@@ -178,9 +178,15 @@ public final class SQLiteStorageContext: StorageContext {
         try save(entities, mode: .upsert)
     }
 
-    /// Saves `entities` as `mode` says, checking ids and writing in one transaction.
+    /// Saves `entities` as `mode` says, checking ids and writing in one transaction. The type's
+    /// unique indexes are SQLite `UNIQUE` indexes, which SQLite keeps for every connection and
+    /// process writing the file; a batch of a type with one is written as the removal of its
+    /// stored rows and then their insertion, so that it is judged by the state it leaves.
     /// - Throws: ``StorageError`` with ``StorageError/Kind/duplicateID``,
-    ///   ``StorageError/Kind/missingID``, ``StorageError/Kind/encodingFailed`` or an SQLite
+    ///   ``StorageError/Kind/missingID``, ``StorageError/Code/uniqueViolation`` (naming the
+    ///   row that holds the values already; also at the first write after a unique index was
+    ///   declared over rows that break it, naming two of them), ``StorageError/Kind/unsupported(_:)``
+    ///   (a unique index on a nested field), ``StorageError/Kind/encodingFailed`` or an SQLite
     ///   failure; nothing is written then.
     public func save<E: Storable>(_ entities: [E], mode: SaveMode) throws {
         if entities.isEmpty { return }
@@ -200,26 +206,48 @@ public final class SQLiteStorageContext: StorageContext {
             keys.append(key)
         }
         let indexes = E.indexes
+        let unique = indexes.filter(\.isUnique)
         try withConnection(entityName: entityName) { state in
             let connection = state.connection
             defer { state.wrote(entityName) }
             var currentKey: String?
             do {
                 let table = try connection.transaction(writing: true) { () throws -> SQLiteTable in
-                    let table = try SQLiteSchema.prepareTable(
+                    var table = try SQLiteSchema.prepareTable(
                         state.tables[entityName], entityName: entityName, rows: rows,
                         indexes: indexes, connection: connection)
                     try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
                         try Self.exists(keys[position], in: table, connection: connection)
                     }
-                    let statement = try connection.statement(table.upsertSQL)
+                    if !unique.isEmpty && rows.count > 1 {
+                        // The batch is judged by the state it leaves, as on every context: its
+                        // stored rows go first, so that two of them may swap values (the unique
+                        // index checks each row as it is written, not at the end).
+                        let delete = try connection.statement("DELETE FROM \(table.quotedName) WHERE daokit_key = ?")
+                        for key in Set(keys) {
+                            delete.reset()
+                            _ = delete.bindText(key, at: 1)
+                            try delete.run()
+                        }
+                    }
+                    let statement = try connection.statement(unique.isEmpty ? table.upsertSQL : table.keyedUpsertSQL)
                     let prefixes = writesChecksums ? table.columns.map(SQLiteRowChecksum.ColumnPrefix.init) : nil
                     for (position, row) in rows.enumerated() {
                         currentKey = keys[position]
                         try Self.bind(
                             row, key: keys[position], to: statement, columns: table.columns, prefixes: prefixes)
-                        try statement.run()
+                        do {
+                            try statement.run()
+                        } catch {
+                            guard let failure = error as? SQLiteError,
+                                failure.extendedResultCode == SQLiteSchema.constraintUnique
+                            else { throw error }
+                            throw try Self.uniqueViolation(
+                                of: row, key: keys[position], indexes: unique, in: table, connection: connection,
+                                failure: failure)
+                        }
                     }
+                    if !unique.isEmpty { try SQLiteSchema.ensureUniqueIndexes(unique, in: &table, connection: connection) }
                     return table
                 }
                 state.tables[entityName] = table
@@ -253,6 +281,35 @@ public final class SQLiteStorageContext: StorageContext {
             try statement.bind(row.values[position], at: Int32(column + 2))
         }
         try statement.bind(prefixes == nil ? .null : .integer(Int64(checksum)), at: Int32(columns.count + 2))
+    }
+
+    /// The ``StorageError/Code/uniqueViolation`` of the row under `key`, which SQLite refused
+    /// with `failure` (`SQLITE_CONSTRAINT_UNIQUE`): the first of `indexes` whose values another
+    /// row holds, and that row's key, looked up inside the failing write's transaction.
+    private static func uniqueViolation(
+        of row: SQLiteEncodedRow, key: String, indexes: [StorageIndex], in table: SQLiteTable,
+        connection: SQLiteConnection, failure: SQLiteError
+    ) throws -> StorageError {
+        for index in indexes {
+            let names = index.fields.map { $0.keys[0] }
+            var values: [SQLiteValue] = []
+            for name in names {
+                guard let position = row.names.firstIndex(of: name) else { break }
+                if case .null = row.values[position] { break }
+                values.append(row.values[position])
+            }
+            guard values.count == names.count else { continue }  // a NULL never collides
+            let holders = try SQLiteSchema.holders(
+                of: values, in: names.map(SQLiteDialect.quoted), excluding: key, limit: 1, table: table,
+                connection: connection)
+            if let holder = holders.first {
+                return UniqueIndexViolation.error(
+                    entityName: table.entityName, key: key, index: index, existingKey: holder)
+            }
+        }
+        // SQLite saw a violation its lookup cannot find again (a value SQLite stores as NULL,
+        // such as NaN, never collides): report it as SQLite did.
+        throw failure
     }
 
     private static func exists(_ key: String, in table: SQLiteTable, connection: SQLiteConnection) throws -> Bool {

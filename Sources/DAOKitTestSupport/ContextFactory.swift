@@ -74,6 +74,16 @@ package struct ContextFactory: Sendable, CustomStringConvertible {
         .memory, .keyValueInMemory, .keyValueUserDefaults, .sqliteFile,
     ]
 
+    /// The shipped contexts that keep unique indexes (`StorageIndex(…, unique: true)`): the
+    /// unique-index suites run on each, so a context that gains them joins here.
+    package static let keepingUniqueIndexes: [ContextFactory] = core + [fileJSON, filePropertyList, sqliteFile]
+
+    /// The contexts of ``keepingUniqueIndexes`` that are also in ``transactional``.
+    package static var transactionalKeepingUniqueIndexes: [ContextFactory] {
+        let names = Set(transactional.map(\.description))
+        return keepingUniqueIndexes.filter { names.contains($0.description) }
+    }
+
     /// The shipped contexts that evaluate queries on entities in Swift, reading (decoding, and
     /// encoding to read fields) what the query needs — so a record that cannot be read or encoded
     /// fails a query as the full scan does. SQLite is not one: it evaluates on the stored columns

@@ -20,6 +20,9 @@ import DAOKit
 /// `StorageError.Code.invalidQuery`); nested entities; awkward ids (`/`, `..`, `.`,
 /// Unicode, NUL, empty, 500 characters, ids differing only in case); equal ids of two entity
 /// types; UUID and Int ids; snapshot semantics; 8 concurrent writers × 100 persists.
+///
+/// Transactions and unique indexes have contracts of their own: ``TransactionalStorageContextContract``
+/// and ``UniqueIndexContract``.
 public enum StorageContextContract {
     /// Every check, in a stable order.
     public static let checks: [ContractCheck] =

@@ -10,7 +10,8 @@ public protocol Storable: Codable, Identifiable where ID: StorageKey {
     static var entityName: String { get }
     /// The field lists this type is queried by. Contexts that keep indexes (in memory, SQLite)
     /// maintain one per entry and answer a query whose filter fixes an index's leading fields
-    /// without reading other entities. Defaults to none.
+    /// without reading other entities. An index declared `unique` (``StorageIndex/isUnique``) is
+    /// also a rule every write keeps. Defaults to none.
     static var indexes: [StorageIndex] { get }
     /// The version of the records this code writes and what changed at each earlier version, so
     /// that records written by older versions of the app read as this type. Defaults to

@@ -62,6 +62,11 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         /// The context cannot do what was asked in this configuration (an SQLite database in memory
         /// cannot run a transaction); nothing was read or changed.
         public static let unsupported = Code("unsupported")
+        /// A write would leave two records of a type with equal values in the fields of a unique
+        /// ``StorageIndex``; nothing of the write was kept. The error's ``StorageError/key`` is
+        /// the record being written, and ``StorageError/uniqueIndexViolation`` names the index
+        /// and the record already holding the values.
+        public static let uniqueViolation = Code("uniqueViolation")
 
         public var description: String { name }
 
@@ -85,8 +90,8 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         /// What went wrong.
         public let code: Code
         /// The detail text of `.corruptRecord`, `.io`, `.wrongFormat`, `.invalidQuery`,
-        /// `.transactionConflict`, `.unsupported`, `.newerVersion` and `.invalidSchema`; `nil` for
-        /// the others.
+        /// `.transactionConflict`, `.unsupported`, `.newerVersion`, `.invalidSchema` and
+        /// `.uniqueViolation`; `nil` for the others.
         public let detail: String?
 
         private init(_ code: Code, _ detail: String? = nil) {
@@ -137,6 +142,10 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         public static func transactionConflict(_ detail: String) -> Kind { Kind(.transactionConflict, detail) }
         /// The context cannot do what was asked in this configuration; the detail says what and why.
         public static func unsupported(_ detail: String) -> Kind { Kind(.unsupported, detail) }
+        /// A write would leave two records with equal values in the fields of a unique
+        /// ``StorageIndex``; the detail names the fields and the record that holds the values
+        /// already, such as `(email) already held by "u1"`. Nothing of the write was kept.
+        public static func uniqueViolation(_ detail: String) -> Kind { Kind(.uniqueViolation, detail) }
 
         /// As the kind is written: `duplicateID`, `io("disk full")`.
         public var description: String {
@@ -208,10 +217,15 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         case .transactionClosed: return "a transaction's handle was used after its body returned; refused"
         case .transactionConflict: return "transaction conflict (\(detail))"
         case .unsupported: return "unsupported (\(detail))"
+        case .uniqueViolation: return "unique index violated: \(detail)"
         case .reentrantCall: return "called again from inside a call to the same context, which holds its lock; refused"
         default: return code.name + (kind.detail.map { " (\($0))" } ?? "")
         }
     }
+
+    /// The index and the record already holding the values, for
+    /// ``StorageError/Code/uniqueViolation``; `nil` for every other error.
+    public var uniqueIndexViolation: UniqueIndexViolation? { underlyingError as? UniqueIndexViolation }
 
     /// What went wrong, as a code a program can switch on (the same as `kind.code`).
     public var code: Code { kind.code }

@@ -22,6 +22,9 @@ struct SQLiteTable {
     var recordedKinds: [String: SQLiteFieldKinds]
     /// Whether this context has created the entity type's declared indexes.
     var indexesEnsured = false
+    /// Whether this context has created the entity type's unique indexes, which a save creates
+    /// after writing its rows (see ``SQLiteSchema/ensureUniqueIndexes(_:in:connection:)``).
+    var uniqueIndexesEnsured = false
     /// Whether the table has the `daokit_checksum` column (a table written before checksums gets
     /// it at its first write by this release).
     var hasChecksum = true
@@ -44,6 +47,18 @@ struct SQLiteTable {
             separator: ", ")
         let marks = Array(repeating: "?", count: columns.count + 2).joined(separator: ", ")
         return "INSERT OR REPLACE INTO \(quotedName) (\(names)) VALUES (\(marks))"
+    }
+
+    /// The same write as ``upsertSQL`` for a table with a unique index, which `INSERT OR REPLACE`
+    /// would break silently (its REPLACE deletes whatever row holds the values, not only the row
+    /// with the key): replaces only on the key, so that a unique index's violation fails the
+    /// statement with `SQLITE_CONSTRAINT_UNIQUE`.
+    var keyedUpsertSQL: String {
+        let fields = columns.map(SQLiteDialect.quoted) + [SQLiteRowChecksum.columnName]
+        let names = (["daokit_key"] + fields).joined(separator: ", ")
+        let marks = Array(repeating: "?", count: columns.count + 2).joined(separator: ", ")
+        let updates = fields.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        return "INSERT INTO \(quotedName) (\(names)) VALUES (\(marks)) ON CONFLICT (daokit_key) DO UPDATE SET \(updates)"
     }
 }
 
@@ -190,18 +205,103 @@ enum SQLiteSchema {
         }
         try recordKinds(of: rows, in: &table, connection: connection)
         if !table.indexesEnsured {
-            for index in indexes {
+            for index in indexes where !index.isUnique {
                 let fields = index.fields.filter { $0.keys.count == 1 }.map { $0.keys[0] }
                 // Nested paths are not indexed (see the SQLite article).
                 guard fields.count == index.fields.count else { continue }
-                let name = SQLiteDialect.quoted("daokit_index_\(entityName)_" + fields.joined(separator: "_"))
+                let name = SQLiteDialect.quoted(indexName(of: index, entityName: entityName))
                 let columns = fields.map { SQLiteDialect.quoted($0) + " COLLATE " + SwiftStringCollation.name }
                 try connection.execute(
                     "CREATE INDEX IF NOT EXISTS \(name) ON \(table.quotedName) (\(columns.joined(separator: ", ")))")
             }
+            for index in indexes where index.isUnique {
+                // A unique index must be kept, so one SQLite cannot keep is refused.
+                guard index.fields.allSatisfy({ $0.keys.count == 1 }) else {
+                    let fields = index.fields.map(\.description).joined(separator: ", ")
+                    throw StorageError(
+                        .unsupported("SQLite keeps unique indexes on top-level fields only, and (\(fields)) reads a nested one"),
+                        entityName: entityName)
+                }
+            }
             table.indexesEnsured = true
         }
         return table
+    }
+
+    /// Creates the SQLite `UNIQUE` indexes of `indexes` (the unique ones), inside the caller's
+    /// write transaction, after it wrote its rows: an index declared over rows that break it —
+    /// an app that made an index unique, or data written before — then fails the write that would
+    /// create it, naming two rows that hold equal values, and a write that puts the data right
+    /// creates it. SQLite keeps it from then on, for every connection and process.
+    /// - Throws: ``StorageError/Code/uniqueViolation`` naming two rows, or an ``SQLiteError``.
+    static func ensureUniqueIndexes(_ indexes: [StorageIndex], in table: inout SQLiteTable, connection: SQLiteConnection)
+        throws
+    {
+        if table.uniqueIndexesEnsured { return }
+        for index in indexes where index.isUnique {
+            let name = SQLiteDialect.quoted(indexName(of: index, entityName: table.entityName))
+            let columns = index.fields.map {
+                SQLiteDialect.quoted($0.keys[0]) + " COLLATE " + SwiftStringCollation.name
+            }
+            do {
+                try connection.execute(
+                    "CREATE UNIQUE INDEX IF NOT EXISTS \(name) ON \(table.quotedName) (\(columns.joined(separator: ", ")))")
+            } catch {
+                guard error.extendedResultCode == constraintUnique else { throw error }
+                throw try duplicates(of: index, in: table, connection: connection)
+            }
+        }
+        table.uniqueIndexesEnsured = true
+    }
+
+    /// `SQLITE_CONSTRAINT_UNIQUE`, which Swift does not import (a macro built of two others).
+    static let constraintUnique: Int32 = 19 | (8 << 8)
+
+    /// The name of the SQLite index of a declared index: `daokit_index_<entity>_<fields>`, or
+    /// `daokit_unique_<entity>_<fields>` for a unique one (so that declaring an index unique
+    /// creates a new one, rather than finding the plain one under its name).
+    static func indexName(of index: StorageIndex, entityName: String) -> String {
+        (index.isUnique ? "daokit_unique_" : "daokit_index_") + entityName + "_"
+            + index.fields.map(\.description).joined(separator: "_")
+    }
+
+    /// The violation of a unique index declared over rows that break it: two rows that hold
+    /// equal values, the greater key named as the refused one.
+    private static func duplicates(
+        of index: StorageIndex, in table: SQLiteTable, connection: SQLiteConnection
+    ) throws -> StorageError {
+        let columns = index.fields.map { SQLiteDialect.quoted($0.keys[0]) }
+        let present = columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
+        let grouping = columns.map { "\($0) COLLATE \(SwiftStringCollation.name)" }.joined(separator: ", ")
+        let group = try connection.statement(
+            "SELECT \(columns.joined(separator: ", ")) FROM \(table.quotedName) WHERE \(present) GROUP BY \(grouping) HAVING count(*) > 1 LIMIT 1"
+        )
+        defer { group.reset() }
+        guard try group.step() else {
+            return UniqueIndexViolation.error(entityName: table.entityName, key: "", index: index, existingKey: nil)
+        }
+        let values = (0..<columns.count).map { group.value(at: Int32($0)) }
+        let keys = try holders(of: values, in: columns, excluding: nil, limit: 2, table: table, connection: connection)
+        return UniqueIndexViolation.error(
+            entityName: table.entityName, key: keys.last ?? "", index: index, existingKey: keys.count > 1 ? keys[0] : nil)
+    }
+
+    /// The keys of the rows holding `values` in `columns` (quoted), compared as the unique index
+    /// compares them, in key order, besides `excluding`.
+    static func holders(
+        of values: [SQLiteValue], in columns: [String], excluding key: String?, limit: Int, table: SQLiteTable,
+        connection: SQLiteConnection
+    ) throws -> [String] {
+        var condition = columns.map { "\($0) = ? COLLATE \(SwiftStringCollation.name)" }.joined(separator: " AND ")
+        if key != nil { condition += " AND daokit_key <> ?" }
+        let statement = try connection.statement(
+            "SELECT daokit_key FROM \(table.quotedName) WHERE \(condition) ORDER BY daokit_key LIMIT \(limit)")
+        defer { statement.reset() }
+        for (position, value) in values.enumerated() { try statement.bind(value, at: Int32(position + 1)) }
+        if let key { _ = statement.bindText(key, at: Int32(values.count + 1)) }
+        var keys: [String] = []
+        while try statement.step() { keys.append(statement.text(at: 0)) }
+        return keys
     }
 
     /// Records in `daokit_field_kinds` every (field, kind) of `rows` not recorded yet.

@@ -58,8 +58,17 @@ extension PostgresStorageContext {
     /// ``ensureTable(_:table:)``), unless the transaction has written the table: `CREATE INDEX`
     /// would wait for the transaction's lock on it, and the transaction for the index. Then it is
     /// done inside the transaction.
+    /// - Throws: ``StorageError/Kind/unsupported(_:)`` for an entity that declares a unique index,
+    ///   which this context does not keep yet: refused before anything is written, rather than
+    ///   written unchecked.
     func ensureIndexes<E: Storable>(_ type: E.Type, records: [JSONRecord.Encoded]) async throws {
         let entityName = E.entityName
+        if let unique = E.indexes.first(where: \.isUnique) {
+            let fields = unique.fields.map(\.description).joined(separator: ", ")
+            throw StorageError(
+                .unsupported("the PostgreSQL context does not keep unique indexes yet, such as (\(fields))"),
+                entityName: entityName)
+        }
         if E.indexes.isEmpty || state.withLock({ $0.tables[entityName]?.indexesEnsured == true }) { return }
         if let root, let held, !held.hasWritten(entityName) {
             try await root.ensureIndexes(E.self, records: records)

@@ -1,6 +1,6 @@
-/// Transactions in memory: the handle is a context of its own that copies each entity type's
-/// table from its context when it first touches the type, and commit puts the tables it wrote back
-/// in one step under the context's lock.
+/// Transactions in memory: the handle is a context of its own that takes each entity type's
+/// table from its context when it first touches the type (a copy that shares the records, see
+/// `InMemoryTable`), and commit puts the tables it wrote back in one step under the context's lock.
 ///
 /// Nobody waits for a transaction. It sees each type as it was when it first touched it, plus its
 /// own writes; when another writer changed, meanwhile, an entity type the transaction wrote (or
@@ -12,8 +12,9 @@ extension InMemoryStorageContext: TransactionalStorageContext, TransactionSteps 
     /// included, while readers of this context see none of them until the commit. Called on a
     /// handle, it nests: a savepoint that commits into the outer transaction.
     ///
-    /// Each type the handle touches is copied whole the first time, so a transaction costs time
-    /// in proportion to the size of the types it touches.
+    /// Taking a type copies none of its records: the first write to a type copies its table's
+    /// directory (a reference per record), and each record written is replaced rather than
+    /// changed in place, so a transaction costs time mostly in proportion to what it writes.
     /// - Throws: what `body` throws, with nothing committed;
     ///   ``StorageError/Kind/transactionConflict(_:)`` when another writer changed, after the
     ///   transaction first touched it, an entity type it wrote (nothing committed; run it again);

@@ -103,11 +103,12 @@ public final class InMemoryStorageContext: StorageContext {
         try state.withLock(entityName: entityName) { state in
             guard state.isOpen else { throw StorageError(.transactionClosed, entityName: entityName) }
             if let parent, let entityName, !state.wasReset, state.loaded[entityName] == nil {
-                // A copy of its own, records included: a record is changed in place by the
-                // context that holds it, so no two contexts may share one. The parent's lock is
-                // taken inside the handle's, never the other way round.
+                // A copy that shares the records until either side writes one: a shared record is
+                // replaced, never changed in place (see `InMemoryTable`), so neither sees the
+                // other's writes, and taking a table costs nothing in proportion to its size. The
+                // parent's lock is taken inside the handle's, never the other way round.
                 let (table, generation, nextOrder) = try parent.withState(entityName: entityName) { parentState in
-                    (parentState.tables[entityName]?.detachedCopy(), parentState.generation, parentState.nextOrder)
+                    (parentState.tables[entityName], parentState.generation, parentState.nextOrder)
                 }
                 state.tables[entityName] = table
                 state.loaded[entityName] = generation
@@ -121,14 +122,19 @@ public final class InMemoryStorageContext: StorageContext {
     /// Stores copies of `entities`, replacing any stored with the same ids; a later entity in the
     /// batch replaces an earlier one with the same id.
     /// - Throws: ``StorageError`` with ``StorageError/Kind/encodingFailed`` when an entity cannot
-    ///   be copied (its `encode(to:)` or `init(from:)` throws); nothing is stored then.
+    ///   be copied (its `encode(to:)` or `init(from:)` throws), or ``StorageError/Code/uniqueViolation``
+    ///   (see ``save(_:mode:)``); nothing is stored then.
     public func save<E: Storable>(_ entities: [E]) throws {
         try save(entities, mode: .upsert)
     }
 
-    /// Stores copies of `entities` as `mode` says; the id check and the write happen under one lock.
+    /// Stores copies of `entities` as `mode` says; the id check, the check of the type's unique
+    /// indexes (through a map of each one's values) and the write happen under one lock.
     /// - Throws: ``StorageError`` with ``StorageError/Kind/duplicateID``,
-    ///   ``StorageError/Kind/missingID`` or ``StorageError/Kind/encodingFailed``; nothing is stored then.
+    ///   ``StorageError/Kind/missingID``, ``StorageError/Code/uniqueViolation`` (the batch would
+    ///   leave two records with equal values in a unique index; judged on the state it leaves, so
+    ///   records of the batch may swap values) or ``StorageError/Kind/encodingFailed``; nothing is
+    ///   stored then.
     public func save<E: Storable>(_ entities: [E], mode: SaveMode) throws {
         if entities.isEmpty { return }
         let entityName = E.entityName
@@ -137,6 +143,7 @@ public final class InMemoryStorageContext: StorageContext {
         // slow part.
         let copies = try entities.map { entity in try copyIn(entity, layout: layout) }
         let keys = copies.map(\.key)
+        let uniqueBatch = layout.hasUniqueIndex ? copies.map { (key: $0.key, values: $0.values) } : []
         let replaced = try withState(entityName: entityName) { state in
             // No local copy of the table may outlive the check: it would make the writes below copy
             // the whole table instead of changing it in place.
@@ -146,7 +153,19 @@ public final class InMemoryStorageContext: StorageContext {
             if state.tables[entityName] == nil {
                 state.tables[entityName] = InMemoryTable(layout: layout)
             } else if state.tables[entityName]!.layout != layout {
+                if layout.hasUniqueIndex {
+                    throw StorageError(
+                        .unsupported(
+                            "another entity type with other indexes is stored under this entity name, so its unique indexes cannot be kept"
+                        ), entityName: entityName)
+                }
                 state.tables[entityName]!.dropIndexes()
+            }
+            do {
+                try state.tables[entityName]!.checkUnique(uniqueBatch, entityName: entityName)
+            } catch {
+                if state.tables[entityName]!.count == 0 { state.tables[entityName] = nil }
+                throw error
             }
             state.markChanged(entityName)
             var replaced: [any Storable] = []

@@ -96,22 +96,40 @@ extension KeyValueStorageContext: TransactionalStorageContext, TransactionSteps 
             }
         }
         if writes.isEmpty { return }
+        notifier.post(contentsOf: Self.entityNames(ofSortedKeys: ordered).map(StorageChange.entity))
+    }
+
+    /// The entity names of the record keys `sorted` (`namespace/entityName/key`, in order), each
+    /// once, in order. The keys of one type are consecutive, so a name is unescaped once per run
+    /// of keys that share its prefix, not once per key.
+    static func entityNames(ofSortedKeys sorted: [String]) -> [String] {
         var names = Set<String>()
-        for storeKey in ordered {
-            if let name = KeyValueKeyScheme.entityName(ofRecordKey: storeKey) { names.insert(name) }
+        var runPrefix: Substring?
+        for storeKey in sorted {
+            if let runPrefix, storeKey.utf8.starts(with: runPrefix.utf8) { continue }
+            runPrefix = nil
+            guard let name = KeyValueKeyScheme.entityName(ofRecordKey: storeKey) else { continue }
+            names.insert(name)
+            // `namespace/entityName/`: up to the last slash, since a record key has exactly two.
+            if let slash = storeKey.utf8.lastIndex(of: UInt8(ascii: "/")) { runPrefix = storeKey[...slash] }
         }
-        notifier.post(contentsOf: names.sorted().map(StorageChange.entity))
+        return names.sorted()
     }
 
     /// Throws ``StorageError/Kind/transactionConflict(_:)`` when `store` no longer holds a value
     /// or a list of keys as the transaction read it.
+    /// The keys are compared in the dictionaries' order, and sorted only to name the first that
+    /// changed, so that the error does not depend on hashing.
     private static func checkUnchanged(_ outcome: TransactionOverlayStore.Outcome, in store: any KeyValueStore) throws {
-        for (storeKey, value) in outcome.reads.sorted(by: { $0.key < $1.key }) {
-            if try store.string(forKey: storeKey) != value { throw conflict(at: storeKey) }
+        var changed: [String] = []
+        for (storeKey, value) in outcome.reads where try store.string(forKey: storeKey) != value {
+            changed.append(storeKey)
         }
-        for (prefix, keys) in outcome.listings.sorted(by: { $0.key < $1.key }) {
-            if Set(try store.keys(withPrefix: prefix)) != keys { throw conflict(at: prefix) }
+        if let first = changed.min() { throw conflict(at: first) }
+        for (prefix, keys) in outcome.listings where Set(try store.keys(withPrefix: prefix)) != keys {
+            changed.append(prefix)
         }
+        if let first = changed.min() { throw conflict(at: first) }
     }
 
     private static func conflict(at storeKey: String) -> StorageError {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A ``StorageContext`` that keeps one JSON record per entity in a ``KeyValueStore``, such as
 /// `UserDefaults` or an ``InMemoryKeyValueStore``.
 ///
@@ -76,15 +78,20 @@ public final class KeyValueStorageContext: StorageContext {
         try save(entities, mode: .upsert)
     }
 
-    /// Saves `entities` as `mode` says; the id check and the writes happen under this context's lock.
-    /// - Throws: ``StorageError`` with ``StorageError/Kind/duplicateID`` or
-    ///   ``StorageError/Kind/missingID``, or any error ``save(_:)`` throws; the store holds what it
+    /// Saves `entities` as `mode` says; the id check, the check of the type's unique indexes and
+    /// the writes happen under this context's lock. A type with a unique index costs a read of
+    /// every record of the type per save: the store keeps no index to look values up in.
+    /// - Throws: ``StorageError`` with ``StorageError/Kind/duplicateID``,
+    ///   ``StorageError/Kind/missingID`` or ``StorageError/Code/uniqueViolation`` (the batch
+    ///   would leave two records with equal values in a unique index, judged on the state it
+    ///   leaves), or any error ``save(_:)`` throws; the store holds what it
     ///   held before, except when only the final ``KeyValueStore/flush()`` fails (``StorageError/Kind/io(_:)``):
     ///   then the batch is saved in this process but may not survive it.
     public func save<E: Storable>(_ entities: [E], mode: SaveMode) throws {
         if entities.isEmpty { return }
         let entityName = E.entityName
         let versioning = try EntityVersioning.of(E.self)
+        let unique = StoredUniqueValues(indexes: E.indexes)
         // Encode everything before taking the lock and before the first write: a bad entity
         // leaves the store untouched, and slow encoding does not block other threads.
         var records: [PendingRecord] = []
@@ -123,6 +130,7 @@ public final class KeyValueStorageContext: StorageContext {
             try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
                 positions[keys[position]].map { undo[$0].previous != nil } ?? false
             }
+            if !unique.isEmpty { try checkUnique(records, unique: unique, entityName: entityName, in: store) }
             var written = 0
             var flushedMidway = false
             do {
@@ -223,6 +231,31 @@ public final class KeyValueStorageContext: StorageContext {
 
     private func recordKey(_ entityName: String, _ key: String) -> String {
         KeyValueKeyScheme.recordKey(namespace: namespace, entityName: entityName, storageKey: key)
+    }
+
+    /// Throws ``StorageError/Code/uniqueViolation`` when writing `records` would leave two
+    /// records of the type with equal values in one of the type's unique indexes: reads every
+    /// other record of the type (under the lock, so nothing this context writes comes between the
+    /// check and the write) and compares the values in their JSON, as stored. A record whose seal
+    /// is broken has no values to compare.
+    private func checkUnique(
+        _ records: [PendingRecord], unique: StoredUniqueValues, entityName: String, in store: any KeyValueStore
+    ) throws {
+        let written = Set(records.map(\.key))
+        var kept: [UniqueIndexCheck.Entry] = []
+        for record in try listRecords(entityName, in: store) where !written.contains(record.key) {
+            guard
+                let text = try access(entityName, record.key, record.storeKey, { try store.string(forKey: record.storeKey) }),
+                let json = KeyValueRecordFormat.entityJSON(of: text, location: record.storeKey)
+            else { continue }
+            kept.append(UniqueIndexCheck.Entry(key: record.key, tuples: unique.tuples(ofJSON: json)))
+        }
+        let writing = records.map { record in
+            UniqueIndexCheck.Entry(
+                key: record.key,
+                tuples: unique.tuples(ofJSON: KeyValueRecordFormat.entityJSON(of: record.text, location: record.storeKey) ?? Data()))
+        }
+        try UniqueIndexCheck.check(entityName: entityName, indexes: unique.indexes, kept: kept, written: writing)
     }
 
     /// Every record of the type, ordered by store key and read under one lock, decoded as `E`; a

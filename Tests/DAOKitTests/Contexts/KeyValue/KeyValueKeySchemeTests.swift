@@ -27,4 +27,26 @@ struct KeyValueKeySchemeTests {
     func aKeyThatIsNotARecordKeyHasNoEntityName(_ key: String) {
         #expect(KeyValueKeyScheme.entityName(ofRecordKey: key) == nil)
     }
+
+    @Test("a commit names each type of the keys it wrote once, as reading every key would")
+    func aCommitNamesEachTypeOfTheKeysItWroteOnce() {
+        let entityNames = ["Message", "MessageDraft", "Message draft", "Task list/é", "e\u{301}", "a%2Fb", "日本"]
+        var keys: [String] = []
+        for namespace in ["DAOKit", "app/one"] {
+            for (position, entityName) in entityNames.enumerated() {
+                for id in StorageContextContract.awkwardIDs.prefix(position + 1) + ["", "plain"] {
+                    keys.append(
+                        KeyValueKeyScheme.recordKey(namespace: namespace, entityName: entityName, storageKey: id))
+                }
+            }
+        }
+        // Keys that are not record keys, among them: they name nothing.
+        keys += ["DAOKit/Message", "DAOKit/Message/1/2", "DAOKit/%ZZ/1", "DAOKit", ""]
+        let sorted = keys.sorted()
+        let expected = Set(sorted.compactMap(KeyValueKeyScheme.entityName(ofRecordKey:))).sorted()
+        #expect(KeyValueStorageContext.entityNames(ofSortedKeys: sorted) == expected)
+        #expect(expected.count == entityNames.count)
+        #expect(KeyValueStorageContext.entityNames(ofSortedKeys: []) == [])
+        #expect(KeyValueStorageContext.entityNames(ofSortedKeys: ["DAOKit/Message/1/2"]) == [])
+    }
 }

@@ -3,7 +3,9 @@
 ///
 /// A class, so that the table and every index share it, an index walk reaches it without a lookup
 /// by key, and replacing the entity without changing an indexed field touches no index. Only
-/// touched under the context's lock; what leaves the lock is a ``Selected`` copy.
+/// touched under the lock of a context whose table holds it, and changed only while a single
+/// table holds it (a transaction's table shares records with its context's, see
+/// ``InMemoryTable``); what leaves the lock is a ``Selected`` copy.
 ///
 /// The values live in the record itself (a `ManagedBuffer`'s elements) rather than in an array of
 /// their own: a walk that evaluates a query on the records it passes reaches each one's values in

@@ -4,6 +4,14 @@ import DAOKitInternals
 /// declares. Only ever touched under the context's lock; nothing here runs user code (entities'
 /// field values for the indexes are read before the lock is taken), so everything a query does
 /// here it can do under the lock.
+///
+/// A table is a value, and copying it is cheap: the copy shares the records (and the storage of
+/// the dictionary and the indexes, until either changes). That is how a transaction takes the
+/// tables it touches (see `InMemoryStorageContext+Transactions.swift`). The invariant that makes
+/// sharing sound: a record is changed in place only when exactly one table holds it
+/// (`isKnownUniquelyReferenced`, see ``store(_:values:forKey:order:)``); one that two tables hold
+/// is replaced by a new record in the table that writes. So a table never sees a record change
+/// under it, whichever lock the other table is read under.
 package struct InMemoryTable {
     /// Storage key → stored record.
     private(set) var records: [String: InMemoryRecord] = [:]
@@ -16,22 +24,16 @@ package struct InMemoryTable {
     /// type was saved under the same entity name, whose entities a query must check (see
     /// ``snapshots(notOf:)``).
     private var typeCounts: [ObjectIdentifier: Int] = [:]
+    /// For each index of ``layout``, when it is unique: its values → the key of the record holding
+    /// them (records without unique values are not in it). `nil` for an index that is not unique,
+    /// and for a unique one whose map is not built yet (a loaded table builds it at the first
+    /// write that checks it), which writes skip.
+    private var uniqueHolders: [[[UniqueScalar]: String]?]
 
     package init(layout: IndexLayout) {
         self.layout = layout
         trees = Array(repeating: SortedChunks(), count: layout.indexes.count)
-    }
-
-    /// A table with the same entities and indexes in records of its own, so that it and this one
-    /// can change independently (a record is changed in place, see ``InMemoryRecord``). The
-    /// snapshots are shared: they are never changed.
-    func detachedCopy() -> InMemoryTable {
-        var copy = InMemoryTable(layout: layout)
-        for record in records.values {
-            let values = record.withIndexValues { Array($0) }
-            _ = copy.store(record.snapshot, values: values, forKey: record.key, order: record.order)
-        }
-        return copy
+        uniqueHolders = layout.indexes.map { $0.isUnique ? [:] : nil }
     }
 
     /// A table of records added in turn through a ``Loader``, as storing each would build it (a
@@ -50,6 +52,7 @@ package struct InMemoryTable {
             table = InMemoryTable(layout: layout)
             table.records.reserveCapacity(capacity)
             table.trees = Array(repeating: nil, count: layout.indexes.count)
+            table.uniqueHolders = Array(repeating: nil, count: layout.indexes.count)
         }
 
         /// Adds `snapshot` under `key`, with the values of its indexed fields, both taken over by
@@ -111,40 +114,75 @@ package struct InMemoryTable {
     /// it replaces. `order` is the position a new key takes among entries with equal values.
     ///
     /// Replacing an entity whose indexed fields did not change leaves every index untouched: the
-    /// record is updated in place, and entries point to the record.
+    /// record is updated in place, and entries point to the record. A record another table shares
+    /// is replaced instead, in the dictionary and in every index.
     package mutating func store(_ snapshot: any Storable, values: [StorageValue], forKey key: String, order: UInt64)
         -> (any Storable)?
     {
-        guard let record = records[key] else {
+        guard let position = records.index(forKey: key) else {
             count(snapshot, by: 1)
             let record = InMemoryRecord.make(key: key, snapshot: snapshot, indexValues: values, order: order)
             records[key] = record
             for index in trees.indices where trees[index] != nil {
                 trees[index]!.insert(layout.entry(of: record, in: index))
             }
+            if layout.hasUniqueIndex { noteUniqueValues(of: key, from: nil, to: values) }
             return nil
         }
+        // Asked before the record is bound below, which retains it. The access makes the
+        // dictionary's storage this table's own first (copying it, and so retaining every record,
+        // when another table shares it), so a record is unique here only when no other table
+        // holds it.
+        let isShared = !isKnownUniquelyReferenced(&records.values[position])
+        let record = records.values[position]
         let old = record.snapshot
         if Swift.type(of: old) != Swift.type(of: snapshot) {
             count(old, by: -1)
             count(snapshot, by: 1)
         }
-        if values.count != record.indexValueCount {
-            // Another type with other indexed fields took the name over: the table keeps no
-            // index any more (see `dropIndexes`), so no entry points to the record, and a new
-            // one, carrying as many values as there are, takes its place.
+        if isShared || values.count != record.indexValueCount {
+            // Another table reads this record (a transaction's copy, or the table it copied):
+            // changed in place, it would change there too. Or another type with other indexed
+            // fields took the name over: the table keeps no index any more (see `dropIndexes`),
+            // and a record carries as many values as there are.
             precondition(
-                trees.isEmpty, "DAOKit internal error: a record's index values change in number while indexes are kept")
-            let replacement = InMemoryRecord.make(
-                key: key, snapshot: snapshot, indexValues: values, order: record.order)
-            replacement.revision = record.revision &+ 1
-            records[key] = replacement
+                isShared || trees.isEmpty,
+                "DAOKit internal error: a record's index values change in number while indexes are kept")
+            replace(record, at: position, snapshot: snapshot, values: values)
             return old
         }
-        if !record.withIndexValues({ $0.elementsEqual(values) }) { moveEntries(of: record, to: values) }
+        if !record.withIndexValues({ $0.elementsEqual(values) }) {
+            if layout.hasUniqueIndex {
+                record.withIndexValues { old in noteUniqueValues(of: key, from: Array(old), to: values) }
+            }
+            moveEntries(of: record, to: values)
+        }
         record.snapshot = snapshot
         record.revision &+= 1
         return old
+    }
+
+    /// Puts a new record, holding `snapshot` and `values`, in the place of `record` (the one at
+    /// `position`), in the dictionary and in every index: its key, order and next revision.
+    private mutating func replace(
+        _ record: InMemoryRecord, at position: [String: InMemoryRecord].Index, snapshot: any Storable,
+        values: [StorageValue]
+    ) {
+        let replacement = InMemoryRecord.make(
+            key: record.key, snapshot: snapshot, indexValues: values, order: record.order)
+        replacement.revision = record.revision &+ 1
+        if layout.hasUniqueIndex {
+            record.withIndexValues { old in noteUniqueValues(of: record.key, from: Array(old), to: values) }
+        }
+        record.withIndexValues { old in
+            for index in trees.indices where trees[index] != nil {
+                precondition(trees[index]!.remove(layout.target(old, of: record, in: index)) != nil, Self.lostEntry)
+            }
+        }
+        records.values[position] = replacement
+        for index in trees.indices where trees[index] != nil {
+            trees[index]!.insert(layout.entry(of: replacement, in: index))
+        }
     }
 
     /// Gives `record` the index values `values` (as many as it has, and different), moving its
@@ -187,6 +225,9 @@ package struct InMemoryTable {
     /// Removes the record under `key`; returns its snapshot.
     package mutating func remove(forKey key: String) -> (any Storable)? {
         guard let record = records.removeValue(forKey: key) else { return nil }
+        if layout.hasUniqueIndex {
+            record.withIndexValues { values in noteUniqueValues(of: key, from: Array(values), to: nil) }
+        }
         record.withIndexValues { values in
             for index in trees.indices where trees[index] != nil {
                 precondition(trees[index]!.remove(layout.target(values, of: record, in: index)) != nil, Self.lostEntry)
@@ -218,6 +259,66 @@ package struct InMemoryTable {
     mutating func dropIndexes() {
         layout = .none
         trees = []
+        uniqueHolders = []
+    }
+
+    // MARK: - Unique indexes
+
+    /// Moves the record under `key` from the unique values of `old` to those of `new` in every
+    /// built map (`nil`: the record is new, or removed).
+    private mutating func noteUniqueValues(of key: String, from old: [StorageValue]?, to new: [StorageValue]?) {
+        for index in uniqueHolders.indices where uniqueHolders[index] != nil {
+            let before = old.flatMap { layout.uniqueTuple($0, in: index) }
+            let after = new.flatMap { layout.uniqueTuple($0, in: index) }
+            if before == after { continue }
+            if let before, uniqueHolders[index]![before] == key { uniqueHolders[index]![before] = nil }
+            if let after { uniqueHolders[index]![after] = key }
+        }
+    }
+
+    /// Builds the map of unique index `index` from the records, if it is not built yet.
+    /// - Throws: ``StorageError/Code/uniqueViolation`` naming two records that hold equal values
+    ///   already (the index was declared over data that breaks it); the map stays unbuilt.
+    private mutating func buildUniqueHolders(_ index: Int, entityName: String) throws {
+        guard uniqueHolders[index] == nil else { return }
+        var holders: [[UniqueScalar]: String] = [:]
+        holders.reserveCapacity(records.count)
+        // In key order, so that the two records named are the same every time.
+        for key in records.keys.sorted() {
+            let record = records[key]!
+            guard let tuple = record.withIndexValues({ layout.uniqueTuple(Array($0), in: index) }) else { continue }
+            if let holder = holders.updateValue(key, forKey: tuple) {
+                throw UniqueIndexViolation.error(
+                    entityName: entityName, key: key, index: layout.indexes[index], existingKey: holder)
+            }
+        }
+        uniqueHolders[index] = holders
+    }
+
+    /// Throws ``StorageError/Code/uniqueViolation`` when storing `batch` (in order, a later entry
+    /// under a key replacing an earlier one) would leave two records holding equal values in a
+    /// unique index: the batch is judged by the state it leaves, so two records may swap values.
+    /// Changes nothing but the maps it builds.
+    package mutating func checkUnique(_ batch: [(key: String, values: [StorageValue])], entityName: String) throws {
+        guard layout.hasUniqueIndex else { return }
+        var last: [String: Int] = [:]
+        for (position, entry) in batch.enumerated() { last[entry.key] = position }
+        for index in layout.indexes.indices where layout.indexes[index].isUnique {
+            try buildUniqueHolders(index, entityName: entityName)
+            var written: [[UniqueScalar]: String] = [:]
+            for (position, entry) in batch.enumerated() where last[entry.key] == position {
+                guard let tuple = layout.uniqueTuple(entry.values, in: index) else { continue }
+                if let earlier = written.updateValue(entry.key, forKey: tuple) {
+                    throw UniqueIndexViolation.error(
+                        entityName: entityName, key: entry.key, index: layout.indexes[index], existingKey: earlier)
+                }
+                // A holder the batch rewrites is judged by its new values, above.
+                if let holder = uniqueHolders[index]![tuple], holder != entry.key, last[holder] == nil {
+                    throw UniqueIndexViolation.error(
+                        entityName: entityName, key: entry.key, index: layout.indexes[index], existingKey: holder)
+                }
+            }
+        }
     }
 
     // MARK: - Queries
@@ -474,6 +575,18 @@ package struct IndexLayout: Sendable, Equatable {
                 ? nil : index.fields.map { fields.firstIndex(of: $0)! }
         }
         reader = EntityFieldReader(fields: fields)
+        hasUniqueIndex = indexes.contains(where: \.isUnique)
+    }
+
+    /// Whether one of ``indexes`` is unique.
+    let hasUniqueIndex: Bool
+
+    /// The values of index `index`'s fields within `values` (the values of ``fields``), as its
+    /// uniqueness compares them; `nil` when one has no unique value.
+    func uniqueTuple(_ values: [StorageValue], in index: Int) -> [UniqueScalar]? {
+        let count = indexes[index].fields.count
+        guard let positions = positions[index] else { return UniqueScalar.tuple(values.prefix(count)) }
+        return UniqueScalar.tuple(positions.lazy.map { values[$0] })
     }
 
     /// Whether the layouts keep the same indexes. Every write compares its type's layout with the

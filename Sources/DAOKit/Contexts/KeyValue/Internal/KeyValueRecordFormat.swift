@@ -140,6 +140,17 @@ enum KeyValueRecordFormat {
             E.self, from: entity, key: key, location: location, decoder: decoder, plan: plan)
     }
 
+    /// The entity's JSON in the record `text` under `location`: the bare entity of an earlier
+    /// release's record, the sealed entity of an intact one; `nil` for a record whose seal is broken.
+    static func entityJSON(of text: String, location: String) -> Data? {
+        let data = Data(text.utf8)
+        switch seal(of: data, location: location) {
+        case .none: return data
+        case .broken: return nil
+        case .intact(let range): return data[range]
+        }
+    }
+
     /// The entity version a record carries.
     struct Stamp {
         var version: Int
