@@ -22,6 +22,10 @@
 //       delete them all, and reads it again, printing what happened line by line (see
 //       runReadOnly). With <uid>, first gives up root for that user and group, so that permission
 //       bits bind even when the tests run as root.
+//   DAOKitCrashWriter unique <files|sqlite> <path> <prefix> <rounds>
+//       For round r, inserts the account <prefix>-r with the e-mail user-r (unique): prints "won r"
+//       or, when another process holds the e-mail, "lost r"; then "done". Any other error exits 1
+//       (the unique indexes' multi-process tests).
 //   DAOKitCrashWriter trylock <directory>
 //       Tries once, without waiting, to take <directory>/.lock exclusively, as another process's
 //       writer would; prints "acquired" (and releases it) or "busy".
@@ -88,6 +92,26 @@ func runWriter(context: any StorageContext, prefix: String, count: Int) throws {
         }
     }
     FileHandle.standardOutput.write(Data("done\n".utf8))
+}
+
+/// The account the `unique` mode writes: one per e-mail address.
+struct UniqueAccount: Storable {
+    static var entityName: String { "UniqueAccount" }
+    static let indexes = [StorageIndex("email", unique: true)]
+    var id: String
+    var email: String
+}
+
+func runUniqueWriter(context: any StorageContext, prefix: String, rounds: Int) throws {
+    for round in 0..<rounds {
+        do {
+            try context.save([UniqueAccount(id: "\(prefix)-\(round)", email: "user-\(round)")], mode: .insert)
+            say("won \(round)")
+        } catch let error as StorageError where error.code == .uniqueViolation {
+            say("lost \(round)")
+        }
+    }
+    say("done")
 }
 
 func runDefaultsWriter(suite: String, prefix: String, count: Int) throws {
@@ -225,12 +249,17 @@ do {
             exit(2)
         }
         try runSQLiteReadOnly(file: URL(fileURLWithPath: arguments[2]), uid: uid)
+    case (6, "unique"):
+        let path = URL(fileURLWithPath: arguments[3])
+        let context: any StorageContext =
+            arguments[2] == "sqlite" ? try SQLiteStorageContext(file: path) : try FileStorageContext(directory: path)
+        try runUniqueWriter(context: context, prefix: arguments[4], rounds: Int(arguments[5]) ?? 0)
     case (3, "trylock"):
         runTryLock(directory: URL(fileURLWithPath: arguments[2]))
     default:
         FileHandle.standardError.write(
             Data(
-                "usage: DAOKitCrashWriter batches <dir> | writer <dir> <prefix> <count> | sqlite-batches <file> | sqlite-writer <file> <prefix> <count> | sqlite-readonly <file> <uid> | defaults <suite> <prefix> <count> | readonly <dir> <batch size> [<uid>] | trylock <dir>\n"
+                "usage: DAOKitCrashWriter batches <dir> | writer <dir> <prefix> <count> | sqlite-batches <file> | sqlite-writer <file> <prefix> <count> | sqlite-readonly <file> <uid> | defaults <suite> <prefix> <count> | unique <files|sqlite> <path> <prefix> <rounds> | readonly <dir> <batch size> [<uid>] | trylock <dir>\n"
                     .utf8))
         exit(2)
     }

@@ -8,5 +8,6 @@ extension FileStorageContext {
     /// commits of other processes and other contexts on the same directory, found by tailing the
     /// store's change log every 100 ms: such a commit reaches an observer within 250 ms (the poll
     /// interval plus the observer's re-run, with room for a loaded machine).
-    public var changeNotifier: StorageChangeNotifier? { notifier }
+    /// A transaction's handle has none: its writes are announced once, when it commits.
+    public var changeNotifier: StorageChangeNotifier? { handleTransaction == nil ? notifier : nil }
 }

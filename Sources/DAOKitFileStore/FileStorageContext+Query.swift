@@ -13,6 +13,7 @@ extension FileStorageContext {
     ///   (a record that does not decode keeps the type out of the cache, and the scan names it).
     ///   ``StorageError/Code/invalidQuery`` for a negative limit or offset, before reading.
     public func fetch<E: Storable>(_ type: E.Type, matching query: StorageQuery) throws -> [E] {
+        if let handleTransaction { return try handleTransaction.fetch(type, matching: query) }
         try query.validate(entityName: E.entityName)
         guard let selection = try cachedSelection(E.self, query) else {
             return try query.apply(to: try fetchAll(type))
@@ -26,6 +27,7 @@ extension FileStorageContext {
     /// How many entities `filter` holds for, counted as ``fetch(_:matching:)`` selects them.
     /// - Throws: as ``fetch(_:matching:)``.
     public func count<E: Storable>(_ type: E.Type, matching filter: StorageFilter) throws -> Int {
+        if let handleTransaction { return try handleTransaction.count(type, matching: filter) }
         guard let counted = try withCachedTable(E.self, { table in table.count(matching: filter) }) else {
             return try QueryEvaluator(StorageQuery(filter: filter)).count(in: try fetchAll(type))
         }
@@ -37,6 +39,7 @@ extension FileStorageContext {
     /// between is removed or kept by the values it had when selected.
     /// - Throws: as ``fetch(_:matching:)`` and ``delete(_:ids:)``; nothing is removed then.
     public func delete<E: Storable>(_ type: E.Type, matching filter: StorageFilter) throws {
+        if let handleTransaction { return try handleTransaction.delete(type, matching: filter) }
         let query = StorageQuery(filter: filter)
         let keys: [String]
         if let selection = try cachedSelection(E.self, query) {
@@ -79,7 +82,8 @@ extension FileStorageContext: ExplainingStorageContext {
     /// reading every record when the type is not cached. Loads the cache first, as a query would.
     /// - Throws: ``StorageError`` as ``fetchAll(_:)`` when the cache cannot be loaded.
     public func explain<E: Storable>(_ query: StorageQuery, counting: Bool, for type: E.Type) throws -> StorageAccess {
-        try withCachedTable(E.self) { table in table.explain(query, counting: counting) }
+        if let handleTransaction { return try handleTransaction.explain(query, counting: counting, for: type) }
+        return try withCachedTable(E.self) { table in table.explain(query, counting: counting) }
             ?? StorageAccess(scansEveryRecord: true)
     }
 }

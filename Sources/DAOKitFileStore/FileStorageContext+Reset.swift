@@ -26,8 +26,16 @@ extension FileStorageContext {
     ///
     /// Files the store does not own (anything starting with `.`) are left alone. Announces
     /// ``StorageChange/everything``.
-    /// - Throws: ``StorageError`` of kind `.io` naming the path and the system's message.
+    /// - Throws: ``StorageError`` of kind `.io` naming the path and the system's message; of kind
+    ///   `.unsupported` on a transaction's handle, changing nothing (a transaction cannot reset
+    ///   the store: reset it outside).
     public func reset() throws {
+        if handleTransaction != nil {
+            throw StorageError(
+                .unsupported(
+                    "a file store's transaction cannot reset the store; reset it outside the transaction"),
+                location: rootPath)
+        }
         try mapErrors(entityName: nil, key: nil) {
             try withWriteLock { try resetUnderLock() }
         }

@@ -13,14 +13,24 @@ extension FileStorageContext {
     /// - Throws: ``StorageError`` of kind `.io` when the directory cannot be listed or a file
     ///   cannot be read.
     public func fetchReadable<E: Storable>(_ type: E.Type) throws -> ReadableRecords<E, E.ID> {
+        if let handleTransaction { return try handleTransaction.fetchReadable(type) }
         let entityName = E.entityName
         let directoryPath = entityDirectoryPath(entityName)
-        let versioning = try EntityVersioning.of(E.self)
         let files = try mapErrors(entityName: entityName, key: nil) {
             try withReadLock(entityName: entityName) { pending throws -> [(name: String, contents: FileContents)] in
                 try recordFiles(in: directoryPath, around: pending)
             }
         }
+        return try readable(E.self, files: files, directoryPath: directoryPath)
+    }
+
+    /// What ``fetchReadable(_:)`` returns for `files`, the record files of the type's folder
+    /// `directoryPath` with their contents.
+    func readable<E: Storable>(
+        _ type: E.Type, files: [(name: String, contents: FileContents)], directoryPath: String
+    ) throws -> ReadableRecords<E, E.ID> {
+        let entityName = E.entityName
+        let versioning = try EntityVersioning.of(E.self)
         var result = ReadableRecords<E, E.ID>(values: [], failures: [])
         for (name, contents) in files {
             let path = directoryPath + "/" + name
@@ -70,6 +80,7 @@ extension FileStorageContext {
     /// reports it with its path.
     /// - Throws: ``StorageError`` of kind `.io` as ``fetchReadable(_:)``.
     public func storedKeys<E: Storable>(_ type: E.Type) throws -> [String] {
+        if let handleTransaction { return try handleTransaction.storedKeys(type) }
         let entityName = E.entityName
         let directoryPath = entityDirectoryPath(entityName)
         return try mapErrors(entityName: entityName, key: nil) {
@@ -89,6 +100,7 @@ extension FileStorageContext {
     /// ``delete(_:ids:)`` does; unknown keys are ignored.
     /// - Throws: as ``delete(_:ids:)``.
     public func delete<E: Storable>(_ type: E.Type, storageKeys: [String]) throws {
+        if let handleTransaction { return try handleTransaction.delete(type, storageKeys: storageKeys) }
         var seen = Set<String>()
         var changes: [RecordChange] = []
         for key in storageKeys {
@@ -107,7 +119,7 @@ extension FileStorageContext {
 
     /// The key a file name spells out and that this store would file under that very name; `nil`
     /// for hashed and foreign names.
-    private func spelledOutKey(ofFileName name: String) -> String? {
+    func spelledOutKey(ofFileName name: String) -> String? {
         guard let key = key(fromFileName: name), fileName(forKey: key) == name else { return nil }
         return key
     }

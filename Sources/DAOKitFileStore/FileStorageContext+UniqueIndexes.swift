@@ -11,16 +11,31 @@ extension FileStorageContext {
     /// under the write lock (after recovery, so the folder holds the committed state): reads the
     /// indexed fields of every record the write leaves alone, as stored, without decoding an
     /// entity; a record that cannot be read has no values to compare.
+    ///
+    /// A transaction passes `existing`, the record files of the type as it sees them (its own
+    /// writes over the committed ones), which are then read instead of the folder.
     func checkUnique(
-        _ changes: [RecordChange], unique: StoredUniqueValues, entityName: String, directoryPath: String
+        _ changes: [RecordChange], unique: StoredUniqueValues, entityName: String, directoryPath: String,
+        existing: [(name: String, contents: FileContents)]? = nil
     ) throws {
         let written = Set(changes.map(\.fileName))
         var kept: [UniqueIndexCheck.Entry] = []
-        for name in try recordFileNames(in: directoryPath) where !written.contains(name) {
-            guard case .bytes(let data) = try fileSystem.readContents(of: directoryPath + "/" + name),
-                let entry = uniqueEntry(of: data, unique: unique, entityName: entityName, path: directoryPath + "/" + name)
-            else { continue }
-            kept.append(entry)
+        if let existing {
+            for (name, contents) in existing where !written.contains(name) {
+                guard case .bytes(let data) = contents,
+                    let entry = uniqueEntry(
+                        of: data, unique: unique, entityName: entityName, path: directoryPath + "/" + name)
+                else { continue }
+                kept.append(entry)
+            }
+        } else {
+            for name in try recordFileNames(in: directoryPath) where !written.contains(name) {
+                guard case .bytes(let data) = try fileSystem.readContents(of: directoryPath + "/" + name),
+                    let entry = uniqueEntry(
+                        of: data, unique: unique, entityName: entityName, path: directoryPath + "/" + name)
+                else { continue }
+                kept.append(entry)
+            }
         }
         let writing = changes.compactMap { change -> UniqueIndexCheck.Entry? in
             guard let contents = change.contents else { return nil }

@@ -45,6 +45,7 @@ extension FileStorageContext {
     ///   index, judged on the state it leaves; naming both keys), or any error ``save(_:)``
     ///   throws. Nothing is written when it throws.
     public func save<E: Storable>(_ entities: [E], mode: SaveMode) throws {
+        if let handleTransaction { return try handleTransaction.save(entities, mode: mode) }
         guard !entities.isEmpty else { return }
         let entityName = E.entityName
         let versioning = try EntityVersioning.of(E.self)
@@ -119,6 +120,7 @@ extension FileStorageContext {
     ///   `.corruptRecord` naming the entity folder when it is a symbolic link or anything else that
     ///   is not a directory (never followed); the store then holds exactly what it held before.
     public func deleteAll<E: Storable>(_ type: E.Type) throws {
+        if let handleTransaction { return try handleTransaction.deleteAll(type) }
         let entityName = E.entityName
         let directoryPath = entityDirectoryPath(entityName)
         try mapErrors(entityName: entityName, key: nil) {
@@ -188,7 +190,7 @@ extension FileStorageContext {
     /// call below names its entry relative to it: no path is resolved again and no descriptor
     /// opened for the rename or the folder's `fsync` (two system calls fewer than by path), and
     /// the folder made durable is the very one the rename happened in.
-    private func writeSingle(
+    func writeSingle(
         _ change: RecordChange, directoryPath: String, entityName: String, versioning: EntityVersioning?
     ) throws {
         let path = directoryPath + "/" + change.fileName
@@ -316,7 +318,7 @@ extension FileStorageContext {
     /// Refuses to replace `previous` (the bytes a change replaces) when a newer version of the
     /// entity wrote it: code that does not know that version's fields could only lose them.
     /// Removals are not refused.
-    private func checkReplacing(
+    func checkReplacing(
         _ previous: Data?, with change: RecordChange, versioning: EntityVersioning?, path: String
     ) throws {
         guard let versioning, let previous, change.contents != nil,
@@ -327,7 +329,7 @@ extension FileStorageContext {
 
     /// The bytes the record `name` of the folder open as `directory` holds now (its whole path is
     /// `path`), `nil` when there is none.
-    private func previousContents(of name: String, in directory: Int32, path: String, entityName: String, key: String)
+    func previousContents(of name: String, in directory: Int32, path: String, entityName: String, key: String)
         throws -> Data?
     {
         switch try fileSystem.readContents(of: name, in: directory, path: path) {

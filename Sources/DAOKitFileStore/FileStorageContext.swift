@@ -60,6 +60,9 @@ public final class FileStorageContext: StorageContext {
     let changeMonitor: FileChangeMonitor
     /// Announces this context's commits, and the monitor's findings (see `FileStorageContext+Changes.swift`).
     let notifier: StorageChangeNotifier
+    /// On a transaction's handle, its transaction, which every call goes through (see
+    /// `FileStorageContext+Transactions.swift`); `nil` on the context itself.
+    let handleTransaction: FileTransaction?
 
     /// Opens the store in `directory`, creating the directory (and its parents) when missing, and
     /// recovers from any crash of an earlier writer before returning.
@@ -125,9 +128,27 @@ public final class FileStorageContext: StorageContext {
         self.queryCache = FileQueryCache(policy: queryCache, format: format, changeLog: changeLog)
         changeMonitor = FileChangeMonitor(log: changeLog, format: format)
         notifier = StorageChangeNotifier(monitor: changeMonitor, pollInterval: Self.changePollInterval)
+        handleTransaction = nil
         try mapErrors(entityName: nil, key: nil) {
             try lock.withExclusiveLock { try recoverOnOpen() }
         }
+    }
+
+    /// A handle on `transaction`: the store `context` opened, whose files, lock and logs it shares.
+    init(transactionOn context: FileStorageContext, transaction: FileTransaction) {
+        directory = context.directory
+        format = context.format
+        codec = context.codec
+        fileExtension = context.fileExtension
+        rootPath = context.rootPath
+        fileSystem = context.fileSystem
+        lock = context.lock
+        journalProbe = context.journalProbe
+        changeLog = context.changeLog
+        queryCache = context.queryCache
+        changeMonitor = context.changeMonitor
+        notifier = context.notifier
+        handleTransaction = transaction
     }
 
     // MARK: Reading
@@ -140,6 +161,7 @@ public final class FileStorageContext: StorageContext {
     ///   the entity does not decode, `.io` when it cannot be read, or when a batch of this entity
     ///   type stopped half way and this process may not roll it back (the error names `.journal`).
     public func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E? {
+        if let handleTransaction { return try handleTransaction.fetch(type, id: id) }
         let entityName = E.entityName
         let key = id.storageKey
         let path = recordPath(entityName: entityName, key: key)
@@ -178,6 +200,7 @@ public final class FileStorageContext: StorageContext {
     ///   throws for it (same kind, file and underlying error); for several, one error of their
     ///   kind whose ``StorageError/underlyingError`` is ``RecordFailures``, listing each record.
     public func fetchAll<E: Storable>(_ type: E.Type) throws -> [E] {
+        if let handleTransaction { return try handleTransaction.fetchAll(type) }
         let entityName = E.entityName
         let directoryPath = entityDirectoryPath(entityName)
         // Checked before anything is read, so that an empty store fails a wrong schema too.
@@ -187,6 +210,16 @@ public final class FileStorageContext: StorageContext {
                 try recordFiles(in: directoryPath, around: pending)
             }
         }
+        return try decodeRecordFiles(E.self, files, directoryPath: directoryPath)
+    }
+
+    /// The entities of `files`, record files of the type's folder `directoryPath` with their
+    /// contents, as ``fetchAll(_:)`` returns them.
+    /// - Throws: as ``fetchAll(_:)``.
+    func decodeRecordFiles<E: Storable>(
+        _ type: E.Type, _ files: [(name: String, contents: FileContents)], directoryPath: String
+    ) throws -> [E] {
+        let entityName = E.entityName
         var entities: [E] = []
         entities.reserveCapacity(files.count)
         var failures: [StorageError] = []
@@ -258,6 +291,7 @@ public final class FileStorageContext: StorageContext {
     /// - Throws: ``StorageError`` of kind `.io` when the directory cannot be listed, or when a
     ///   batch of this entity type stopped half way and this process may not roll it back.
     public func count<E: Storable>(_ type: E.Type) throws -> Int {
+        if let handleTransaction { return try handleTransaction.count(type) }
         let directoryPath = entityDirectoryPath(E.entityName)
         return try mapErrors(entityName: E.entityName, key: nil) {
             try withReadLock(entityName: E.entityName) { pending in
@@ -373,10 +407,11 @@ public final class FileStorageContext: StorageContext {
     func withReadLock<T>(entityName: String, _ body: (CommittedFiles?) throws -> T) throws -> T {
         for _ in 0..<3 {
             let result = try lock.withSharedLock(examine: { try readCondition() }) { condition -> T in
-                if case .unfinishedBatch(let journal, _) = condition,
-                    journal.directoryName == entityDirectoryName(entityName)
-                {
-                    return try body(CommittedFiles(journal))
+                if case .unfinishedBatch(let journal, _) = condition {
+                    let directoryName = entityDirectoryName(entityName)
+                    if journal.directoryNames.contains(directoryName) {
+                        return try body(CommittedFiles(journal, directoryName: directoryName))
+                    }
                 }
                 return try body(nil)
             }

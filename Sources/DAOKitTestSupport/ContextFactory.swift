@@ -71,7 +71,7 @@ package struct ContextFactory: Sendable, CustomStringConvertible {
     /// The shipped contexts that conform to `TransactionalStorageContext`: the transaction suites
     /// run on each, so a context that gains transactions joins them here.
     package static let transactional: [ContextFactory] = [
-        .memory, .keyValueInMemory, .keyValueUserDefaults, .sqliteFile,
+        .memory, .keyValueInMemory, .keyValueUserDefaults, .fileJSON, .sqliteFile,
     ]
 
     /// The shipped contexts that keep unique indexes (`StorageIndex(…, unique: true)`): the

@@ -56,7 +56,12 @@ enum JournalState: Equatable {
             return .unreadable(
                 "the journal is whole but \(problem); the store will not open until it is removed by hand")
         }
+        // A transaction's journal spans several entity directories: a file of another one than
+        // the journal's first is listed with its directory.
         return .unfinished(
-            entityDirectory: journal.directoryName, fileNames: journal.entries.map(\.fileName), size: data.count)
+            entityDirectory: journal.directoryName,
+            fileNames: journal.entries.map { entry in
+                entry.directoryName.map { $0 + "/" + entry.fileName } ?? entry.fileName
+            }, size: data.count)
     }
 }

@@ -62,6 +62,29 @@ struct ChangeLog {
         return try append(bytes)
     }
 
+    /// Appends the lines of a write about to change, in each entity directory named, the record
+    /// files named with it (a transaction over several types, or its rollback), all in one append.
+    /// Call under the exclusive lock, before the change.
+    /// - Returns: as ``append(directoryName:fileNames:)``.
+    @discardableResult
+    func append(records: [(directoryName: String, fileNames: [String])]) throws(FileSystemError) -> Range<Int>? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(
+            records.reduce(0) { total, group in
+                total + group.fileNames.reduce(0) { $0 + group.directoryName.utf8.count + $1.utf8.count + 2 }
+            })
+        for (directoryName, fileNames) in records {
+            for name in fileNames {
+                bytes.append(contentsOf: directoryName.utf8)
+                bytes.append(UInt8(ascii: "/"))
+                bytes.append(contentsOf: name.utf8)
+                bytes.append(UInt8(ascii: "\n"))
+            }
+        }
+        if bytes.isEmpty { return nil }
+        return try append(bytes)
+    }
+
     /// Appends the line of a write about to change every record of the entity directory
     /// `directoryName` (`deleteAll`, `reset`). Call under the exclusive lock, before the change.
     /// - Returns: as ``append(directoryName:fileNames:)``.
@@ -213,6 +236,30 @@ final class ChangeLogReader {
         fd = nil
         position = 0
         sawNoLog = false
+    }
+
+    /// Starts reading at the log's current end: the next ``changes()`` answers what was appended
+    /// after now (everything, when the log cannot be opened). Call under the store's lock.
+    func startAtEnd() {
+        reset()
+        let opened: Int32?
+        do {
+            opened = try openIfPresent()
+        } catch {
+            return
+        }
+        guard let opened else {
+            // No log yet: one that appears holds only changes made from now on.
+            sawNoLog = true
+            return
+        }
+        let end = lseek(opened, 0, SEEK_END)
+        guard end >= 0 else {
+            try? log.fileSystem.close(opened, path: log.path)
+            return
+        }
+        fd = opened
+        position = Int(end)
     }
 
     /// What the log says changed since the last call. Call under the store's lock.

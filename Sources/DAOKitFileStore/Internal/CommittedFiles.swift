@@ -11,9 +11,12 @@ struct CommittedFiles {
     /// not exist.
     private let previous: [String: Data?]
 
-    init(_ journal: Journal) {
+    /// The committed state of the entity folder `directoryName`, one of those `journal` names.
+    init(_ journal: Journal, directoryName: String) {
         var previous: [String: Data?] = [:]
-        for entry in journal.entries { previous[entry.fileName] = .some(entry.previousContents) }
+        for entry in journal.entries(inDirectory: directoryName) {
+            previous[entry.fileName] = .some(entry.previousContents)
+        }
         self.previous = previous
     }
 

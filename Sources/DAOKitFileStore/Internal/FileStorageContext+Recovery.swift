@@ -166,27 +166,38 @@ extension FileStorageContext {
         try clearJournal()
     }
 
-    /// Puts every file of the journal back as it was before the batch, and makes that durable.
-    /// Rewriting the same old contents again, or removing an already removed file, changes nothing,
-    /// which is what makes it safe to repeat.
+    /// Puts every file of the journal back as it was before the batch (or the transaction, whose
+    /// journal spans several entity directories), and makes that durable. Rewriting the same old
+    /// contents again, or removing an already removed file, changes nothing, which is what makes
+    /// it safe to repeat.
     func rollBack(_ journal: Journal) throws {
-        let directoryPath = rootPath + "/" + journal.directoryName
-        if journal.entries.contains(where: { $0.previousContents != nil }) {
-            try ensureDirectory(directoryPath)
-        }
-        try fileSystem.closing(
-            try fileSystem.open(directoryPath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0), path: directoryPath
-        ) {
-            directory throws(FileSystemError) in
-            try applyInPlace(
-                journal.entries.map { ($0.fileName, $0.previousContents, nil) }, in: directory,
-                directoryPath: directoryPath)
+        var groups: [(directoryName: String, entries: [Journal.Entry])] = []
+        for name in journal.directoryNames {
+            let entries = journal.entries(inDirectory: name)
+            if entries.isEmpty { continue }
+            groups.append((name, entries))
+            let directoryPath = rootPath + "/" + name
+            if entries.contains(where: { $0.previousContents != nil }) {
+                try ensureDirectory(directoryPath)
+            } else if try fileSystem.status(atPath: directoryPath) == nil {
+                // Only removals, and no folder: nothing to remove (a transaction's first write of a
+                // type that never reached its folder).
+                continue
+            }
+            try fileSystem.closing(
+                try fileSystem.open(directoryPath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0), path: directoryPath
+            ) {
+                directory throws(FileSystemError) in
+                try applyInPlace(
+                    entries.map { ($0.fileName, $0.previousContents, nil) }, in: directory,
+                    directoryPath: directoryPath)
+            }
         }
         // Query caches in every process reread what the rollback put back. Logged after the files
         // (nobody reads in between: this holds the exclusive lock), so that a full disk stops a
         // rollback before it appends anything and readers then read around the journal without
         // having written; and before the journal is cleared, so that a crash in between repeats both.
-        try changeLog.append(directoryName: journal.directoryName, fileNames: journal.entries.map(\.fileName))
+        try changeLog.append(records: groups.map { ($0.directoryName, $0.entries.map(\.fileName)) })
     }
 
     /// Rewrites each file of the entity folder open as `directory` in place with its contents (see

@@ -12,7 +12,12 @@ import Foundation
 /// harmless. An incomplete journal (torn by a crash while it was being written; the checksum tells)
 /// means no record was touched yet, so it is simply discarded.
 ///
-/// Layout (integers little-endian):
+/// A transaction (`FileStorageContext.transaction`) changes records of several entity types at
+/// once, under one journal: each of its entries then names its entity directory. Such a journal
+/// is written as version 2; a journal of one entity directory (every batch) is still written as
+/// version 1, which every release reads, and both are read.
+///
+/// Layout (integers little-endian), version 1:
 /// ```
 /// "DAOKJRN1"                            magic and journal version
 /// u32 length, bytes                     the entity's directory name
@@ -22,6 +27,9 @@ import Foundation
 ///   u64 length, bytes
 /// u64                                   FNV-1a 64 of everything above
 /// ```
+/// Version 2 is the same but for its magic, `DAOKJRN2`, and an entity directory name
+/// (`u32 length, bytes`) before each entry's record file name; the name after the magic is the
+/// first entry's directory.
 ///
 /// Package-wide so that the `dao` tool can report an unfinished batch without opening the store
 /// (which would roll it back).
@@ -32,11 +40,16 @@ package struct Journal: Equatable, Sendable {
         package var fileName: String
         /// The file's contents before the batch; `nil` when it did not exist.
         package var previousContents: Data?
+        /// The entity directory of the file when it is not the journal's ``Journal/directoryName``
+        /// (an entry of a transaction over several types); `nil` for the journal's own.
+        package var directoryName: String?
 
-        /// An entry putting `fileName` back to `previousContents` (`nil`: removing it).
-        package init(fileName: String, previousContents: Data?) {
+        /// An entry putting `fileName` back to `previousContents` (`nil`: removing it), in the
+        /// entity directory `directoryName` (`nil`: the journal's).
+        package init(fileName: String, previousContents: Data?, directoryName: String? = nil) {
             self.fileName = fileName
             self.previousContents = previousContents
+            self.directoryName = directoryName
         }
     }
 
@@ -46,16 +59,42 @@ package struct Journal: Equatable, Sendable {
     package var entries: [Entry]
 
     private static let magic = Array("DAOKJRN1".utf8)
+    /// The magic of a journal whose entries each name their entity directory.
+    private static let magicNamingDirectories = Array("DAOKJRN2".utf8)
+
+    /// Whether an entry lies in another entity directory than the journal's: then it is written
+    /// as version 2.
+    private var namesSeveralDirectories: Bool { entries.contains { $0.directoryName != nil } }
+
+    /// The entity directories the journal's entries lie in, the journal's own first.
+    package var directoryNames: [String] {
+        var names = [directoryName]
+        for entry in entries {
+            if let name = entry.directoryName, !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+
+    /// The entries whose files lie in the entity directory `name`.
+    package func entries(inDirectory name: String) -> [Entry] {
+        entries.filter { ($0.directoryName ?? directoryName) == name }
+    }
 
     /// The journal as bytes, checksum included.
     package func serialized() -> Data {
+        let severalDirectories = namesSeveralDirectories
         var out = Data()
         out.reserveCapacity(
-            64 + entries.reduce(0) { $0 + $1.fileName.utf8.count + ($1.previousContents?.count ?? 0) + 13 })
-        out.append(contentsOf: Self.magic)
+            64
+                + entries.reduce(0) {
+                    $0 + $1.fileName.utf8.count + ($1.previousContents?.count ?? 0) + 17
+                        + (severalDirectories ? ($1.directoryName ?? directoryName).utf8.count : 0)
+                })
+        out.append(contentsOf: severalDirectories ? Self.magicNamingDirectories : Self.magic)
         Self.append(string: directoryName, to: &out)
         Self.append(UInt32(entries.count), to: &out)
         for entry in entries {
+            if severalDirectories { Self.append(string: entry.directoryName ?? directoryName, to: &out) }
             Self.append(string: entry.fileName, to: &out)
             if let contents = entry.previousContents {
                 out.append(1)
@@ -75,7 +114,15 @@ package struct Journal: Equatable, Sendable {
     /// journal torn by a crash (its batch touched no record yet) is told from a whole one.
     package init?(serialized data: Data) {
         let bytes = [UInt8](data)
-        guard bytes.count >= Self.magic.count + 8, bytes.starts(with: Self.magic) else { return nil }
+        guard bytes.count >= Self.magic.count + 8 else { return nil }
+        let severalDirectories: Bool
+        if bytes.starts(with: Self.magic) {
+            severalDirectories = false
+        } else if bytes.starts(with: Self.magicNamingDirectories) {
+            severalDirectories = true
+        } else {
+            return nil
+        }
         let body = bytes[..<(bytes.count - 8)]
         var trailer = Reader(bytes: bytes, offset: bytes.count - 8)
         guard let stored = trailer.integer(UInt64.self), stored == Self.checksum(body) else { return nil }
@@ -84,14 +131,20 @@ package struct Journal: Equatable, Sendable {
         guard let directoryName = reader.string(), let count = reader.integer(UInt32.self) else { return nil }
         var entries: [Entry] = []
         for _ in 0..<count {
+            var entryDirectory: String?
+            if severalDirectories {
+                guard let name = reader.string() else { return nil }
+                entryDirectory = name == directoryName ? nil : name
+            }
             guard let fileName = reader.string(), let flag = reader.byte() else { return nil }
             switch flag {
             case 0:
-                entries.append(Entry(fileName: fileName, previousContents: nil))
+                entries.append(Entry(fileName: fileName, previousContents: nil, directoryName: entryDirectory))
             case 1:
                 guard let length = reader.integer(UInt64.self), let contents = reader.bytes(Int(clamping: length))
                 else { return nil }
-                entries.append(Entry(fileName: fileName, previousContents: Data(contents)))
+                entries.append(
+                    Entry(fileName: fileName, previousContents: Data(contents), directoryName: entryDirectory))
             default:
                 return nil
             }
@@ -101,10 +154,15 @@ package struct Journal: Equatable, Sendable {
         self.entries = entries
     }
 
-    /// A journal of a batch on the entity directory `directoryName`.
+    /// A journal of a batch on the entity directory `directoryName`; an entry that names another
+    /// directory lies there (a transaction's), one that names this one is stored as naming none.
     package init(directoryName: String, entries: [Entry]) {
         self.directoryName = directoryName
-        self.entries = entries
+        self.entries = entries.map { entry in
+            var entry = entry
+            if entry.directoryName == directoryName { entry.directoryName = nil }
+            return entry
+        }
     }
 
     /// Why this journal cannot have been written by a `FileStorageContext`, or `nil` when every
@@ -121,10 +179,9 @@ package struct Journal: Equatable, Sendable {
     /// journal that fails this must not be rolled back, nor discarded as torn: it is reported.
     /// - Parameter fileExtensions: the record file extensions to accept (without the dot).
     package func nameProblem(fileExtensions: [String] = Self.recordFileExtensions) -> String? {
-        guard Self.isSafeComponent(directoryName),
-            FileNameCodec.isHashed(directoryName) || FileNameCodec.decode(directoryName) != nil
-        else {
-            return "its entity directory name \(directoryName.debugDescription) is not one the store writes"
+        for name in directoryNames
+        where !Self.isSafeComponent(name) || (!FileNameCodec.isHashed(name) && FileNameCodec.decode(name) == nil) {
+            return "its entity directory name \(name.debugDescription) is not one the store writes"
         }
         for entry in entries where !Self.isRecordFileName(entry.fileName, fileExtensions: fileExtensions) {
             return "its record file name \(entry.fileName.debugDescription) is not one the store writes"

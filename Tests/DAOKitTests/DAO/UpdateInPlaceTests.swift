@@ -91,7 +91,7 @@ struct UpdateInPlaceTests {
     /// A writer that changes the value between every read and commit: each attempt conflicts,
     /// and after the last one the conflict is thrown, with the other writer's value kept. (SQLite
     /// is not here: its transaction holds the write lock, so the other writer would wait for it.)
-    @Test(arguments: [ContextFactory.memory, .keyValueInMemory])
+    @Test(arguments: [ContextFactory.memory, .keyValueInMemory, .fileJSON])
     func aConflictOnEveryAttemptIsThrownAfterTheLast(_ factory: ContextFactory) throws {
         let fresh = try factory.make()
         defer { fresh.cleanUp() }

@@ -115,6 +115,43 @@ struct UniqueIndexInstancesTests {
         #expect(try first.fetch(Account.self, matching: query).map(\.id) == ["c"])
     }
 
+    // MARK: - Processes
+
+    /// The record the `DAOKitCrashWriter unique` child writes: the same entity name and fields.
+    struct UniqueAccount: Storable {
+        static var entityName: String { "UniqueAccount" }
+        static let indexes = [StorageIndex("email", unique: true)]
+        var id: String
+        var email: String
+    }
+
+    /// Two processes insert, round after round, an account each with the same e-mail: each round
+    /// leaves exactly one, and each process hears `uniqueViolation` (not another error) when it
+    /// loses; the rounds are run at once, so that the writes interleave.
+    @Test(arguments: ["files", "sqlite"])
+    func twoProcessesNeverBothStoreAValue(_ kind: String) throws {
+        let directory = FileTestDirectory()
+        defer { directory.remove() }
+        let path = kind == "sqlite" ? directory.url.appendingPathComponent("store.sqlite") : directory.url
+        if kind == "sqlite" {
+            try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        }
+        // The store exists before the children open it, as an app's store does.
+        let context: any StorageContext =
+            kind == "sqlite" ? try SQLiteStorageContext(file: path) : try FileStorageContext(directory: path)
+        let rounds = 60
+        let children = try ["a", "b"].map { prefix in
+            try FileChildProcess(arguments: ["unique", kind, path.path, prefix, String(rounds)])
+        }
+        for child in children {
+            let ended = child.wait()
+            #expect(ended.status == 0, "\(ended.errors)")
+        }
+        let stored = try context.fetchAll(UniqueAccount.self)
+        #expect(stored.count == rounds)
+        #expect(Set(stored.map(\.email)) == Set((0..<rounds).map { "user-\($0)" }))
+    }
+
     // MARK: - SQLite
 
     struct Nested: Storable {

@@ -1,3 +1,4 @@
+import DAOKitInternals
 import DAOKitTestSupport
 import DAOKitTesting
 import Foundation
@@ -40,6 +41,64 @@ struct UniqueIndexTests {
     @Test func aNonTransactionalContextFailsTheTransactionChecks() {
         for check in UniqueIndexContract.transactionChecks {
             #expect(throws: ContractViolation.self) { try check.run(makeContext: { IgnoringContext() }) }
+        }
+    }
+
+    /// A transaction takes a value while a writer outside takes it too: whichever commits first
+    /// keeps it, and the other fails — the transaction with `transactionConflict` (another writer
+    /// changed the type) or `uniqueViolation`, the outside write with `uniqueViolation` — never
+    /// both stored. (On SQLite the outside writer waits for the transaction; elsewhere it goes
+    /// first.)
+    @Test(arguments: ContextFactory.transactionalKeepingUniqueIndexes)
+    func aTransactionAndAnOutsideWriterNeverBothTakeAValue(_ factory: ContextFactory) throws {
+        let fresh = try factory.make()
+        defer { fresh.cleanUp() }
+        guard let context = fresh.context as? any TransactionalStorageContext else {
+            Issue.record("\(factory) is not transactional")
+            return
+        }
+        let outside = Locked<Result<Void, any Error>?>(nil)
+        let transaction = Result {
+            try Self.run(context) { tx in
+                try tx.save([Account(id: "b", email: "x")], mode: .insert)
+                let writer = Thread {
+                    let result = Result { try context.save([Account(id: "c", email: "x")], mode: .insert) }
+                    outside.withLock { $0 = result }
+                }
+                writer.start()
+                // Long enough for a writer that need not wait to finish; one that waits (SQLite)
+                // finishes after the commit.
+                for _ in 0..<200 where outside.withLock({ $0 == nil }) { Thread.sleep(forTimeInterval: 0.001) }
+            }
+        }
+        try waitUntilDone { outside.withLock { $0 != nil } }
+        let outsideResult = try #require(outside.withLock { $0 })
+        let stored = try context.fetchAll(Account.self).map(\.id)
+        #expect(stored.count == 1, "\(stored)")
+        switch (transaction, outsideResult) {
+        case (.success, .failure(let error)):
+            #expect(stored == ["b"])
+            #expect((error as? StorageError)?.code == .uniqueViolation, "\(error)")
+        case (.failure(let error), .success):
+            #expect(stored == ["c"])
+            let code = (error as? StorageError)?.code
+            #expect(code == .transactionConflict || code == .uniqueViolation, "\(error)")
+        default:
+            Issue.record("exactly one must succeed: \(transaction), \(outsideResult)")
+        }
+    }
+
+    private static func run<C: TransactionalStorageContext>(_ context: C, _ body: (any StorageContext) throws -> Void)
+        throws
+    {
+        try context.transaction { tx in try body(tx) }
+    }
+
+    private func waitUntilDone(_ condition: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(120)  // only guards against a hang
+        while !condition() {
+            if Date() > deadline { throw UniqueTestTimeout() }
+            Thread.sleep(forTimeInterval: 0.002)
         }
     }
 
@@ -190,6 +249,8 @@ struct UniqueIndexTests {
         #expect(StorageIndex("email") != StorageIndex("email", unique: true))
     }
 }
+
+private struct UniqueTestTimeout: Error {}
 
 /// A context that stores what it is given, checking ids but no unique index.
 private final class IgnoringContext: StorageContext {

@@ -161,11 +161,13 @@ public final class InMemoryStorageContext: StorageContext {
                 }
                 state.tables[entityName]!.dropIndexes()
             }
-            do {
-                try state.tables[entityName]!.checkUnique(uniqueBatch, entityName: entityName)
-            } catch {
-                if state.tables[entityName]!.count == 0 { state.tables[entityName] = nil }
-                throw error
+            if layout.hasUniqueIndex {
+                do {
+                    try state.tables[entityName]!.checkUnique(uniqueBatch, entityName: entityName)
+                } catch {
+                    if state.tables[entityName]!.count == 0 { state.tables[entityName] = nil }
+                    throw error
+                }
             }
             state.markChanged(entityName)
             var replaced: [any Storable] = []

@@ -104,14 +104,16 @@ extension KeyValueStorageContext: TransactionalStorageContext, TransactionSteps 
     /// of keys that share its prefix, not once per key.
     static func entityNames(ofSortedKeys sorted: [String]) -> [String] {
         var names = Set<String>()
-        var runPrefix: Substring?
+        var runPrefix: String?
         for storeKey in sorted {
-            if let runPrefix, storeKey.utf8.starts(with: runPrefix.utf8) { continue }
+            // A `String` prefix: `hasPrefix` compares the bytes of two ASCII strings at once, where
+            // iterating two UTF-8 views would cost a call per byte.
+            if let runPrefix, storeKey.hasPrefix(runPrefix) { continue }
             runPrefix = nil
             guard let name = KeyValueKeyScheme.entityName(ofRecordKey: storeKey) else { continue }
             names.insert(name)
             // `namespace/entityName/`: up to the last slash, since a record key has exactly two.
-            if let slash = storeKey.utf8.lastIndex(of: UInt8(ascii: "/")) { runPrefix = storeKey[...slash] }
+            if let slash = storeKey.utf8.lastIndex(of: UInt8(ascii: "/")) { runPrefix = String(storeKey[...slash]) }
         }
         return names.sorted()
     }
