@@ -114,6 +114,9 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
                 .unsupported("\(type(of: context)) keeps no transactions, so it cannot update a value in place"),
                 entityName: Entity.entityName)
         }
+        if let retrying = transactional as? any RetryingTransactionalStorageContext {
+            return try updateInPlace(id: id, retryingOn: retrying, attempts: max(attempts, 1), change)
+        }
         return try updateInPlace(id: id, on: transactional, attempts: max(attempts, 1), change)
     }
 

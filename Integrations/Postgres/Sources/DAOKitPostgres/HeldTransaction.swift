@@ -71,6 +71,8 @@ final class HeldTransaction: Sendable {
         var nextID: UInt64 = 1
         var doom: Doom?
         var holdsDDLLock = false
+        /// The tables calls tried to write, whether or not they succeeded.
+        var attemptedTables: Set<String> = []
         var busy = false
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
@@ -87,9 +89,11 @@ final class HeldTransaction: Sendable {
     static let beginStatement = "BEGIN ISOLATION LEVEL SERIALIZABLE"
 
     /// Leases a connection from `context`'s pool and begins a transaction on it; the connection
-    /// stays leased until ``end(committing:payload:)``.
-    /// - Throws: ``StorageError`` when no connection comes or `BEGIN` fails.
-    static func begin(on context: PostgresStorageContext) async throws -> HeldTransaction {
+    /// stays leased until ``end(committing:payload:)``. `locking`: tables (quoted) to lock in
+    /// `EXCLUSIVE` mode right after `BEGIN`, before the transaction's snapshot is taken (at its
+    /// first query), so that no other writer changes them until it ends: readers go on.
+    /// - Throws: ``StorageError`` when no connection comes, or `BEGIN` or `LOCK` fails.
+    static func begin(on context: PostgresStorageContext, locking: [String] = []) async throws -> HeldTransaction {
         let held = HeldTransaction(server: context.serverDescription)
         let ready = Locked<CheckedContinuation<Void, any Error>?>(nil)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -101,6 +105,12 @@ final class HeldTransaction: Sendable {
                     try await context.withConnection(entityName: nil) { connection in
                         try await connection.execute(
                             PostgresQuery(unsafeSQL: Self.beginStatement), logger: PostgresStorageContext.logger)
+                        if !locking.isEmpty {
+                            try await connection.execute(
+                                PostgresQuery(
+                                    unsafeSQL: "LOCK TABLE \(locking.joined(separator: ", ")) IN EXCLUSIVE MODE"),
+                                logger: PostgresStorageContext.logger)
+                        }
                         await withCheckedContinuation { (release: CheckedContinuation<Void, Never>) in
                             held.state.withLock { state in
                                 state.connection = connection
@@ -183,6 +193,14 @@ final class HeldTransaction: Sendable {
             return false
         }
     }
+
+    /// Records that a call tried to write `table` (quoted).
+    func recordAttempt(on table: String) {
+        state.withLock { _ = $0.attemptedTables.insert(table) }
+    }
+
+    /// The tables calls tried to write, sorted (the order every transaction locks them in).
+    var attemptedTables: [String] { state.withLock { $0.attemptedTables.sorted() } }
 
     /// Records a write of `keys` (`nil`: any) of the type `entityName` at `level`.
     func recordWrite(of entityName: String, keys: [String]?, at level: UInt64) {

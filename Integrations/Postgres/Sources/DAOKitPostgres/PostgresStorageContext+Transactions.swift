@@ -17,13 +17,17 @@ import PostgresNIO
 /// **Retrying is the caller's choice.** `transaction(_:)` never runs its body twice: the
 /// body is a closure, which may do more than write through the handle (send a message, append to
 /// an array), and running it again would do that twice. A caller whose body only touches the
-/// handle says so with `transaction(retrying:_:)`.
+/// handle says so with `transaction(retrying:_:)`, which ``BaseDao/update(id:attempts:_:)`` uses.
+/// A run after a conflict first locks the tables the failed run wrote (`LOCK TABLE … IN EXCLUSIVE
+/// MODE`, before its snapshot): other writers of those tables wait for it, readers do not, and it
+/// cannot lose to them again — two instances incrementing one counter would otherwise take turns
+/// losing, the one that just committed being a step ahead of the one that just rolled back.
 ///
 /// **Observers** hear of a transaction once, after its commit, with every entity type it wrote:
 /// in this process through ``changeNotifier``, in other instances by one `NOTIFY` sent just
 /// before `COMMIT` (PostgreSQL delivers it only if the transaction commits). The handle's own
 /// writes send none.
-extension PostgresStorageContext: TransactionalStorageContext {
+extension PostgresStorageContext: RetryingTransactionalStorageContext {
     /// Runs `body` with a handle on a new transaction and commits when it returns; on a handle,
     /// runs it in a savepoint of that handle's transaction instead. ``BaseDao``s made on the handle
     /// read their own writes, queries and counts included. The handle holds one pooled connection
@@ -69,9 +73,10 @@ extension PostgresStorageContext: TransactionalStorageContext {
     }
 
     /// `transaction(_:)`, run again from the start, on a new transaction, when it ends in
-    /// ``StorageError/Kind/transactionConflict(_:)``, up to `attempts` runs in all, after a short
-    /// random pause that grows with each attempt (so that two transactions that keep meeting
-    /// stop doing so at once).
+    /// ``StorageError/Kind/transactionConflict(_:)``, up to `attempts` runs in all. A run after a
+    /// conflict begins by locking the tables the failed run wrote, so that no other writer changes
+    /// them until it ends (see the type's "Retrying"); one that wrote nothing first pauses a short
+    /// random time that grows with each run.
     ///
     /// Call it only with a body that is safe to run several times: one that does nothing but
     /// read and write through the handle and compute its result from what it read. On a handle
@@ -83,14 +88,24 @@ extension PostgresStorageContext: TransactionalStorageContext {
     public func transaction<Result>(
         retrying attempts: Int, _ body: (PostgresStorageContext) throws -> Result
     ) throws -> Result {
+        if held != nil { return try transaction(body) }
         var attempt = 1
+        var locking: [String] = []
         while true {
+            let handle = try blocking(nil) { [locking] in try await self.beginTransaction(locking: locking) }
             do {
-                return try transaction(body)
-            } catch let error as StorageError
-                where error.code == .transactionConflict && attempt < attempts && held == nil
-            {
-                Thread.sleep(forTimeInterval: Self.pause(before: attempt + 1))
+                let result: Result
+                do {
+                    result = try body(handle)
+                } catch {
+                    try? blocking(nil) { await self.abandonTransaction(handle) }
+                    throw error
+                }
+                try blocking(nil) { try await self.commitTransaction(handle) }
+                return result
+            } catch let error as StorageError where error.code == .transactionConflict && attempt < attempts {
+                locking = handle.held?.attemptedTables ?? []
+                if locking.isEmpty { Thread.sleep(forTimeInterval: Self.pause(before: attempt + 1)) }
                 attempt += 1
             }
         }
@@ -102,14 +117,24 @@ extension PostgresStorageContext: TransactionalStorageContext {
     public func transaction<Result: Sendable>(
         retrying attempts: Int, _ body: @Sendable (PostgresStorageContext) async throws -> Result
     ) async throws -> Result {
+        if held != nil { return try await transaction(body) }
         var attempt = 1
+        var locking: [String] = []
         while true {
+            let handle = try await beginTransaction(locking: locking)
             do {
-                return try await transaction(body)
-            } catch let error as StorageError
-                where error.code == .transactionConflict && attempt < attempts && held == nil
-            {
-                try await Task.sleep(for: .seconds(Self.pause(before: attempt + 1)))
+                let result: Result
+                do {
+                    result = try await body(handle)
+                } catch {
+                    await abandonTransaction(handle)
+                    throw error
+                }
+                try await commitTransaction(handle)
+                return result
+            } catch let error as StorageError where error.code == .transactionConflict && attempt < attempts {
+                locking = handle.held?.attemptedTables ?? []
+                if locking.isEmpty { try await Task.sleep(for: .seconds(Self.pause(before: attempt + 1))) }
                 attempt += 1
             }
         }
@@ -124,13 +149,14 @@ extension PostgresStorageContext: TransactionalStorageContext {
 
     // MARK: - Steps
 
-    /// A handle on a new transaction, or on a handle a nested one.
-    func beginTransaction() async throws -> PostgresStorageContext {
+    /// A handle on a new transaction that first locks the tables `locking` (quoted; see
+    /// `HeldTransaction.begin(on:locking:)`), or on a handle a nested one.
+    func beginTransaction(locking: [String] = []) async throws -> PostgresStorageContext {
         if let held {
             let id = try await held.beginNested(in: level)
             return PostgresStorageContext(handleOn: self, held: held, level: id)
         }
-        let held = try await HeldTransaction.begin(on: self)
+        let held = try await HeldTransaction.begin(on: self, locking: locking)
         return PostgresStorageContext(handleOn: self, held: held, level: 0)
     }
 

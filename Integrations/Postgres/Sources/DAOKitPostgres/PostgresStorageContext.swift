@@ -284,6 +284,9 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
         _ body: @escaping (PostgresConnection) async throws -> T
     ) async throws -> T {
         if let held {
+            if let entityName {
+                held.recordAttempt(on: PostgresSchema.quoted(schema) + "." + PostgresSchema.quoted(entityName))
+            }
             return try await held.use(level: level, savepoint: true, entityName: entityName, key: key, body)
         }
         return try await withConnection(entityName: entityName, key: key) { connection in
