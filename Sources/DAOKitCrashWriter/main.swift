@@ -11,6 +11,14 @@
 //   DAOKitCrashWriter sqlite-writer <database file> <prefix> <count>
 //       The same two, through an SQLiteStorageContext on the database file (its crash and
 //       multi-process tests).
+//   DAOKitCrashWriter transactions <directory>
+//   DAOKitCrashWriter sqlite-transactions <database file>
+//       Runs transactions forever until killed, each over two entity types: transaction g creates
+//       the task task-g and its comment comment-g (both with sequence number g), removes task-(g-3)
+//       and comment-(g-3), and moves one unit from the task type's "balance" record to the
+//       comment type's (both then name g as the last transaction). Prints "ready" once the store
+//       is open, and "committed g" after transaction g. CrashWriterHistory.checkTransactions
+//       states what must hold after any kill.
 //   DAOKitCrashWriter sqlite-readonly <database file> <uid>
 //       Gives up root for <uid>, opens a database it may not write to, and prints what happens
 //       (see runSQLiteReadOnly).
@@ -77,6 +85,63 @@ func runBatches(context: any StorageContext) throws {
         // Lets the parent kill after a chosen number of batches rather than after a chosen time,
         // which on a loaded machine may pass before the first batch lands.
         FileHandle.standardOutput.write(Data("committed \(generation)\n".utf8))
+    }
+}
+
+/// A task of the two-type crash harness (`transactions`); "balance" is the type's counter.
+struct CrashTask: Storable, Equatable {
+    static var entityName: String { "CrashTask" }
+    var id: String
+    var sequence: Int
+    var value: Int
+    var payload: String
+}
+
+/// A comment of the two-type crash harness, the task's counterpart in the other type.
+struct CrashComment: Storable, Equatable {
+    static var entityName: String { "CrashComment" }
+    var id: String
+    var sequence: Int
+    var value: Int
+    var payload: String
+}
+
+/// What transaction `sequence` writes into record `id`: its length varies with both, so a torn
+/// file shows.
+func transactionPayload(id: String, sequence: Int) -> String {
+    String(repeating: "s\(sequence)-\(id);", count: 1 + (sequence * 7 + id.utf8.count) % 40)
+}
+
+func runTransactions<C: TransactionalStorageContext>(context: C) throws {
+    var sequence = try context.fetch(CrashTask.self, id: "balance")?.sequence ?? 0
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    while true {
+        sequence += 1
+        let g = sequence
+        try context.transaction { tx in
+            let taskBalance = try tx.fetch(CrashTask.self, id: "balance")?.value ?? 0
+            let commentBalance = try tx.fetch(CrashComment.self, id: "balance")?.value ?? 0
+            try tx.save([
+                CrashTask(
+                    id: "task-\(g)", sequence: g, value: 0, payload: transactionPayload(id: "task-\(g)", sequence: g)),
+                CrashTask(
+                    id: "balance", sequence: g, value: taskBalance - 1,
+                    payload: transactionPayload(id: "balance", sequence: g)),
+            ])
+            try tx.save([
+                CrashComment(
+                    id: "comment-\(g)", sequence: g, value: 0,
+                    payload: transactionPayload(id: "comment-\(g)", sequence: g)),
+                CrashComment(
+                    id: "balance", sequence: g, value: commentBalance + 1,
+                    payload: transactionPayload(id: "balance", sequence: g)),
+            ])
+            if g > 3 {
+                try tx.delete(CrashTask.self, ids: ["task-\(g - 3)"])
+                try tx.delete(CrashComment.self, ids: ["comment-\(g - 3)"])
+            }
+        }
+        FileHandle.standardOutput.write(Data("committed \(g)\n".utf8))
     }
 }
 
@@ -229,6 +294,10 @@ do {
             count: Int(arguments[4]) ?? 0)
     case (3, "sqlite-batches"):
         try runBatches(context: try SQLiteStorageContext(file: URL(fileURLWithPath: arguments[2])))
+    case (3, "transactions"):
+        try runTransactions(context: try FileStorageContext(directory: URL(fileURLWithPath: arguments[2])))
+    case (3, "sqlite-transactions"):
+        try runTransactions(context: try SQLiteStorageContext(file: URL(fileURLWithPath: arguments[2])))
     case (5, "sqlite-writer"):
         try runWriter(
             context: try SQLiteStorageContext(file: URL(fileURLWithPath: arguments[2])), prefix: arguments[3],
@@ -259,7 +328,7 @@ do {
     default:
         FileHandle.standardError.write(
             Data(
-                "usage: DAOKitCrashWriter batches <dir> | writer <dir> <prefix> <count> | sqlite-batches <file> | sqlite-writer <file> <prefix> <count> | sqlite-readonly <file> <uid> | defaults <suite> <prefix> <count> | unique <files|sqlite> <path> <prefix> <rounds> | readonly <dir> <batch size> [<uid>] | trylock <dir>\n"
+                "usage: DAOKitCrashWriter batches <dir> | writer <dir> <prefix> <count> | transactions <dir> | sqlite-batches <file> | sqlite-transactions <file> | sqlite-writer <file> <prefix> <count> | sqlite-readonly <file> <uid> | defaults <suite> <prefix> <count> | unique <files|sqlite> <path> <prefix> <rounds> | readonly <dir> <batch size> [<uid>] | trylock <dir>\n"
                     .utf8))
         exit(2)
     }

@@ -99,7 +99,9 @@ extension FileStorageContext {
             if !unique.isEmpty {
                 // The query cache's table answers when it keeps the type; otherwise the records
                 // are read.
-                if let cacheUpdate, try queryCache.checkUnique(E.self, write: cacheUpdate, in: self, entityName: entityName) {
+                if let cacheUpdate,
+                    try queryCache.checkUnique(E.self, write: cacheUpdate, in: self, entityName: entityName)
+                {
                     return
                 }
                 try checkUnique(changes, unique: unique, entityName: entityName, directoryPath: directory.path)

@@ -230,7 +230,7 @@ public final class SQLiteStorageContext: StorageContext {
                             try delete.run()
                         }
                     }
-                    let statement = try connection.statement(unique.isEmpty ? table.upsertSQL : table.keyedUpsertSQL)
+                    let statement = try connection.statement(table.upsertSQL)
                     let prefixes = writesChecksums ? table.columns.map(SQLiteRowChecksum.ColumnPrefix.init) : nil
                     for (position, row) in rows.enumerated() {
                         currentKey = keys[position]
@@ -247,7 +247,9 @@ public final class SQLiteStorageContext: StorageContext {
                                 failure: failure)
                         }
                     }
-                    if !unique.isEmpty { try SQLiteSchema.ensureUniqueIndexes(unique, in: &table, connection: connection) }
+                    if !unique.isEmpty {
+                        try SQLiteSchema.ensureUniqueIndexes(unique, in: &table, connection: connection)
+                    }
                     return table
                 }
                 state.tables[entityName] = table

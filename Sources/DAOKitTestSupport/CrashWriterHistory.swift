@@ -58,3 +58,74 @@ package enum CrashWriterHistory {
         return generation
     }
 }
+
+/// A task the `DAOKitCrashWriter transactions` child writes (its `CrashTask`).
+package struct CrashTxTask: Storable, Equatable {
+    package static var entityName: String { "CrashTask" }
+    package var id: String
+    package var sequence: Int
+    package var value: Int
+    package var payload: String
+}
+
+/// A comment the `DAOKitCrashWriter transactions` child writes (its `CrashComment`).
+package struct CrashTxComment: Storable, Equatable {
+    package static var entityName: String { "CrashComment" }
+    package var id: String
+    package var sequence: Int
+    package var value: Int
+    package var payload: String
+}
+
+extension CrashWriterHistory {
+    /// What a transaction of the `transactions` children writes into record `id`.
+    package static func transactionPayload(id: String, sequence: Int) -> String {
+        String(repeating: "s\(sequence)-\(id);", count: 1 + (sequence * 7 + id.utf8.count) % 40)
+    }
+
+    /// Checks what the `DAOKitCrashWriter transactions` child leaves behind and returns G, the
+    /// last transaction whose writes are there; counts every way the two types disagree as a torn
+    /// transaction, and returns how many it found beside G (each is also an expectation failure).
+    ///
+    /// Transaction g creates task-g and comment-g, removes task-(g-3) and comment-(g-3), and moves
+    /// one unit from the task type's "balance" to the comment type's, both stamped g. So with G
+    /// the sequence of the task balance: the comment balance has sequence G too, the two values
+    /// are -G and G, and the tasks and the comments are exactly those of max(1, G-2)…G, each
+    /// with its sequence and payload. A transaction of which one type's part is there and the
+    /// other's is not breaks one of these.
+    package static func checkTransactions(_ context: any StorageContext, round: Int) throws -> (
+        sequence: Int, torn: Int
+    ) {
+        let tasks = Dictionary(uniqueKeysWithValues: try context.fetchAll(CrashTxTask.self).map { ($0.id, $0) })
+        let comments = Dictionary(uniqueKeysWithValues: try context.fetchAll(CrashTxComment.self).map { ($0.id, $0) })
+        var torn = 0
+        func expect(_ condition: Bool, _ message: String) {
+            if !condition { torn += 1 }
+            #expect(condition, "round \(round): \(message)")
+        }
+        let sequence = tasks["balance"]?.sequence ?? 0
+        expect(comments["balance"]?.sequence ?? 0 == sequence, "the balances name different transactions")
+        expect((tasks["balance"]?.value ?? 0) == -sequence, "the task balance is not -\(sequence)")
+        expect((comments["balance"]?.value ?? 0) == sequence, "the comment balance is not \(sequence)")
+        let kept = sequence == 0 ? [] : Array(max(1, sequence - 2)...sequence)
+        expect(
+            Set(tasks.keys) == Set(kept.map { "task-\($0)" } + (sequence == 0 ? [] : ["balance"])),
+            "tasks \(tasks.keys.sorted()) after transaction \(sequence)")
+        expect(
+            Set(comments.keys) == Set(kept.map { "comment-\($0)" } + (sequence == 0 ? [] : ["balance"])),
+            "comments \(comments.keys.sorted()) after transaction \(sequence)")
+        for task in tasks.values {
+            expect(task.payload == transactionPayload(id: task.id, sequence: task.sequence), "\(task.id) is mixed")
+            if task.id != "balance" { expect(task.id == "task-\(task.sequence)", "\(task.id) is \(task.sequence)") }
+        }
+        for comment in comments.values {
+            expect(
+                comment.payload == transactionPayload(id: comment.id, sequence: comment.sequence),
+                "\(comment.id) is mixed")
+            if comment.id != "balance" {
+                expect(comment.id == "comment-\(comment.sequence)", "\(comment.id) is \(comment.sequence)")
+            }
+        }
+        return (sequence, torn)
+    }
+}

@@ -60,9 +60,11 @@ extension ContractChecks {
                     FixtureAccount(id: "c", email: "ada@example.com"),
                 ])
             }
-            try expectViolation("a batch of two new accounts with one e-mail", key: "e", holder: "d", index: emailIndex) {
+            try expectViolation("a batch of two new accounts with one e-mail", key: "e", holder: "d", index: emailIndex)
+            {
                 try accounts.persist([
-                    FixtureAccount(id: "d", email: "dan@example.com"), FixtureAccount(id: "e", email: "dan@example.com"),
+                    FixtureAccount(id: "d", email: "dan@example.com"),
+                    FixtureAccount(id: "e", email: "dan@example.com"),
                 ])
             }
             try Expect.equal(try accounts.read(), [ada], "accounts after the refused batches")
@@ -149,8 +151,10 @@ extension ContractChecks {
     ) throws {
         let error = try Expect.failure(what, file: file, line: line, matching: { $0 is StorageError }, body)
         let storageError = error as! StorageError  // checked by `matching`
-        try Expect.equal(storageError.code, .uniqueViolation, "\(what): error code (\(storageError))", file: file, line: line)
-        try Expect.equal(storageError.entityName, FixtureAccountEntity.entityName, "\(what): entity", file: file, line: line)
+        try Expect.equal(
+            storageError.code, .uniqueViolation, "\(what): error code (\(storageError))", file: file, line: line)
+        try Expect.equal(
+            storageError.entityName, FixtureAccountEntity.entityName, "\(what): entity", file: file, line: line)
         try Expect.equal(storageError.key, key, "\(what): the refused record's key", file: file, line: line)
         try Expect.equal(
             storageError.uniqueIndexViolation?.existingKey, holder, "\(what): the holder's key", file: file, line: line)
@@ -160,7 +164,9 @@ extension ContractChecks {
     private static func refusesViolatingTransaction<C: TransactionalStorageContext>(_ context: C) throws {
         let ada = FixtureAccount(id: "a", email: "ada@example.com")
         try FixtureAccountDao(context: context).create(ada)
-        try expectViolation("a transaction whose last create takes a stored e-mail", key: "c", holder: "a", index: emailIndex) {
+        try expectViolation(
+            "a transaction whose last create takes a stored e-mail", key: "c", holder: "a", index: emailIndex
+        ) {
             try context.transaction { tx in
                 try FixtureTxTaskDao(context: tx).create(FixtureTxTask(id: "t", project: "p", title: ""))
                 try FixtureAccountDao(context: tx).create(FixtureAccount(id: "b", email: "bob@example.com"))
@@ -173,7 +179,8 @@ extension ContractChecks {
                 try FixtureAccountDao(context: tx).create(FixtureAccount(id: "e", email: "dan@example.com"))
             }
         }
-        try Expect.equal(try FixtureAccountDao(context: context).read(), [ada], "accounts after the refused transactions")
+        try Expect.equal(
+            try FixtureAccountDao(context: context).read(), [ada], "accounts after the refused transactions")
         try Expect.equal(try FixtureTxTaskDao(context: context).count(), 0, "tasks after the refused transactions")
     }
 

@@ -3,7 +3,7 @@ import MappingWorkloads
 
 /// Transactions: one transaction that persists a dialog and 20 messages through `BaseDao`s on its
 /// handle, against one batch of 21 messages on the same context (memory, key-value over an
-/// in-memory store, an SQLite file), and on SQLite against GRDB's `write { }` doing the same, both
+/// in-memory store, the file store, an SQLite file), and on SQLite against GRDB's `write { }` doing the same, both
 /// in WAL mode with `synchronous = FULL`. Ends with `RATIO transactions.<context> tx/batch=<x>`
 /// and `RATIO transactions.sqlite dao/grdb=<x>`.
 struct TransactionRatioSection: RatioSection {

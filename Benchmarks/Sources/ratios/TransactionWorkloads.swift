@@ -1,5 +1,6 @@
 import BenchmarkModels
 import DAOKit
+import DAOKitFileStore
 import DAOKitSQLite
 import Foundation
 import GRDB
@@ -22,7 +23,7 @@ struct GRDBDialog: Codable, FetchableRecord, PersistableRecord {
 
 /// The contexts the `transactions` section compares a transaction with a batch on.
 enum TransactionContextKind: String, CaseIterable {
-    case memory, keyValue, sqlite
+    case memory, keyValue, files, sqlite
 }
 
 /// One context where a transaction writes one dialog and 20 messages and a batch writes 21
@@ -64,6 +65,9 @@ final class TransactionFixture {
             queue = nil
         case .keyValue:
             context = KeyValueStorageContext(store: InMemoryKeyValueStore())
+            queue = nil
+        case .files:
+            context = try FileStorageContext(directory: directory.appendingPathComponent("store"))
             queue = nil
         case .sqlite:
             context = try SQLiteStorageContext(file: directory.appendingPathComponent("daokit.sqlite"))

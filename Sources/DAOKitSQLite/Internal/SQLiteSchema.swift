@@ -40,25 +40,21 @@ struct SQLiteTable {
     /// B-tree beside the table's, which reads compare with the table (see `fetchReadable`).
     var keyIndex: String { SQLiteDialect.quoted("sqlite_autoindex_\(entityName)_1") }
 
-    /// `INSERT OR REPLACE` of a whole row: the key, then every field column in order, then the
-    /// row's checksum (``SQLiteRowChecksum``).
+    /// The write of a whole row: the key, then every field column in order, then the row's
+    /// checksum (``SQLiteRowChecksum``); a row stored under the key is updated in place.
+    ///
+    /// Not `INSERT OR REPLACE`: its REPLACE deletes whatever row holds the values of any unique
+    /// constraint, a unique index's as well as the key's, so a violation would pass silently; and
+    /// deleting and inserting moves the row to a new rowid, which rewrites a page of the key's
+    /// index and of every other index on each write, where an update in place rewrites the
+    /// table's page and the indexes whose columns changed.
     var upsertSQL: String {
-        let names = (["daokit_key"] + columns.map(SQLiteDialect.quoted) + [SQLiteRowChecksum.columnName]).joined(
-            separator: ", ")
-        let marks = Array(repeating: "?", count: columns.count + 2).joined(separator: ", ")
-        return "INSERT OR REPLACE INTO \(quotedName) (\(names)) VALUES (\(marks))"
-    }
-
-    /// The same write as ``upsertSQL`` for a table with a unique index, which `INSERT OR REPLACE`
-    /// would break silently (its REPLACE deletes whatever row holds the values, not only the row
-    /// with the key): replaces only on the key, so that a unique index's violation fails the
-    /// statement with `SQLITE_CONSTRAINT_UNIQUE`.
-    var keyedUpsertSQL: String {
         let fields = columns.map(SQLiteDialect.quoted) + [SQLiteRowChecksum.columnName]
         let names = (["daokit_key"] + fields).joined(separator: ", ")
         let marks = Array(repeating: "?", count: columns.count + 2).joined(separator: ", ")
         let updates = fields.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        return "INSERT INTO \(quotedName) (\(names)) VALUES (\(marks)) ON CONFLICT (daokit_key) DO UPDATE SET \(updates)"
+        return "INSERT INTO \(quotedName) (\(names)) VALUES (\(marks))"
+            + " ON CONFLICT (daokit_key) DO UPDATE SET \(updates)"
     }
 }
 
@@ -219,7 +215,8 @@ enum SQLiteSchema {
                 guard index.fields.allSatisfy({ $0.keys.count == 1 }) else {
                     let fields = index.fields.map(\.description).joined(separator: ", ")
                     throw StorageError(
-                        .unsupported("SQLite keeps unique indexes on top-level fields only, and (\(fields)) reads a nested one"),
+                        .unsupported(
+                            "SQLite keeps unique indexes on top-level fields only, and (\(fields)) reads a nested one"),
                         entityName: entityName)
                 }
             }
@@ -234,7 +231,9 @@ enum SQLiteSchema {
     /// create it, naming two rows that hold equal values, and a write that puts the data right
     /// creates it. SQLite keeps it from then on, for every connection and process.
     /// - Throws: ``StorageError/Code/uniqueViolation`` naming two rows, or an ``SQLiteError``.
-    static func ensureUniqueIndexes(_ indexes: [StorageIndex], in table: inout SQLiteTable, connection: SQLiteConnection)
+    static func ensureUniqueIndexes(
+        _ indexes: [StorageIndex], in table: inout SQLiteTable, connection: SQLiteConnection
+    )
         throws
     {
         if table.uniqueIndexesEnsured { return }
@@ -245,7 +244,8 @@ enum SQLiteSchema {
             }
             do {
                 try connection.execute(
-                    "CREATE UNIQUE INDEX IF NOT EXISTS \(name) ON \(table.quotedName) (\(columns.joined(separator: ", ")))")
+                    "CREATE UNIQUE INDEX IF NOT EXISTS \(name) ON \(table.quotedName) (\(columns.joined(separator: ", ")))"
+                )
             } catch {
                 guard error.extendedResultCode == constraintUnique else { throw error }
                 throw try duplicates(of: index, in: table, connection: connection)
@@ -283,7 +283,8 @@ enum SQLiteSchema {
         let values = (0..<columns.count).map { group.value(at: Int32($0)) }
         let keys = try holders(of: values, in: columns, excluding: nil, limit: 2, table: table, connection: connection)
         return UniqueIndexViolation.error(
-            entityName: table.entityName, key: keys.last ?? "", index: index, existingKey: keys.count > 1 ? keys[0] : nil)
+            entityName: table.entityName, key: keys.last ?? "", index: index,
+            existingKey: keys.count > 1 ? keys[0] : nil)
     }
 
     /// The keys of the rows holding `values` in `columns` (quoted), compared as the unique index

@@ -56,7 +56,8 @@ struct UniqueIndexInstancesTests {
             let threads = writers.map { context, writer in
                 Thread {
                     let outcome = Result {
-                        try context.save([Account(id: "\(round)\(writer)", email: "user\(round)@example.com")], mode: .insert)
+                        try context.save(
+                            [Account(id: "\(round)\(writer)", email: "user\(round)@example.com")], mode: .insert)
                     }
                     outcomes.withLock { $0.append(outcome) }
                 }
@@ -190,8 +191,9 @@ struct UniqueIndexInstancesTests {
         defer { pair.cleanUp() }
         try pair.first.save([Account(id: "a", email: "x"), Account(id: "b", email: "y")])
         #expect(throws: StorageError.self) { try pair.first.save([Account(id: "b", email: "x")]) }
-        #expect(try pair.first.fetchAll(Account.self).sorted { $0.id < $1.id } == [
-            Account(id: "a", email: "x"), Account(id: "b", email: "y"),
-        ])
+        #expect(
+            try pair.first.fetchAll(Account.self).sorted { $0.id < $1.id } == [
+                Account(id: "a", email: "x"), Account(id: "b", email: "y"),
+            ])
     }
 }

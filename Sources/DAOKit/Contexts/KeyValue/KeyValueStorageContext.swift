@@ -245,7 +245,8 @@ public final class KeyValueStorageContext: StorageContext {
         var kept: [UniqueIndexCheck.Entry] = []
         for record in try listRecords(entityName, in: store) where !written.contains(record.key) {
             guard
-                let text = try access(entityName, record.key, record.storeKey, { try store.string(forKey: record.storeKey) }),
+                let text = try access(
+                    entityName, record.key, record.storeKey, { try store.string(forKey: record.storeKey) }),
                 let json = KeyValueRecordFormat.entityJSON(of: text, location: record.storeKey)
             else { continue }
             kept.append(UniqueIndexCheck.Entry(key: record.key, tuples: unique.tuples(ofJSON: json)))
@@ -253,7 +254,8 @@ public final class KeyValueStorageContext: StorageContext {
         let writing = records.map { record in
             UniqueIndexCheck.Entry(
                 key: record.key,
-                tuples: unique.tuples(ofJSON: KeyValueRecordFormat.entityJSON(of: record.text, location: record.storeKey) ?? Data()))
+                tuples: unique.tuples(
+                    ofJSON: KeyValueRecordFormat.entityJSON(of: record.text, location: record.storeKey) ?? Data()))
         }
         try UniqueIndexCheck.check(entityName: entityName, indexes: unique.indexes, kept: kept, written: writing)
     }
