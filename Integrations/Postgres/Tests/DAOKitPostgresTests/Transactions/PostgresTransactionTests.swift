@@ -193,24 +193,54 @@ struct PostgresTransactionConflictTests {
         #expect(try context.fetch(PgTxCounter.self, id: "c")?.value == 11, "the second run read the other's write")
     }
 
-    @Test func retryingSurfacesTheConflictAfterTheBound() async throws {
+    @Test func retryingSurfacesTheServersConflictOnceTheRunsAreSpent() async throws {
         let (context, other) = try contexts()
         defer { [context, other].forEach { $0.close() } }
         let runs = PgTxLocked(0)
         let error = await #expect(throws: StorageError.self) {
-            try await context.transaction(retrying: 3) { tx in
-                let run = runs.withLock { runs in
-                    runs += 1
-                    return runs
-                }
+            try await context.transaction(retrying: 1) { tx in
+                runs.withLock { $0 += 1 }
                 let value = try #require(try await tx.fetch(PgTxCounter.self, id: "c")).value
-                try await other.save([PgTxCounter(id: "c", value: 100 * run)])
+                try await other.save([PgTxCounter(id: "c", value: 100)])
                 try await tx.save([PgTxCounter(id: "c", value: value + 1)])
             }
         }
         #expect(error?.code == .transactionConflict, "\(String(describing: error))")
-        #expect(runs.withLock { $0 } == 3)
-        #expect(try await context.fetch(PgTxCounter.self, id: "c")?.value == 300, "the last interfering write stays")
+        #expect(error?.description.contains("40001") == true, "the server's report: \(String(describing: error))")
+        #expect(runs.withLock { $0 } == 1, "one run allowed, one run made")
+        #expect(try await context.fetch(PgTxCounter.self, id: "c")?.value == 100, "the interfering write stays")
+    }
+
+    /// The run after a conflict locks the tables the failed run wrote before its snapshot, so a
+    /// writer of the same row meanwhile waits for it instead of making it lose again: two runs,
+    /// where an optimistic retry would lose its second run as well and spend its bound.
+    @Test func aRunAfterAConflictCannotLoseToAWriterOfTheSameRowAgain() async throws {
+        let (context, other) = try contexts()
+        defer { [context, other].forEach { $0.close() } }
+        let runs = PgTxLocked(0)
+        let meanwhile = PgTxLocked<Task<Void, any Error>?>(nil)
+        try await context.transaction(retrying: 2) { tx in
+            let run = runs.withLock { runs in
+                runs += 1
+                return runs
+            }
+            let value = try #require(try await tx.fetch(PgTxCounter.self, id: "c")).value
+            if run == 1 {
+                try await other.save([PgTxCounter(id: "c", value: 10)])
+            } else {
+                // Not awaited by the body: this writer waits for the transaction's lock.
+                meanwhile.withLock {
+                    $0 = Task { try await other.save([PgTxCounter(id: "c", value: 500)]) }
+                }
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            try await tx.save([PgTxCounter(id: "c", value: value + 1)])
+        }
+        #expect(runs.withLock { $0 } == 2)
+        try await #require(meanwhile.withLock { $0 }).value
+        #expect(
+            try await context.fetch(PgTxCounter.self, id: "c")?.value == 500,
+            "the waiting writer wrote after the second run's commit (11)")
     }
 
     @Test func aDeadlockTheServerBreaksIsRetried() async throws {
