@@ -103,7 +103,8 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
     /// - Returns: the value as written, or `nil` when nothing is stored under `id` (then `change`
     ///   is not called and nothing is written).
     /// - Throws: ``StorageError/Kind/unsupported(_:)`` when the context keeps no transactions
-    ///   (PostgreSQL); ``StorageError/Kind/transactionConflict(_:)`` when every
+    ///   (one that does not conform to ``TransactionalStorageContext``);
+    ///   ``StorageError/Kind/transactionConflict(_:)`` when every
     ///   attempt met a concurrent change; ``StorageError/Kind/unsupported(_:)`` too when `change`
     ///   changes the value's id; what `change` throws, and ``MappingError`` or ``StorageError`` when
     ///   the value cannot be read, mapped or written — with nothing written in each case.
@@ -112,6 +113,9 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
             throw StorageError(
                 .unsupported("\(type(of: context)) keeps no transactions, so it cannot update a value in place"),
                 entityName: Entity.entityName)
+        }
+        if let retrying = transactional as? any RetryingTransactionalStorageContext {
+            return try updateInPlace(id: id, retryingOn: retrying, attempts: max(attempts, 1), change)
         }
         return try updateInPlace(id: id, on: transactional, attempts: max(attempts, 1), change)
     }

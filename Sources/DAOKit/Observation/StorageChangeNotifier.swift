@@ -100,8 +100,9 @@ public final class StorageChangeNotifier: Sendable {
 
     /// Announces several committed changes at once, like ``post(_:)``: they are queued together,
     /// so subscribers receive them in one batch (a transaction over several entity types is
-    /// heard of once).
-    package func post(contentsOf changes: [StorageChange]) {
+    /// heard of once). A context of another package that keeps transactions announces each
+    /// commit with it.
+    public func post(contentsOf changes: [StorageChange]) {
         if changes.isEmpty { return }
         let mustSignal = state.withLock { state -> Bool in
             if state.subscribers.isEmpty { return false }

@@ -40,3 +40,17 @@ public protocol TransactionalStorageContext: StorageContext {
     ///   body rolls back as any error does.
     func transaction<Result: Sendable>(_ body: @Sendable (Self) async throws -> Result) async throws -> Result
 }
+
+/// A ``TransactionalStorageContext`` that runs a transaction again by itself when it ends in
+/// ``StorageError/Kind/transactionConflict(_:)``, with a strategy of its own: a context whose
+/// transactions can keep losing to one another (optimistic ones, such as PostgreSQL's) makes a
+/// second run win, where running `transaction(_:)` again in a loop could lose every time.
+/// ``BaseDao/update(id:attempts:_:)`` uses it when the context conforms.
+public protocol RetryingTransactionalStorageContext: TransactionalStorageContext {
+    /// Runs `body` as `transaction(_:)` does, and again from the start, on a new transaction,
+    /// when that ends in ``StorageError/Kind/transactionConflict(_:)``, up to `attempts` runs in
+    /// all. `body` must be safe to run several times: it only reads and writes through the handle.
+    /// - Throws: as `transaction(_:)`; the last run's
+    ///   ``StorageError/Kind/transactionConflict(_:)`` when every run met a conflict.
+    func transaction<Result>(retrying attempts: Int, _ body: (Self) throws -> Result) throws -> Result
+}

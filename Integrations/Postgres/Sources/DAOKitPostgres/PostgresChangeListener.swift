@@ -31,6 +31,9 @@ final class PostgresChangeListener: ExternalChangeMonitor, Sendable {
         var origin: String
         var entity: String?
         var keys: [String]?
+        /// A transaction's announcement: every type it changed (`entity` is `nil` then, which an
+        /// earlier version, not knowing this field, reads as "anything may have changed").
+        var entities: [String]?
 
         func encoded() -> String? {
             (try? JSONEncoder().encode(self)).map { String(decoding: $0, as: UTF8.self) }
@@ -186,7 +189,10 @@ final class PostgresChangeListener: ExternalChangeMonitor, Sendable {
             return
         }
         guard announcement.schema == schema, announcement.origin != origin else { return }
-        let change = StorageChange(entityName: announcement.entity, storageKeys: announcement.keys.map(Set.init))
-        state.withLock { $0.pending.append(change) }
+        // A transaction's types are appended at once, so that observers hear of them in one batch.
+        let changes =
+            announcement.entities?.map(StorageChange.entity)
+            ?? [StorageChange(entityName: announcement.entity, storageKeys: announcement.keys.map(Set.init))]
+        state.withLock { $0.pending.append(contentsOf: changes) }
     }
 }

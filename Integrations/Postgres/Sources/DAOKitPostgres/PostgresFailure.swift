@@ -14,14 +14,21 @@ import _ConnectionPoolModule
 /// server's own report (SQLSTATE, message, detail, hint) wherever there is one, read from the
 /// error and from the errors it wraps; the `PSQLError` stays the ``StorageError/underlyingError``.
 enum PostgresFailure {
-    /// `error` as a ``StorageError`` of kind `io` (a ``StorageError`` or a `CancellationError` as
-    /// it is). `contextClosed`: whether the context was closed, the only case in which a closed
+    /// `error` as a ``StorageError`` of kind `io`, or `transactionConflict` for a serialization
+    /// failure or a deadlock the server broke (a ``StorageError`` or a `CancellationError` as it
+    /// is). `contextClosed`: whether the context was closed, the only case in which a closed
     /// pool or connection is reported as "the context was closed".
     static func storageError(
         _ error: any Error, server: String, entityName: String?, key: String? = nil,
         contextClosed: Bool = false
     ) -> any Error {
         if error is StorageError || error is CancellationError { return error }
+        if let report = ServerReport(error), report.isConflict {
+            // Running the same work again is the remedy, as for any transaction conflict.
+            return StorageError(
+                .transactionConflict(report.sentence), entityName: entityName, key: key, location: server,
+                underlyingError: error)
+        }
         if let transaction = error as? PostgresTransactionError {
             let inner =
                 transaction.closureError ?? transaction.beginError ?? transaction.commitError
@@ -170,6 +177,10 @@ enum PostgresFailure {
                 return nil
             }
         }
+
+        /// Whether the server rolled the statement back to keep transactions apart: a
+        /// serialization failure (40001) or a deadlock it broke (40P01).
+        var isConflict: Bool { state == "40001" || state == "40P01" }
 
         /// Whether the report says the server is unavailable for now rather than that the
         /// statement is wrong: a connection failure (class 08), a shutdown or restart (57P01–57P03),

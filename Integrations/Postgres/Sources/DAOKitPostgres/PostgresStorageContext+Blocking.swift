@@ -4,7 +4,7 @@ import DAOKit
 /// the calling thread until it finishes (see `BlockingBridge.swift`). Same results, same errors;
 /// on a SwiftNIO event-loop thread each throws a ``StorageError`` instead of blocking it.
 extension PostgresStorageContext {
-    private func blocking<T>(_ entityName: String?, _ operation: @escaping () async throws -> T) throws -> T {
+    func blocking<T>(_ entityName: String?, _ operation: @escaping () async throws -> T) throws -> T {
         try BlockingBridge.wait(entityName: entityName, server: serverDescription, operation)
     }
 

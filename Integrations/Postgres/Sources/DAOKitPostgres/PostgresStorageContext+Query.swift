@@ -88,7 +88,7 @@ extension PostgresStorageContext {
                 // Deletes nothing unless the kinds are the ones the condition was built for.
                 let sql = """
                     WITH gone AS (DELETE FROM \(table) WHERE \(counting) = \(expectedKinds)\(condition) RETURNING 1) \
-                    SELECT \(counting), pg_notify(\(channel), \(payload))::text
+                    SELECT \(counting), \(notifyCall(channel, payload))::text
                     """
                 let statement = PostgresQuery(unsafeSQL: sql, binds: binds.bindings)
                 let counted = try await transaction(entityName: entityName) { connection in
@@ -122,13 +122,13 @@ extension PostgresStorageContext {
                 try await connection.execute(
                     PostgresQuery(
                         unsafeSQL: """
-                            WITH gone AS (DELETE FROM \(table) WHERE \(PostgresSchema.keyIsIn("$1::text[]"))) SELECT pg_notify($2, $3)
+                            WITH gone AS (DELETE FROM \(table) WHERE \(PostgresSchema.keyIsIn("$1::text[]"))) SELECT \(self.notifyCall("$2", "$3"))
                             """, binds: deleteBinds), logger: Self.logger)
                 return true
             }
             return outcome ? .answer(()) : .retry
         }
-        notifier.post(.entity(entityName))
+        announce(entityName, storageKeys: nil)
     }
 
     /// How one attempt of a query ended: with its answer, or seeing other kinds than its SQL was

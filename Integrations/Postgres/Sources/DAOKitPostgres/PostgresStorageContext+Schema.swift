@@ -8,8 +8,21 @@ extension PostgresStorageContext {
     /// and brings a table of the earlier layout to this one (see ``PostgresSchema``). Runs under
     /// an advisory lock, so that instances starting together do not race on
     /// `CREATE … IF NOT EXISTS` (which is not safe against itself) or on the migration.
+    ///
+    /// On a transaction's handle, the context does it on a connection of its own, committed at
+    /// once: inside the transaction, the advisory lock would be held until its commit, and a
+    /// reader outside using a new type meanwhile would wait for it. Once the transaction holds
+    /// that lock (see ``ensureIndexes(_:records:)``), inside it, since the context would wait.
     func ensureTable(_ entityName: String, table: String) async throws {
         if state.withLock({ $0.tables[entityName]?.created == true }) { return }
+        if let root, held?.holdsDDLLock != true {
+            try await root.ensureTable(entityName, table: table)
+            state.withLock {
+                $0.bootstrapped = true
+                $0.tables[entityName, default: TableState()].created = true
+            }
+            return
+        }
         let bootstrapped = state.withLock { $0.bootstrapped }
         try await transaction(entityName: entityName) { connection in
             try await self.lockSchema(on: connection, bootstrapped: bootstrapped)
@@ -40,6 +53,11 @@ extension PostgresStorageContext {
 
     /// Creates the entity's declared indexes unless this context did before, with the expressions
     /// for the kinds `records` hold.
+    ///
+    /// On a transaction's handle, the context does it on a connection of its own (as
+    /// ``ensureTable(_:table:)``), unless the transaction has written the table: `CREATE INDEX`
+    /// would wait for the transaction's lock on it, and the transaction for the index. Then it is
+    /// done inside the transaction.
     /// - Throws: ``StorageError/Kind/unsupported(_:)`` for an entity that declares a unique index,
     ///   which this context does not keep yet: refused before anything is written, rather than
     ///   written unchecked.
@@ -52,6 +70,11 @@ extension PostgresStorageContext {
                 entityName: entityName)
         }
         if E.indexes.isEmpty || state.withLock({ $0.tables[entityName]?.indexesEnsured == true }) { return }
+        if let root, let held, !held.hasWritten(entityName) {
+            try await root.ensureIndexes(E.self, records: records)
+            state.withLock { $0.tables[entityName, default: TableState()].indexesEnsured = true }
+            return
+        }
         var kinds: [String: Set<JSONRecord.FieldKind>] = [:]
         for record in records {
             for field in record.fields where kinds[field.name] == nil { kinds[field.name] = [field.kind] }
@@ -125,8 +148,10 @@ extension PostgresStorageContext {
     }
 
     /// Forgets the kinds read, after a write recorded new ones: the next query reads them again.
+    /// On a transaction's handle, the context forgets them too once the transaction commits.
     func forgetKinds(_ entityName: String) {
         state.withLock { $0.tables[entityName]?.kinds = nil }
+        held?.recordKinds(of: entityName, at: level)
     }
 
     /// Takes the DDL lock for the rest of the transaction and, unless `bootstrapped`, creates the
@@ -147,6 +172,7 @@ extension PostgresStorageContext {
     /// take other locks (two schemas whose names hash alike merely wait for each other), so one
     /// store's first use never waits for another's.
     func lockDDL(on connection: PostgresConnection) async throws {
+        held?.noteDDLLock()
         var binds = PostgresBindings()
         binds.append(Self.ddlLockClass)
         binds.append(Self.ddlLockKey(schema: schema))

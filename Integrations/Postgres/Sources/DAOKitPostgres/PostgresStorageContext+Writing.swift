@@ -65,7 +65,7 @@ extension PostgresStorageContext {
         switch mode {
         case .upsert:
             // One statement: the kinds, the rows and the notification together.
-            let sql = "WITH kinds AS (\(recordKinds)), saved AS (\(upsert)) SELECT pg_notify($6, $7)"
+            let sql = "WITH kinds AS (\(recordKinds)), saved AS (\(upsert)) SELECT \(notifyCall("$6", "$7"))"
             try await transaction(entityName: entityName) { connection in
                 try await connection.execute(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger)
             }
@@ -73,7 +73,7 @@ extension PostgresStorageContext {
             let sql = """
                 WITH kinds AS (\(recordKinds)), saved AS (INSERT INTO \(table) (daokit_key, record) \
                 SELECT * FROM unnest($1::text[], $2::text[]::jsonb[]) ON CONFLICT (daokit_key_sha256) DO NOTHING RETURNING daokit_key) \
-                SELECT daokit_key, pg_notify($6, $7)::text FROM saved
+                SELECT daokit_key, \(notifyCall("$6", "$7"))::text FROM saved
                 """
             try await transaction(entityName: entityName) { connection in
                 var inserted: Set<String> = []
@@ -94,7 +94,7 @@ extension PostgresStorageContext {
             let lock = PostgresQuery(
                 unsafeSQL: "SELECT daokit_key FROM \(table) WHERE \(PostgresSchema.keyIsIn("$1::text[]")) FOR UPDATE",
                 binds: lockBinds)
-            let sql = "WITH kinds AS (\(recordKinds)), saved AS (\(upsert)) SELECT pg_notify($6, $7)"
+            let sql = "WITH kinds AS (\(recordKinds)), saved AS (\(upsert)) SELECT \(notifyCall("$6", "$7"))"
             try await transaction(entityName: entityName) { connection in
                 var stored: Set<String> = []
                 for try await key in try await connection.query(lock, logger: Self.logger).decode(String.self) {
@@ -108,7 +108,7 @@ extension PostgresStorageContext {
             }
         }
         if !fresh.fields.isEmpty { forgetKinds(entityName) }
-        notifier.post(entityName: entityName, storageKeys: entities.map(\.id.storageKey))
+        announce(entityName, storageKeys: entities.map(\.id.storageKey))
     }
 
     /// ``StorageContext/delete(_:ids:)``: one statement; unknown ids are ignored.
@@ -123,13 +123,13 @@ extension PostgresStorageContext {
         try await deleteRows(E.self, condition: PostgresSchema.keyIsIn("$3::text[]"), keys: storageKeys) {
             $0.append(keys)
         }
-        notifier.post(entityName: E.entityName, storageKeys: storageKeys)
+        announce(E.entityName, storageKeys: storageKeys)
     }
 
     /// ``StorageContext/deleteAll(_:)``.
     public func deleteAll<E: Storable>(_ type: E.Type) async throws {
         try await deleteRows(E.self, condition: "TRUE", keys: nil) { _ in }
-        notifier.post(.entity(E.entityName))
+        announce(E.entityName, storageKeys: nil)
     }
 
     /// `DELETE … WHERE condition` with the notification, in one statement. The condition's
@@ -145,7 +145,7 @@ extension PostgresStorageContext {
         binds.append(PostgresSchema.channel)
         binds.append(notificationPayload(entityName: entityName, keys: keys))
         bindCondition(&binds)
-        let sql = "WITH gone AS (DELETE FROM \(table) WHERE \(condition)) SELECT pg_notify($1, $2)"
+        let sql = "WITH gone AS (DELETE FROM \(table) WHERE \(condition)) SELECT \(notifyCall("$1", "$2"))"
         try await transaction(entityName: entityName) { connection in
             try await connection.execute(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger)
         }
@@ -173,14 +173,17 @@ extension PostgresStorageContext {
             binds.append(PostgresSchema.channel)
             binds.append(payload)
             try await connection.execute(
-                PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: binds), logger: Self.logger)
+                PostgresQuery(unsafeSQL: "SELECT \(self.notifyCall("$1", "$2"))", binds: binds), logger: Self.logger)
         }
-        notifier.post(.everything)
+        announceReset()
     }
 
     /// The `NOTIFY` payload announcing a commit: this schema, this context (whose own listener
     /// skips it), the entity and, when they fit PostgreSQL's 8,000-byte limit, the keys.
+    ///
+    /// On a transaction's handle, empty: the transaction announces itself once, at its commit.
     func notificationPayload(entityName: String?, keys: [String]?) -> String {
+        if held != nil { return "" }
         var change = PostgresChangeListener.Announcement(
             schema: schema, origin: listener.origin, entity: entityName, keys: keys)
         if let text = change.encoded(), text.utf8.count < 7_900 { return text }

@@ -36,12 +36,17 @@ import _ConnectionPoolModule
 /// use) never block a thread. The synchronous methods block the calling thread until the server
 /// answers; they may be called from any thread but a SwiftNIO event loop's, where they throw.
 ///
+/// **Transactions** over any entity types: `transaction(_:)` and, for a body that is safe
+/// to run again, `transaction(retrying:_:)` (see `PostgresStorageContext+Transactions.swift`).
+///
 /// **Errors.** Every failure is a ``StorageError`` naming the entity, the key where there is one,
 /// and the server (`postgres://user@host:port/database`); a server or connection failure is
 /// ``StorageError/Kind/io(_:)`` saying what happened — with the server's SQLSTATE, message,
 /// detail and hint where it reported one, and why no connection came where none did — and
-/// postgres-nio's `PSQLError` as ``StorageError/underlyingError``. The context recovers when the
-/// server is back: the pool opens new connections.
+/// postgres-nio's `PSQLError` as ``StorageError/underlyingError``; a serialization failure or a
+/// deadlock the server broke is ``StorageError/Kind/transactionConflict(_:)`` (nothing of the call
+/// was written: run it again). The context recovers when the server is back: the pool opens new
+/// connections.
 public final class PostgresStorageContext: AsyncStorageContext, Sendable {
     /// The connection pool.
     public let client: PostgresClient
@@ -49,7 +54,10 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
     public let schema: String
     /// Where errors say the data lives: `postgres://user@host:port/database`.
     public let serverDescription: String
-    public var changeNotifier: StorageChangeNotifier? { notifier }
+    /// Announces this context's commits and, while someone observes, other instances' (see
+    /// "Live results"); `nil` on a transaction's handle, whose writes are announced once, by the
+    /// context, when the transaction commits.
+    public var changeNotifier: StorageChangeNotifier? { held == nil ? notifier : nil }
 
     let notifier: StorageChangeNotifier
     let listener: PostgresChangeListener
@@ -59,7 +67,15 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
     let connectionConfiguration: PostgresConnection.Configuration?
     /// The task running the pool when this context owns it.
     private let runTask: Task<Void, Never>?
-    let state = Locked(State())
+    let state: Locked<State>
+    /// On a transaction's handle, the transaction's connection (see `HeldTransaction.swift`);
+    /// `nil` on a context.
+    let held: HeldTransaction?
+    /// On a handle, which level of its transaction it writes in: 0 for the transaction, else a
+    /// nested transaction's savepoint.
+    let level: UInt64
+    /// On a handle, the context that owns the pool: it creates the tables (see ``ensureTable(_:table:)``).
+    let root: PostgresStorageContext?
 
     /// What this context knows of the database: whether its tables exist, and each field's kinds.
     struct State {
@@ -125,16 +141,41 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
         let listener = PostgresChangeListener(client: client, schema: schema)
         self.listener = listener
         self.notifier = StorageChangeNotifier(monitor: listener)
+        self.state = Locked(State())
+        self.held = nil
+        self.level = 0
+        self.root = nil
+    }
+
+    /// A handle on `held` at `level`, begun on `outer` (a context, or the handle of the enclosing
+    /// transaction): the same pool, schema and notifier, and what `outer` knows of the tables,
+    /// which the handle extends privately until its transaction commits.
+    init(handleOn outer: PostgresStorageContext, held: HeldTransaction, level: UInt64) {
+        client = outer.client
+        runTask = nil
+        schema = outer.schema
+        serverDescription = outer.serverDescription
+        connectTimeout = outer.connectTimeout
+        connectionConfiguration = outer.connectionConfiguration
+        listener = outer.listener
+        notifier = outer.notifier
+        state = Locked(outer.state.withLock { $0 })
+        self.held = held
+        self.level = level
+        root = outer.root ?? outer
     }
 
     deinit {
-        listener.stop()
+        // A handle shares its context's listener and pool, and must not stop them.
+        if held == nil { listener.stop() }
         runTask?.cancel()
     }
 
     /// Closes the pool this context owns (not a client it was given): later operations fail
     /// with a ``StorageError`` saying the context was closed, and its observations end with it.
+    /// On a transaction's handle, does nothing: the handle owns no pool.
     public func close() {
+        if held != nil { return }
         state.withLock { $0.closed = true }
         listener.close()
         runTask?.cancel()
@@ -180,6 +221,9 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
         entityName: String?, key: String? = nil,
         _ body: @escaping (PostgresConnection) async throws -> T
     ) async throws -> T {
+        if let held {
+            return try await held.use(level: level, savepoint: false, entityName: entityName, key: key, body)
+        }
         if state.withLock({ $0.closed }) {
             throw StorageError(
                 .io("the context was closed"), entityName: entityName, key: key, location: serverDescription)
@@ -231,12 +275,21 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
     /// when the server has executed it, but a statement outside a transaction block commits only
     /// afterwards (at the protocol's Sync), so a server that stops in between would lose a write
     /// the caller was told had succeeded. `COMMIT`'s answer comes after the commit.
+    ///
+    /// On a transaction's handle, `body` runs in a savepoint of that transaction instead: what it
+    /// wrote is undone when it throws, and the rest of the transaction goes on.
     @discardableResult
     func transaction<T: Sendable>(
         entityName: String?, key: String? = nil,
         _ body: @escaping (PostgresConnection) async throws -> T
     ) async throws -> T {
-        try await withConnection(entityName: entityName, key: key) { connection in
+        if let held {
+            if let entityName {
+                held.recordAttempt(on: PostgresSchema.quoted(schema) + "." + PostgresSchema.quoted(entityName))
+            }
+            return try await held.use(level: level, savepoint: true, entityName: entityName, key: key, body)
+        }
+        return try await withConnection(entityName: entityName, key: key) { connection in
             try await connection.execute("BEGIN", logger: Self.logger)
             do {
                 let result = try await body(connection)
