@@ -52,21 +52,24 @@ extension PostgresStorageContext {
     }
 
     /// Creates the entity's declared indexes unless this context did before, with the expressions
-    /// for the kinds `records` hold.
+    /// for the kinds `records` hold (and, for unique indexes, the kinds recorded on the server).
     ///
     /// On a transaction's handle, the context does it on a connection of its own (as
     /// ``ensureTable(_:table:)``), unless the transaction has written the table: `CREATE INDEX`
     /// would wait for the transaction's lock on it, and the transaction for the index. Then it is
     /// done inside the transaction.
-    /// - Throws: ``StorageError/Kind/unsupported(_:)`` for an entity that declares a unique index,
-    ///   which this context does not keep yet: refused before anything is written, rather than
-    ///   written unchecked.
+    /// - Throws: ``StorageError/Code/uniqueViolation`` naming two stored records with equal values
+    ///   in a unique index, which then stays uncreated (see "Unique indexes" in
+    ///   `PostgresStorageContext+UniqueIndexes.swift`); ``StorageError/Kind/unsupported(_:)`` for
+    ///   a unique index on a nested field, refused before anything is written rather than written
+    ///   unchecked.
     func ensureIndexes<E: Storable>(_ type: E.Type, records: [JSONRecord.Encoded]) async throws {
         let entityName = E.entityName
-        if let unique = E.indexes.first(where: \.isUnique) {
-            let fields = unique.fields.map(\.description).joined(separator: ", ")
+        if let nested = E.indexes.first(where: { $0.isUnique && !$0.fields.allSatisfy { $0.keys.count == 1 } }) {
+            let fields = nested.fields.map(\.description).joined(separator: ", ")
             throw StorageError(
-                .unsupported("the PostgreSQL context does not keep unique indexes yet, such as (\(fields))"),
+                .unsupported(
+                    "PostgreSQL keeps unique indexes on top-level fields only, and (\(fields)) reads a nested one"),
                 entityName: entityName)
         }
         if E.indexes.isEmpty || state.withLock({ $0.tables[entityName]?.indexesEnsured == true }) { return }
@@ -80,15 +83,45 @@ extension PostgresStorageContext {
             for field in record.fields where kinds[field.name] == nil { kinds[field.name] = [field.kind] }
         }
         let statements = E.indexes.enumerated().flatMap { position, index in
-            PostgresSchema.createIndex(index, position: position, entityName: entityName, schema: schema, kinds: kinds)
+            index.isUnique
+                ? []
+                : PostgresSchema.createIndex(
+                    index, position: position, entityName: entityName, schema: schema, kinds: kinds)
         }
-        try await transaction(entityName: entityName) { connection in
-            try await self.lockDDL(on: connection)
-            for statement in statements {
-                try await connection.execute(PostgresQuery(unsafeSQL: statement), logger: Self.logger)
+        var numeric: Set<String> = []
+        if E.indexes.contains(where: \.isUnique) {
+            numeric = await numericFields(of: E.self)
+            for record in records {
+                for field in record.fields where PostgresSchema.numberKinds.contains(field.kind) {
+                    numeric.insert(field.name)
+                }
             }
         }
-        state.withLock { $0.tables[entityName, default: TableState()].indexesEnsured = true }
+        let unique = E.indexes.enumerated().filter { $0.element.isUnique }
+        do {
+            try await transaction(entityName: entityName) { [schema, numeric] connection in
+                try await self.lockDDL(on: connection)
+                for statement in statements {
+                    try await connection.execute(PostgresQuery(unsafeSQL: statement), logger: Self.logger)
+                }
+                for (position, index) in unique {
+                    let statement = PostgresSchema.createUniqueIndex(
+                        index, position: position, entityName: entityName, schema: schema, numeric: numeric)
+                    do {
+                        try await connection.execute(PostgresQuery(unsafeSQL: statement), logger: Self.logger)
+                    } catch  where Self.isUniqueViolation(error) {
+                        throw UniqueIndexCreationFailed(index: index, underlying: error)
+                    }
+                }
+            }
+        } catch let error as StorageError {
+            guard let failed = error.underlyingError as? UniqueIndexCreationFailed else { throw error }
+            throw await storedDuplicates(of: E.self, index: failed.index, failure: error)
+        }
+        state.withLock {
+            $0.tables[entityName, default: TableState()].indexesEnsured = true
+            if !unique.isEmpty { $0.tables[entityName, default: TableState()].uniqueNumericFields = numeric }
+        }
     }
 
     /// The kinds each field of the entity has held, as this context last read them, and how many

@@ -13,8 +13,11 @@ extension PostgresStorageContext {
 
     /// ``StorageContext/save(_:mode:)`` in one transaction: the primary key resolves two
     /// instances inserting one id (the second gets ``StorageError/Kind/duplicateID``), and rows
-    /// an update checks are locked until it commits.
+    /// an update checks are locked until it commits. Unique indexes are the server's (see
+    /// "Unique indexes" in `PostgresStorageContext+UniqueIndexes.swift`), so two instances
+    /// taking one value at once leave one.
     /// - Throws: ``StorageError``: `duplicateID` or `missingID` naming the first offending entity,
+    ///   `uniqueViolation` naming the refused record and the one holding its values,
     ///   `encodingFailed`, or `io` for a server or connection failure. Nothing is written then.
     public func save<E: Storable>(_ entities: [E], mode: SaveMode) async throws {
         if entities.isEmpty { return }
@@ -62,11 +65,38 @@ extension PostgresStorageContext {
             ON CONFLICT (daokit_key_sha256) DO UPDATE SET record = EXCLUDED.record
             """
         let server = serverDescription
+        // A batch is judged on the state it leaves, as on every context: the server checks a
+        // unique index row by row, so the batch's stored rows go first and two of them may swap
+        // values. (An insert replaces no stored row.)
+        var deleteFirst: PostgresQuery?
+        if mode != .insert && keys.count > 1 && E.indexes.contains(where: \.isUnique) {
+            var keyBinds = PostgresBindings()
+            keyBinds.append(keys)
+            deleteFirst = PostgresQuery(
+                unsafeSQL: "DELETE FROM \(table) WHERE \(PostgresSchema.keyIsIn("$1::text[]"))", binds: keyBinds)
+        }
+        do {
+            try await write(
+                mode: mode, recordKinds: recordKinds, upsert: upsert, binds: binds, keys: keys, table: table,
+                entityName: entityName, server: server, deleteFirst: deleteFirst)
+        } catch  where Self.isUniqueViolation(error) {
+            throw await uniqueViolation(of: E.self, keys: keys, records: records, failure: error)
+        }
+        if !fresh.fields.isEmpty { forgetKinds(entityName) }
+        announce(entityName, storageKeys: entities.map(\.id.storageKey))
+    }
+
+    /// The statements of ``save(_:mode:)``, in one transaction: `deleteFirst`, then the rows.
+    private func write(
+        mode: SaveMode, recordKinds: String, upsert: String, binds: PostgresBindings, keys: [String],
+        table: String, entityName: String, server: String, deleteFirst: PostgresQuery?
+    ) async throws {
         switch mode {
         case .upsert:
             // One statement: the kinds, the rows and the notification together.
             let sql = "WITH kinds AS (\(recordKinds)), saved AS (\(upsert)) SELECT \(notifyCall("$6", "$7"))"
             try await transaction(entityName: entityName) { connection in
+                if let deleteFirst { try await connection.execute(deleteFirst, logger: Self.logger) }
                 try await connection.execute(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger)
             }
         case .insert:
@@ -104,11 +134,10 @@ extension PostgresStorageContext {
                     throw StorageError(
                         .missingID, entityName: entityName, key: Self.storageKey(missing), location: server)
                 }
+                if let deleteFirst { try await connection.execute(deleteFirst, logger: Self.logger) }
                 try await connection.execute(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger)
             }
         }
-        if !fresh.fields.isEmpty { forgetKinds(entityName) }
-        announce(entityName, storageKeys: entities.map(\.id.storageKey))
     }
 
     /// ``StorageContext/delete(_:ids:)``: one statement; unknown ids are ignored.

@@ -91,6 +91,10 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
         /// Each field's kinds as last read, and how many (field, kind) rows that was.
         var kinds: [String: Set<JSONRecord.FieldKind>]?
         var kindRows = 0
+        /// The fields that held numbers when this context created the type's unique indexes, whose
+        /// expressions read a string there as a non-finite number (see
+        /// `PostgresSchema.uniqueExpression(_:numeric:record:)`); the lookups of a violation use them.
+        var uniqueNumericFields: Set<String>?
     }
 
     /// A context that connects as `configuration` says, with a pool it owns (closed by
