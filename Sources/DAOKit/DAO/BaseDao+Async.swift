@@ -51,6 +51,11 @@ extension BaseDao where Domain: SendableMetatype, Entity: SendableMetatype {
         try await BlockingWork.run { try self.update(id: id, attempts: attempts, change) }
     }
 
+    /// ``update(_:ifUnchangedFrom:)`` on DAOKit's threads.
+    public func update(_ domain: sending Domain, ifUnchangedFrom expected: sending Domain) async throws {
+        try await BlockingWork.run { try self.update(domain, ifUnchangedFrom: expected) }
+    }
+
     /// ``persist(_:)-(Domain)`` on DAOKit's threads.
     public func persist(_ domain: sending Domain) async throws {
         if let native { return try await native.save([try toEntity(domain)], mode: .upsert) }

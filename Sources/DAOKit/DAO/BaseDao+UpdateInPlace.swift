@@ -1,3 +1,5 @@
+import Foundation
+
 /// The read-modify-write of ``BaseDao/update(id:attempts:_:)``, on the context opened as its own
 /// transactional type.
 extension BaseDao {
@@ -36,5 +38,46 @@ extension BaseDao {
         }
         try handle.save([try toEntity(value)], mode: .update)
         return value
+    }
+
+    /// ``update(_:ifUnchangedFrom:)``'s transaction: the stored entity against `expected`'s, then
+    /// the write.
+    func compareAndUpdate<C: TransactionalStorageContext>(_ domain: Domain, expected: Domain, on context: C) throws {
+        let key = domain.id.storageKey
+        guard expected.id == domain.id else {
+            throw StorageError(
+                .unsupported(
+                    "update(_:ifUnchangedFrom:) compares a value with the same id (\(domain.id) against \(expected.id))"
+                ),
+                entityName: Entity.entityName, key: key)
+        }
+        let entity = try toEntity(domain)
+        let expectedEntity = try toEntity(expected)
+        try context.transaction { handle in
+            guard let stored = try handle.fetch(Entity.self, id: entity.id) else {
+                throw StorageError(.missingID, entityName: Entity.entityName, key: key)
+            }
+            guard try Self.comparableEncoding(of: stored) == Self.comparableEncoding(of: expectedEntity) else {
+                throw StorageError(
+                    .transactionConflict("the value stored under \(key) changed since it was read"),
+                    entityName: Entity.entityName, key: key)
+            }
+            try handle.save([entity], mode: .update)
+        }
+    }
+
+    /// An entity's JSON with sorted keys, NaN and the infinities as text: equal for two entities
+    /// whose every field encodes the same.
+    private static func comparableEncoding(of entity: Entity) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        do {
+            return try encoder.encode(entity)
+        } catch {
+            throw StorageError(
+                .encodingFailed, entityName: Entity.entityName, key: entity.id.storageKey, underlyingError: error)
+        }
     }
 }

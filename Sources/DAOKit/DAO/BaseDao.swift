@@ -120,6 +120,31 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
         return try updateInPlace(id: id, on: transactional, attempts: max(attempts, 1), change)
     }
 
+    /// Replaces the stored value with `domain` only if the value stored under its id is still
+    /// `expected`, the value the caller read: an update for a read and a write that happen apart —
+    /// a form shown and saved later, an HTTP `GET` and a `PUT` with `If-Match` — that cannot
+    /// overwrite a change made in between. The check and the write are one transaction of the
+    /// context (``TransactionalStorageContext``), so no writer can slip in between them either.
+    ///
+    /// The stored value and `expected` are compared as entities, by their JSON encodings with
+    /// sorted keys: a difference the encoding shows is a change. Two equal values whose encodings
+    /// differ (a `Set` or `Dictionary` built in another order, `-0.0` against `0.0`) count as a
+    /// change too: the update is refused, never wrongly applied.
+    /// - Throws: ``StorageError/Kind/transactionConflict(_:)`` when the stored value is not
+    ///   `expected` any more (read it again and decide); ``StorageError/Kind/missingID`` when
+    ///   nothing is stored under the id; ``StorageError/Kind/unsupported(_:)`` when the context
+    ///   keeps no transactions, or `domain` and `expected` have different ids; ``MappingError``
+    ///   or ``StorageError`` when a value cannot be mapped, encoded or written. Nothing is written
+    ///   in each case.
+    open func update(_ domain: Domain, ifUnchangedFrom expected: Domain) throws {
+        guard let transactional = context as? any TransactionalStorageContext else {
+            throw StorageError(
+                .unsupported("\(type(of: context)) keeps no transactions, so it cannot compare and update"),
+                entityName: Entity.entityName, key: domain.id.storageKey)
+        }
+        try compareAndUpdate(domain, expected: expected, on: transactional)
+    }
+
     /// Inserts `domain`, or replaces the stored value with its id.
     /// - Throws: ``MappingError`` when it cannot be mapped to `Entity`, ``StorageError`` when the
     ///   context cannot store it; nothing is written then.

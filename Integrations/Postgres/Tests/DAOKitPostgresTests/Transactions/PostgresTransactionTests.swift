@@ -362,6 +362,35 @@ struct PostgresUpdateInPlaceTests {
         #expect(updated == nil)
         #expect(try context.count(PgTxCounter.self) == 0)
     }
+
+    /// `update(_:ifUnchangedFrom:)` from two instances over one value they both read: one wins,
+    /// the other is a conflict, round after round, and a value changed in between is never
+    /// overwritten.
+    @Test func ofTwoInstancesWritingOverOneReadValueExactlyOneWins() throws {
+        let schema = TestServer.freshSchema()
+        let contexts = [try TestServer.context(schema: schema), try TestServer.context(schema: schema)]
+        defer { contexts.forEach { $0.close() } }
+        var read = PgTxCounter(id: "c", value: 0)
+        try PgTxCounterDao(context: contexts[0]).create(read)
+        for round in 1...20 {
+            let outcomes = PgTxLocked<[String]>([])
+            let before = read
+            DispatchQueue.concurrentPerform(iterations: 2) { instance in
+                do {
+                    try PgTxCounterDao(context: contexts[instance]).update(
+                        PgTxCounter(id: "c", value: round * 10 + instance), ifUnchangedFrom: before)
+                    outcomes.withLock { $0.append("won") }
+                } catch let error as StorageError where error.code == .transactionConflict {
+                    outcomes.withLock { $0.append("conflict") }
+                } catch {
+                    outcomes.withLock { $0.append("\(error)") }
+                }
+            }
+            #expect(outcomes.withLock { $0.sorted() } == ["conflict", "won"], "round \(round)")
+            read = try #require(try PgTxCounterDao(context: contexts[1]).read(id: "c"))
+            #expect(read.value / 10 == round)
+        }
+    }
 }
 
 /// Observers in another instance hear of a transaction once, after its commit, with every type
