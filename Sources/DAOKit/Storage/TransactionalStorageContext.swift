@@ -45,7 +45,7 @@ public protocol TransactionalStorageContext: StorageContext {
 /// ``StorageError/Kind/transactionConflict(_:)``, with a strategy of its own: a context whose
 /// transactions can keep losing to one another (optimistic ones, such as PostgreSQL's) makes a
 /// second run win, where running `transaction(_:)` again in a loop could lose every time.
-/// ``BaseDao/update(id:attempts:_:)`` uses it when the context conforms.
+/// ``BaseDao/update(id:attempts:_:)-ydji`` uses it when the context conforms.
 public protocol RetryingTransactionalStorageContext: TransactionalStorageContext {
     /// Runs `body` as `transaction(_:)` does, and again from the start, on a new transaction,
     /// when that ends in ``StorageError/Kind/transactionConflict(_:)``, up to `attempts` runs in
