@@ -62,7 +62,7 @@ private struct ProjectEntity: Storable, Sendable {
 // Sources/DAOKit/DAOKit.docc/Transactions.md:100
 private typealias ProjectDao = BaseDao<Project, ProjectEntity>
 
-// Sources/DAOKit/DAOKit.docc/Transactions.md:146
+// Sources/DAOKit/DAOKit.docc/Transactions.md:155
 private func createWithComment(_ task: TrackedTask, _ comment: Comment, in context: InMemoryStorageContext) async throws {
     try await context.transaction { tx in
         try await TaskDao(context: tx).create(task)
