@@ -45,19 +45,14 @@ extension PostgresStorageContext {
         do { table = try self.table(E.self) } catch { return failure }
         let numeric = await uniqueNumericFields(of: E.self)
         for index in E.indexes where index.isUnique {
-            let match = index.fields.map { field in
-                let name = field.keys[0]
-                let isNumeric = numeric.contains(name)
-                return PostgresSchema.uniqueExpression(name, numeric: isNumeric, record: "a.record") + " = "
-                    + PostgresSchema.uniqueExpression(name, numeric: isNumeric, record: "b.record")
-            }
+            let match = PostgresSchema.uniqueMatch(of: index, numeric: numeric, between: "a.record", and: "b.record")
             let sql = """
                 WITH batch (k, record, position) AS (SELECT * FROM unnest($1::text[], $2::text[]::jsonb[]) \
                 WITH ORDINALITY), \
                 state (k, record, position) AS (SELECT * FROM batch UNION ALL SELECT daokit_key, record, 0 \
                 FROM \(table) WHERE NOT (daokit_key = ANY($1::text[]))) \
                 SELECT a.k, b.k FROM batch a JOIN state b ON b.k <> a.k AND b.position < a.position \
-                AND \(match.joined(separator: " AND ")) ORDER BY a.position, b.position LIMIT 1
+                AND \(match) ORDER BY a.position, b.position LIMIT 1
                 """
             var binds = PostgresBindings()
             binds.append(keys)
@@ -91,15 +86,10 @@ extension PostgresStorageContext {
     func storedDuplicates<E: Storable>(of type: E.Type, index: StorageIndex, failure: any Error) async -> any Error {
         guard let table = try? self.table(E.self) else { return failure }
         let numeric = await uniqueNumericFields(of: E.self)
-        let match = index.fields.map { field in
-            let name = field.keys[0]
-            let isNumeric = numeric.contains(name)
-            return PostgresSchema.uniqueExpression(name, numeric: isNumeric, record: "a.record") + " = "
-                + PostgresSchema.uniqueExpression(name, numeric: isNumeric, record: "b.record")
-        }
+        let match = PostgresSchema.uniqueMatch(of: index, numeric: numeric, between: "a.record", and: "b.record")
         let sql = """
             SELECT a.daokit_key, b.daokit_key FROM \(table) a JOIN \(table) b ON a.daokit_key > b.daokit_key \
-            AND \(match.joined(separator: " AND ")) ORDER BY b.daokit_key, a.daokit_key LIMIT 1
+            AND \(match) ORDER BY b.daokit_key, a.daokit_key LIMIT 1
             """
         let found = try? await withConnection(entityName: E.entityName) { connection -> (String, String)? in
             for try await pair in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: Self.logger)
@@ -164,6 +154,20 @@ extension PostgresSchema {
             WHEN 'boolean' THEN 'b' || \(text) WHEN 'string' THEN \(string) END
             """
         return "(\(keyHash("(\(canonical))")))"
+    }
+
+    /// The condition that the rows `left` and `right` (SQL, `jsonb` records) hold equal values in
+    /// every field of `index`, as its unique index compares them; `numeric` names the fields that
+    /// hold numbers.
+    static func uniqueMatch(of index: StorageIndex, numeric: Set<String>, between left: String, and right: String)
+        -> String
+    {
+        index.fields.map { field in
+            let name = field.keys[0]
+            return uniqueExpression(name, numeric: numeric.contains(name), record: left) + " = "
+                + uniqueExpression(name, numeric: numeric.contains(name), record: right)
+        }
+        .joined(separator: " AND ")
     }
 
     /// The statement that creates a declared unique index, over the expressions of
