@@ -42,16 +42,7 @@ extension PostgresStorageContext: RetryingTransactionalStorageContext {
     ///   left it able only to roll back; ``StorageError/Kind/transactionClosed`` on a handle whose
     ///   transaction ended.
     public func transaction<Result>(_ body: (PostgresStorageContext) throws -> Result) throws -> Result {
-        let handle = try blocking(nil) { try await self.beginTransaction() }
-        let result: Result
-        do {
-            result = try body(handle)
-        } catch {
-            try? blocking(nil) { await self.abandonTransaction(handle) }
-            throw error
-        }
-        try blocking(nil) { try await self.commitTransaction(handle) }
-        return result
+        try run(body, on: try blocking(nil) { try await self.beginTransaction() })
     }
 
     /// The `async` form of `transaction(_:)`: the same transaction and errors.
@@ -60,16 +51,7 @@ extension PostgresStorageContext: RetryingTransactionalStorageContext {
     public func transaction<Result: Sendable>(
         _ body: @Sendable (PostgresStorageContext) async throws -> Result
     ) async throws -> Result {
-        let handle = try await beginTransaction()
-        let result: Result
-        do {
-            result = try await body(handle)
-        } catch {
-            await abandonTransaction(handle)
-            throw error
-        }
-        try await commitTransaction(handle)
-        return result
+        try await run(body, on: try await beginTransaction())
     }
 
     /// `transaction(_:)`, run again from the start, on a new transaction, when it ends in
@@ -94,15 +76,7 @@ extension PostgresStorageContext: RetryingTransactionalStorageContext {
         while true {
             let handle = try blocking(nil) { [locking] in try await self.beginTransaction(locking: locking) }
             do {
-                let result: Result
-                do {
-                    result = try body(handle)
-                } catch {
-                    try? blocking(nil) { await self.abandonTransaction(handle) }
-                    throw error
-                }
-                try blocking(nil) { try await self.commitTransaction(handle) }
-                return result
+                return try run(body, on: handle)
             } catch let error as StorageError where error.code == .transactionConflict && attempt < attempts {
                 locking = handle.held?.attemptedTables ?? []
                 if locking.isEmpty { Thread.sleep(forTimeInterval: Self.pause(before: attempt + 1)) }
@@ -123,15 +97,7 @@ extension PostgresStorageContext: RetryingTransactionalStorageContext {
         while true {
             let handle = try await beginTransaction(locking: locking)
             do {
-                let result: Result
-                do {
-                    result = try await body(handle)
-                } catch {
-                    await abandonTransaction(handle)
-                    throw error
-                }
-                try await commitTransaction(handle)
-                return result
+                return try await run(body, on: handle)
             } catch let error as StorageError where error.code == .transactionConflict && attempt < attempts {
                 locking = handle.held?.attemptedTables ?? []
                 if locking.isEmpty { try await Task.sleep(for: .seconds(Self.pause(before: attempt + 1))) }
@@ -148,6 +114,37 @@ extension PostgresStorageContext: RetryingTransactionalStorageContext {
     }
 
     // MARK: - Steps
+
+    /// Runs `body` on `handle`, a transaction just begun, and commits it; rolls it back and
+    /// rethrows when `body` throws.
+    private func run<Result>(
+        _ body: (PostgresStorageContext) throws -> Result, on handle: PostgresStorageContext
+    ) throws -> Result {
+        let result: Result
+        do {
+            result = try body(handle)
+        } catch {
+            try? blocking(nil) { await self.abandonTransaction(handle) }
+            throw error
+        }
+        try blocking(nil) { try await self.commitTransaction(handle) }
+        return result
+    }
+
+    /// The `async` form of `run(_:on:)`.
+    private func run<Result: Sendable>(
+        _ body: @Sendable (PostgresStorageContext) async throws -> Result, on handle: PostgresStorageContext
+    ) async throws -> Result {
+        let result: Result
+        do {
+            result = try await body(handle)
+        } catch {
+            await abandonTransaction(handle)
+            throw error
+        }
+        try await commitTransaction(handle)
+        return result
+    }
 
     /// A handle on a new transaction that first locks the tables `locking` (quoted; see
     /// `HeldTransaction.begin(on:locking:)`), or on a handle a nested one.
