@@ -14,13 +14,15 @@ extension SQLiteStorageContext {
     public func fetch<E: Storable>(_ type: E.Type, matching query: StorageQuery) throws -> [E] {
         try query.validate(entityName: E.entityName)
         let entityName = try Self.checkedName(E.self)
+        let versioning = try EntityVersioning.of(E.self)
         let result = try read(entityName: entityName) { table, connection -> [E] in
             try connection.transaction(writing: false) {
                 // Kinds and rows from one snapshot: another process may add kinds meanwhile.
                 let translation = SQLiteQueryTranslation(
-                    query, kinds: try SQLiteSchema.kinds(of: entityName, connection: connection))
+                    query, kinds: try queryKinds(of: table, versioning: versioning, connection: connection))
                 let (sql, arguments) = Self.select(query, translation, from: table)
-                let entities: [E] = try rows(sql, arguments, entityName: entityName, connection: connection)
+                let entities: [E] = try rows(
+                    sql, arguments, versioning: versioning, entityName: entityName, connection: connection)
                 return translation.isExact ? entities : try QueryEvaluator(query).apply(to: entities)
             }
         }
@@ -34,9 +36,10 @@ extension SQLiteStorageContext {
     /// - Throws: ``StorageError`` naming a row that does not decode, or the SQLite failure.
     public func count<E: Storable>(_ type: E.Type, matching filter: StorageFilter) throws -> Int {
         let entityName = try Self.checkedName(E.self)
+        let versioning = try EntityVersioning.of(E.self)
         return try read(entityName: entityName) { table, connection -> Int in
             try connection.transaction(writing: false) {
-                let kinds = try SQLiteSchema.kinds(of: entityName, connection: connection)
+                let kinds = try queryKinds(of: table, versioning: versioning, connection: connection)
                 let translation = SQLiteQueryTranslation(StorageQuery(filter: filter), kinds: kinds)
                 let condition = translation.condition.map { " WHERE " + $0 } ?? ""
                 if translation.conditionIsExact {
@@ -49,7 +52,7 @@ extension SQLiteStorageContext {
                 }
                 let entities: [E] = try rows(
                     "SELECT * FROM \(table.quotedName)" + condition, translation.arguments,
-                    entityName: entityName, connection: connection)
+                    versioning: versioning, entityName: entityName, connection: connection)
                 return try QueryEvaluator(StorageQuery(filter: filter)).count(in: entities)
             }
         } ?? 0
@@ -62,10 +65,11 @@ extension SQLiteStorageContext {
     ///   nothing is removed then.
     public func delete<E: Storable>(_ type: E.Type, matching filter: StorageFilter) throws {
         let entityName = try Self.checkedName(E.self)
+        let versioning = try EntityVersioning.of(E.self)
         try write(entityName: entityName) { table, connection in
             let translation = SQLiteQueryTranslation(
                 StorageQuery(filter: filter),
-                kinds: try SQLiteSchema.kinds(of: entityName, connection: connection))
+                kinds: try queryKinds(of: table, versioning: versioning, connection: connection))
             let condition = translation.condition.map { " WHERE " + $0 } ?? ""
             if translation.conditionIsExact {
                 let statement = try connection.statement("DELETE FROM \(table.quotedName)" + condition)
@@ -74,7 +78,7 @@ extension SQLiteStorageContext {
                 return
             }
             let entities: [E] = try rows(
-                "SELECT * FROM \(table.quotedName)" + condition, translation.arguments,
+                "SELECT * FROM \(table.quotedName)" + condition, translation.arguments, versioning: versioning,
                 entityName: entityName, connection: connection)
             let doomed = try QueryEvaluator(StorageQuery(filter: filter)).apply(to: entities).map {
                 Self.normalized($0.id.storageKey)
@@ -127,7 +131,7 @@ extension SQLiteStorageContext {
 
     /// The entities of the rows `sql` returns; any row that does not decode fails the call.
     private func rows<E: Storable>(
-        _ sql: String, _ arguments: [SQLiteValue], entityName: String,
+        _ sql: String, _ arguments: [SQLiteValue], versioning: EntityVersioning, entityName: String,
         connection: SQLiteConnection
     ) throws -> [E] {
         let statement = try connection.statement(sql)
@@ -140,7 +144,9 @@ extension SQLiteStorageContext {
         repeat {
             do {
                 entities.append(
-                    try decodeRow(E.self, reader: reader, entityName: entityName, key: "", connection: connection))
+                    try decodeRow(
+                        E.self, reader: reader, versioning: versioning, entityName: entityName, key: "",
+                        connection: connection))
             } catch let error as StorageError where error.kind == .decodingFailed {
                 failures.append(
                     StorageError(
@@ -150,6 +156,17 @@ extension SQLiteStorageContext {
         } while try statement.step()
         try StorageError.throwIfAny(failures, entityName: entityName, location: location)
         return entities
+    }
+
+    /// The kinds a query on `table` translates with: what its columns have held, except for the
+    /// fields that rows of an older entity version hold differently while such rows exist
+    /// (``SQLiteEntityVersions/queryKinds(_:table:versioning:connection:)``).
+    private func queryKinds(
+        of table: SQLiteTable, versioning: EntityVersioning, connection: SQLiteConnection
+    ) throws -> [String: SQLiteFieldKinds] {
+        try SQLiteEntityVersions.queryKinds(
+            try SQLiteSchema.kinds(of: table.entityName, connection: connection), table: table,
+            versioning: versioning, connection: connection)
     }
 
     private func bind(_ arguments: [SQLiteValue], to statement: SQLiteStatement) throws {
@@ -164,8 +181,10 @@ extension SQLiteStorageContext {
     /// Swift. For tests and diagnostics; `nil` when the table does not exist yet.
     func translation<E: Storable>(of query: StorageQuery, for type: E.Type) throws -> SQLiteQueryTranslation? {
         let entityName = try Self.checkedName(E.self)
-        return try read(entityName: entityName) { _, connection in
-            SQLiteQueryTranslation(query, kinds: try SQLiteSchema.kinds(of: entityName, connection: connection))
+        let versioning = try EntityVersioning.of(E.self)
+        return try read(entityName: entityName) { table, connection in
+            SQLiteQueryTranslation(
+                query, kinds: try queryKinds(of: table, versioning: versioning, connection: connection))
         }
     }
 
@@ -175,8 +194,9 @@ extension SQLiteStorageContext {
     /// - Throws: ``StorageError`` or the SQLite failure.
     public func explain<E: Storable>(_ query: StorageQuery, counting: Bool, for type: E.Type) throws -> StorageAccess {
         let entityName = try Self.checkedName(E.self)
+        let versioning = try EntityVersioning.of(E.self)
         return try read(entityName: entityName) { table, connection -> StorageAccess in
-            let kinds = try SQLiteSchema.kinds(of: entityName, connection: connection)
+            let kinds = try queryKinds(of: table, versioning: versioning, connection: connection)
             let translation = SQLiteQueryTranslation(query, kinds: kinds)
             let (sql, arguments) =
                 counting && translation.conditionIsExact
@@ -205,8 +225,9 @@ extension SQLiteStorageContext {
     /// translates exactly (the detail lines of `EXPLAIN QUERY PLAN`). For tests and diagnostics.
     func countPlan<E: Storable>(of filter: StorageFilter, for type: E.Type) throws -> [String] {
         let entityName = try Self.checkedName(E.self)
+        let versioning = try EntityVersioning.of(E.self)
         return try read(entityName: entityName) { table, connection in
-            let kinds = try SQLiteSchema.kinds(of: entityName, connection: connection)
+            let kinds = try queryKinds(of: table, versioning: versioning, connection: connection)
             let translation = SQLiteQueryTranslation(StorageQuery(filter: filter), kinds: kinds)
             let (sql, arguments) = Self.countSQL(filter, translation, kinds: kinds, from: table)
             let statement = try connection.statement("EXPLAIN QUERY PLAN " + sql)
@@ -222,9 +243,10 @@ extension SQLiteStorageContext {
     /// lines of `EXPLAIN QUERY PLAN`): shows whether an index serves it. For tests and diagnostics.
     func queryPlan<E: Storable>(of query: StorageQuery, for type: E.Type) throws -> [String] {
         let entityName = try Self.checkedName(E.self)
+        let versioning = try EntityVersioning.of(E.self)
         return try read(entityName: entityName) { table, connection in
             let translation = SQLiteQueryTranslation(
-                query, kinds: try SQLiteSchema.kinds(of: entityName, connection: connection))
+                query, kinds: try queryKinds(of: table, versioning: versioning, connection: connection))
             let (sql, arguments) = Self.select(query, translation, from: table)
             let statement = try connection.statement("EXPLAIN QUERY PLAN " + sql)
             defer { statement.reset() }

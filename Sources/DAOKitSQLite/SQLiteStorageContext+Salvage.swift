@@ -13,6 +13,7 @@ extension SQLiteStorageContext {
     ///   ``StorageError/Kind/corruptRecord(_:)`` naming the file).
     public func fetchReadable<E: Storable>(_ type: E.Type) throws -> ReadableRecords<E, E.ID> {
         let entityName = try Self.checkedName(E.self)
+        let versioning = try EntityVersioning.of(E.self)
         return try read(entityName: entityName) { table, connection in
             // The rowid last (named so that no field is), to see that the scan meets every row
             // once: a table scan walks the rows in rowid order, so a rowid not above the one
@@ -39,7 +40,9 @@ extension SQLiteStorageContext {
                 lastRowid = rowid
                 do {
                     result.values.append(
-                        try decodeRow(E.self, reader: reader, entityName: entityName, key: "", connection: connection))
+                        try decodeRow(
+                            E.self, reader: reader, versioning: versioning, entityName: entityName, key: "",
+                            connection: connection))
                 } catch let error as StorageError where error.kind == .decodingFailed {
                     let key = reader.key
                     result.failures.append(
@@ -48,8 +51,11 @@ extension SQLiteStorageContext {
                             error: StorageError(
                                 .decodingFailed, entityName: entityName, key: key, location: location,
                                 underlyingError: error.underlyingError)))
-                } catch let error as StorageError where error.kind.code == .corruptRecord {
-                    // A damaged row, its key included: reported under the key it holds now.
+                } catch let error as StorageError
+                    where error.kind.code == .corruptRecord || error.kind.code == .newerVersion
+                {
+                    // A damaged row, its key included, reported under the key it holds now; or a
+                    // row a newer version of the entity wrote.
                     result.failures.append(UnreadableRecord(storageKey: reader.key, error: error))
                 }
             } while try statement.step()

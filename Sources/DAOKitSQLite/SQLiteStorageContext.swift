@@ -207,6 +207,8 @@ public final class SQLiteStorageContext: StorageContext {
         }
         let indexes = E.indexes
         let unique = indexes.filter(\.isUnique)
+        let versioning = try EntityVersioning.of(E.self)
+        let stamp = SQLiteEntityVersions.stamp(of: versioning)
         try withConnection(entityName: entityName) { state in
             let connection = state.connection
             defer { state.wrote(entityName) }
@@ -215,7 +217,7 @@ public final class SQLiteStorageContext: StorageContext {
                 let table = try connection.transaction(writing: true) { () throws -> SQLiteTable in
                     var table = try SQLiteSchema.prepareTable(
                         state.tables[entityName], entityName: entityName, rows: rows,
-                        indexes: indexes, connection: connection)
+                        indexes: indexes, versioning: versioning, connection: connection)
                     try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
                         try Self.exists(keys[position], in: table, connection: connection)
                     }
@@ -223,10 +225,14 @@ public final class SQLiteStorageContext: StorageContext {
                         // The batch is judged by the state it leaves, as on every context: its
                         // stored rows go first, so that two of them may swap values (the unique
                         // index checks each row as it is written, not at the end).
-                        let delete = try connection.statement("DELETE FROM \(table.quotedName) WHERE daokit_key = ?")
+                        // A row a newer version wrote stays, and its upsert below fails.
+                        let delete = try connection.statement(
+                            "DELETE FROM \(table.quotedName) WHERE daokit_key = ? AND "
+                                + SQLiteEntityVersions.storedVersion(in: table.quotedName) + " <= ?")
                         for key in Set(keys) {
                             delete.reset()
                             _ = delete.bindText(key, at: 1)
+                            try delete.bind(.integer(Int64(versioning.version)), at: 2)
                             try delete.run()
                         }
                     }
@@ -235,9 +241,14 @@ public final class SQLiteStorageContext: StorageContext {
                     for (position, row) in rows.enumerated() {
                         currentKey = keys[position]
                         try Self.bind(
-                            row, key: keys[position], to: statement, columns: table.columns, prefixes: prefixes)
+                            row, key: keys[position], stamp: stamp, to: statement, columns: table.columns,
+                            prefixes: prefixes)
                         do {
                             try statement.run()
+                            if connection.changes == 0 {
+                                throw try newerRow(
+                                    key: keys[position], versioning: versioning, in: table, connection: connection)
+                            }
                         } catch {
                             guard let failure = error as? SQLiteError,
                                 failure.extendedResultCode == SQLiteSchema.constraintUnique
@@ -260,11 +271,26 @@ public final class SQLiteStorageContext: StorageContext {
         announce(entityName: entityName, storageKeys: keys)
     }
 
-    /// Binds a row's key, values and checksum (``SQLiteRowChecksum``) to the upsert statement of a
-    /// table with `columns`, whose checksum prefixes are `prefixes` (`nil`: no checksum, NULL).
+    /// The error of a save whose upsert changed nothing: the row under `key` was written by a
+    /// newer version of the entity (``SQLiteTable/upsertSQL``), which this code must not replace.
+    private func newerRow(
+        key: String, versioning: EntityVersioning, in table: SQLiteTable, connection: SQLiteConnection
+    ) throws -> StorageError {
+        let statement = try connection.statement(
+            "SELECT \(SQLiteEntityVersions.storedVersion(in: table.quotedName)) FROM \(table.quotedName) WHERE daokit_key = ?"
+        )
+        defer { statement.reset() }
+        _ = statement.bindText(key, at: 1)
+        let stored = try statement.step() ? Int(clamping: statement.integer(at: 0)) : versioning.version + 1
+        return versioning.replacementRefused(storedVersion: stored, key: key, location: location)
+    }
+
+    /// Binds a row's key, values, checksum (``SQLiteRowChecksum``) and entity version (`stamp`,
+    /// ``SQLiteEntityVersions``) to the upsert statement of a table with `columns`, whose
+    /// checksum prefixes are `prefixes` (`nil`: no checksum, NULL).
     private static func bind(
-        _ row: SQLiteEncodedRow, key: String, to statement: SQLiteStatement, columns: [String],
-        prefixes: [SQLiteRowChecksum.ColumnPrefix]?
+        _ row: SQLiteEncodedRow, key: String, stamp: (version: SQLiteValue, readableFrom: SQLiteValue),
+        to statement: SQLiteStatement, columns: [String], prefixes: [SQLiteRowChecksum.ColumnPrefix]?
     ) throws {
         statement.reset()
         _ = statement.bindText(key, at: 1)
@@ -282,7 +308,12 @@ public final class SQLiteStorageContext: StorageContext {
             if let prefixes { checksum ^= SQLiteRowChecksum.contribution(prefixes[column], row.values[position]) }
             try statement.bind(row.values[position], at: Int32(column + 2))
         }
+        if prefixes != nil, case .integer = stamp.version {
+            checksum ^= SQLiteEntityVersions.checksumContribution(of: stamp)
+        }
         try statement.bind(prefixes == nil ? .null : .integer(Int64(checksum)), at: Int32(columns.count + 2))
+        try statement.bind(stamp.version, at: Int32(columns.count + 3))
+        try statement.bind(stamp.readableFrom, at: Int32(columns.count + 4))
     }
 
     /// The ``StorageError/Code/uniqueViolation`` of the row under `key`, which SQLite refused
@@ -391,6 +422,7 @@ public final class SQLiteStorageContext: StorageContext {
     public func fetch<E: Storable>(_ type: E.Type, id: E.ID) throws -> E? {
         let entityName = try Self.checkedName(E.self)
         let key = Self.normalized(id.storageKey)
+        let versioning = try EntityVersioning.of(E.self)
         return try readWithState(entityName: entityName) { table, state in
             let connection = state.connection
             let statement = try connection.statement("SELECT * FROM \(table.quotedName) WHERE daokit_key = ?")
@@ -407,7 +439,9 @@ public final class SQLiteStorageContext: StorageContext {
                     .corruptRecord(SQLiteRowChecksum.indexLeadsElsewhere), entityName: entityName, key: key,
                     location: self.location)
             }
-            return try self.decodeRow(E.self, reader: reader, entityName: entityName, key: key, connection: connection)
+            return try self.decodeRow(
+                E.self, reader: reader, versioning: versioning, entityName: entityName, key: key,
+                connection: connection)
         } ?? nil
     }
 
@@ -486,9 +520,10 @@ public final class SQLiteStorageContext: StorageContext {
 
     // MARK: Shared steps
 
-    /// Decodes the row the reader's statement stands on as `E`, after checking its checksum.
+    /// Decodes the row the reader's statement stands on as `E`, after checking its checksum,
+    /// resolving a row of an older version through `versioning` (``SQLiteEntityVersions``).
     func decodeRow<E: Storable>(
-        _ type: E.Type, reader: SQLiteRowReader, entityName: String, key: String,
+        _ type: E.Type, reader: SQLiteRowReader, versioning: EntityVersioning, entityName: String, key: String,
         connection: SQLiteConnection
     ) throws -> E {
         reader.loadRow()
@@ -497,9 +532,13 @@ public final class SQLiteStorageContext: StorageContext {
                 .corruptRecord(SQLiteRowChecksum.mismatch), entityName: entityName, key: key.isEmpty ? reader.key : key,
                 location: location)
         }
+        let plan = try SQLiteEntityVersions.plan(
+            of: reader, versioning: versioning, entityName: entityName, key: key, location: location)
         do {
-            return try SQLiteRowDecoding.decode(E.self, reader: reader) {
-                try SQLiteSchema.kinds(of: entityName, connection: connection)
+            let kinds = { try SQLiteSchema.kinds(of: entityName, connection: connection) }
+            guard let plan else { return try SQLiteRowDecoding.decode(E.self, reader: reader, kinds: kinds) }
+            return try ResolvedDecoding.decode(E.self, plan: plan) {
+                try SQLiteRowDecoding.decode($0, reader: reader, kinds: kinds)
             }
         } catch let error as StorageError {
             throw error

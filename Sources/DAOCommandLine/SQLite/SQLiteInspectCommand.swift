@@ -1,7 +1,7 @@
 import Foundation
 
 /// `dao inspect FILE` for an SQLite store: the database's identity and sizes, each entity
-/// table's row count, size and indexes. Informational: exit status 0 whatever it finds.
+/// table's row count, rows per entity version, size and indexes. Informational: exit status 0 whatever it finds.
 struct SQLiteInspectCommand {
     let console: Console
 
@@ -51,13 +51,14 @@ struct SQLiteInspectCommand {
                 if case .text(let name) = row[0], case .integer(let size) = row[1] { return (name, Int(size)) }
                 return nil
             }, uniquingKeysWith: +)
-        var rows: [[String]] = [["Entity", "Rows", "Fields", "Size", "Indexes"]]
+        var rows: [[String]] = [["Entity", "Rows", "Versions", "Fields", "Size", "Indexes"]]
         var total = 0
         for table in tables {
             let count = try integer("SELECT count(*) FROM \(SQLiteStoreFile.quoted(table))")
             total += Int(count)
             let indexes = try database.rows(
-                "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
+                "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL"
+                    + " AND name NOT LIKE 'daokit\\_version\\_%' ESCAPE '\\' ORDER BY name",
                 [table]
             )
             .compactMap { row -> String? in
@@ -80,13 +81,16 @@ struct SQLiteInspectCommand {
                         return nil
                     }.reduce(0, +)
             }
+            // "1: 8, 3: 16": how many rows each entity version wrote.
+            let versions = try database.rowsPerVersion(of: table).map { "\($0.version): \($0.rows)" }
             rows.append([
-                table, String(count), String(try database.fieldColumns(of: table).count),
+                table, String(count), versions.isEmpty ? "-" : versions.joined(separator: ", "),
+                String(try database.fieldColumns(of: table).count),
                 size.map(TextLayout.byteCount) ?? "-", indexes.isEmpty ? "none" : indexes.joined(separator: " "),
             ])
         }
-        rows.append(["Total", String(total), "", "", ""])
-        lines += TextLayout.table(rows, rightAligned: [1, 2, 3])
+        rows.append(["Total", String(total), "", "", "", ""])
+        lines += TextLayout.table(rows, rightAligned: [1, 3, 4])
         return lines
     }
 }

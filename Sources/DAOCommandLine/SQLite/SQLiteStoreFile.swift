@@ -112,15 +112,37 @@ final class SQLiteStoreFile {
         }
     }
 
-    /// The field columns of a table, in order (without `daokit_key` and `daokit_checksum`).
+    /// The field columns of a table, in order (without `daokit_key`, `daokit_checksum` and the
+    /// entity version columns).
     func fieldColumns(of table: String) throws(SQLiteToolError) -> [String] {
+        let reserved = Set(
+            [SQLiteRowChecksum.keyColumnName, SQLiteRowChecksum.columnName] + SQLiteEntityVersions.columnNames)
+        return try columns(of: table).filter { !reserved.contains($0) }
+    }
+
+    /// Every column of a table, in order.
+    func columns(of table: String) throws(SQLiteToolError) -> [String] {
         try rows("SELECT name FROM pragma_table_info(?) ORDER BY cid", [table]).compactMap { row in
-            if case .text(let name) = row.first, name != SQLiteRowChecksum.keyColumnName,
-                name != SQLiteRowChecksum.columnName
-            {
-                return name
-            }
+            if case .text(let name) = row.first { return name }
             return nil
+        }
+    }
+
+    /// How many rows of `table` each entity version wrote, oldest first (version 1 for a row
+    /// without one, or a table written before versions).
+    func rowsPerVersion(of table: String) throws(SQLiteToolError) -> [(version: Int64, rows: Int64)] {
+        let quoted = Self.quoted(table)
+        guard try columns(of: table).contains(SQLiteEntityVersions.versionColumn) else {
+            if case .integer(let count)? = try rows("SELECT count(*) FROM \(quoted)").first?.first, count > 0 {
+                return [(1, count)]
+            }
+            return []
+        }
+        return try rows(
+            "SELECT coalesce(\(SQLiteEntityVersions.versionColumn), 1) AS version, count(*) FROM \(quoted) GROUP BY version ORDER BY version"
+        ).compactMap { row in
+            guard case .integer(let version) = row[0], case .integer(let count) = row[1] else { return nil }
+            return (version, count)
         }
     }
 

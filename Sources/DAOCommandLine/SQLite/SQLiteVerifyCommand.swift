@@ -6,6 +6,9 @@ import Foundation
 /// row whose bytes changed, its key included), every stored value of a storage class its column's recorded
 /// kinds allow (queries rely on them), nested values that parse as JSON, UUIDs that parse, keys
 /// in NFC. One line per problem, then a summary; exit status 1 when anything is wrong.
+/// It also notes, without counting it a problem, each entity whose newest rows were written by a
+/// newer entity version than every other row (``SQLiteEntityVersions``): code of the older
+/// version — a rollback, an older instance on the same store — can neither read nor replace them.
 struct SQLiteVerifyCommand {
     let console: Console
     /// At most this many lines per kind of problem and column: a damaged table must not bury the rest.
@@ -13,6 +16,7 @@ struct SQLiteVerifyCommand {
 
     func run(_ database: SQLiteStoreFile) throws -> Int32 {
         var problems: [String] = []
+        var notes: [String] = []
         var rowCount = 0
         var tableCount = 0
         do {
@@ -28,12 +32,14 @@ struct SQLiteVerifyCommand {
                     let (rows, found) = try Self.check(table, in: database)
                     rowCount += rows
                     problems += found
+                    if let note = try Self.newestVersionNote(table, in: database) { notes.append(note) }
                 }
             }
         } catch {
             problems.append("\(database.path): \(error.message)")
         }
         for problem in problems { console.line(problem) }
+        for note in notes { console.line("note: \(note)") }
         let checked = "\(TextLayout.count(tableCount, "entity table")), \(TextLayout.count(rowCount, "row"))"
         if problems.isEmpty {
             console.line("OK: \(database.path) is sound (integrity_check ok; \(checked))")
@@ -41,6 +47,21 @@ struct SQLiteVerifyCommand {
         }
         console.line("\(TextLayout.count(problems.count, "problem")) in \(database.path) (\(checked))")
         return ExitStatus.problems
+    }
+
+    /// The note on `table` when rows of several entity versions are stored: how many the newest
+    /// version wrote, and that older code cannot read them; `nil` for a table of one version.
+    static func newestVersionNote(_ table: String, in database: SQLiteStoreFile) throws(SQLiteToolError) -> String? {
+        let versions = try database.rowsPerVersion(of: table)
+        guard versions.count > 1, let newest = versions.last else { return nil }
+        let others = versions.dropLast()
+        let older = others.map(\.rows).reduce(0, +)
+        let span =
+            others.count == 1
+            ? "version \(others[others.startIndex].version)"
+            : "versions \(others.first!.version)–\(others.last!.version)"
+        return
+            "\(database.path): \(table): \(TextLayout.count(Int(newest.rows), "row")) of version \(newest.version), newer than the other \(older) (\(span)): code that reads up to version \(others.last!.version) can neither read nor replace them"
     }
 
     /// The storage classes each recorded kind is stored as.

@@ -47,6 +47,10 @@ final class SQLiteConnection {
     /// Whether the file could only be opened for reading (its permissions, a read-only volume).
     var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
+    /// How many rows the last `INSERT`, `UPDATE` or `DELETE` of this connection changed (an
+    /// upsert whose update was refused by its `WHERE` changed none).
+    var changes: Int { Int(sqlite3_changes64(handle)) }
+
     /// The statement for `sql`, prepared once and reused, reset and ready to bind.
     /// - Throws: ``SQLiteError`` when SQLite cannot prepare it.
     func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {

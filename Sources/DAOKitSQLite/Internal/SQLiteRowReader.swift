@@ -20,6 +20,10 @@ final class SQLiteRowReader {
     private var hint = 0
     /// What checks each row against its stored checksum.
     let checksums: SQLiteRowChecksum.RowLayout
+    /// The columns of the row's entity version and of the oldest version that reads it
+    /// (``SQLiteEntityVersions``); `nil` in a table written before versions.
+    let versionColumn: Int32?
+    let readableFromColumn: Int32?
     /// The current row, column `i` at `row[i]`, as ``loadRow()`` last read it.
     ///
     /// The fence around reading a row once. Invariant: between ``loadRow()`` and the statement's
@@ -41,6 +45,8 @@ final class SQLiteRowReader {
         let columnNames = (0..<count).map { statement.columnName(Int32($0)) }
         names = Array(columnNames.dropFirst())
         checksums = SQLiteRowChecksum.RowLayout(names: columnNames)
+        versionColumn = columnNames.firstIndex(of: SQLiteEntityVersions.versionColumn).map(Int32.init)
+        readableFromColumn = columnNames.firstIndex(of: SQLiteEntityVersions.readableFromColumn).map(Int32.init)
         row = .allocate(capacity: count)
         row.initialize(repeating: .null)
         loadedColumns = count > 1 && columnNames.last == SQLiteRowChecksum.rowidColumnName ? count - 1 : count

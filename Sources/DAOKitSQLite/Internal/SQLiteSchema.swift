@@ -10,7 +10,7 @@ import Foundation
 /// transaction's connection starts from the context's knowledge and hands what it learned back at
 /// its commit. A rolled-back change is forgotten with the knowledge of it. Another process may
 /// have changed the table since (widened it); writes look again when a row needs a column not
-/// known here (``SQLiteSchema/prepareTable(_:entityName:rows:indexes:connection:)``).
+/// known here (``SQLiteSchema/prepareTable(_:entityName:rows:indexes:versioning:connection:)``).
 struct SQLiteTable {
     let entityName: String
     /// The table name as an SQL identifier.
@@ -28,6 +28,12 @@ struct SQLiteTable {
     /// Whether the table has the `daokit_checksum` column (a table written before checksums gets
     /// it at its first write by this release).
     var hasChecksum = true
+    /// Whether the table has the entity version columns (``SQLiteEntityVersions``); a table
+    /// written before versions gets them at its first write by this release.
+    var hasVersions = true
+    /// Whether this context has created the index on `daokit_version` that tells a query how old
+    /// the oldest stored row is (only for entities whose older records hold fields differently).
+    var versionIndexEnsured = false
 
     init(entityName: String, columns: [String], recordedKinds: [String: SQLiteFieldKinds]) {
         self.entityName = entityName
@@ -41,7 +47,11 @@ struct SQLiteTable {
     var keyIndex: String { SQLiteDialect.quoted("sqlite_autoindex_\(entityName)_1") }
 
     /// The write of a whole row: the key, then every field column in order, then the row's
-    /// checksum (``SQLiteRowChecksum``); a row stored under the key is updated in place.
+    /// checksum (``SQLiteRowChecksum``), then its entity version and the oldest version that
+    /// reads it (``SQLiteEntityVersions``); a row stored under the key is updated in place —
+    /// unless a newer version of the entity wrote it: then nothing changes (the connection's
+    /// ``SQLiteConnection/changes`` is 0), and the save fails rather than erase what this code
+    /// does not know.
     ///
     /// Not `INSERT OR REPLACE`: its REPLACE deletes whatever row holds the values of any unique
     /// constraint, a unique index's as well as the key's, so a violation would pass silently; and
@@ -49,12 +59,14 @@ struct SQLiteTable {
     /// index and of every other index on each write, where an update in place rewrites the
     /// table's page and the indexes whose columns changed.
     var upsertSQL: String {
-        let fields = columns.map(SQLiteDialect.quoted) + [SQLiteRowChecksum.columnName]
+        let fields =
+            columns.map(SQLiteDialect.quoted) + [SQLiteRowChecksum.columnName] + SQLiteEntityVersions.columnNames
         let names = (["daokit_key"] + fields).joined(separator: ", ")
-        let marks = Array(repeating: "?", count: columns.count + 2).joined(separator: ", ")
+        let marks = Array(repeating: "?", count: fields.count + 1).joined(separator: ", ")
         let updates = fields.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         return "INSERT INTO \(quotedName) (\(names)) VALUES (\(marks))"
             + " ON CONFLICT (daokit_key) DO UPDATE SET \(updates)"
+            + " WHERE \(SQLiteEntityVersions.storedVersion(in: quotedName)) <= \(SQLiteEntityVersions.storedVersion(in: "excluded"))"
     }
 }
 
@@ -75,8 +87,14 @@ struct SQLiteTable {
 enum SQLiteSchema {
     /// `application_id` of a DAOKit database: "DAOK".
     static let applicationID: Int64 = 0x4441_4F4B
-    /// `user_version`: the layout version this code writes and reads.
+    /// `user_version` of a new file: the first layout, which every release reads.
     static let layoutVersion: Int64 = 1
+    /// `user_version` once a row carries an entity version (``SQLiteEntityVersions``): a release
+    /// from before versions would read such a row as the first version and, rewriting it, leave
+    /// its stamp on a record of another shape, so it must refuse the file.
+    static let versionedLayout: Int64 = 2
+    /// The newest layout this code reads.
+    static let newestLayout: Int64 = versionedLayout
     /// The prefix of DAOKit's own tables; an entity type may not be named with it.
     static let reservedPrefix = "daokit_"
 
@@ -92,9 +110,9 @@ enum SQLiteSchema {
             throw SQLiteError(extendedResultCode: SQLITE_CORRUPT, message: "cannot read the database header")
         }
         if application == applicationID {
-            guard layout <= layoutVersion else {
+            guard layout <= newestLayout else {
                 throw StorageError(
-                    .wrongFormat("DAOKit SQLite layout \(layout); this version reads up to \(layoutVersion)"),
+                    .wrongFormat("DAOKit SQLite layout \(layout); this version reads up to \(newestLayout)"),
                     location: connection.location)
             }
             return
@@ -135,17 +153,25 @@ enum SQLiteSchema {
                     "the table \(found) of another entity type is in the way: SQLite table names ignore case, so entity names must differ in more than case"
             )
         }
+        let columns = try columnNames(of: entityName, connection: connection)
+        guard !columns.isEmpty else { return nil }
+        let reserved = Set(["daokit_key", SQLiteRowChecksum.columnName] + SQLiteEntityVersions.columnNames)
+        var table = SQLiteTable(
+            entityName: entityName, columns: columns.filter { !reserved.contains($0) },
+            recordedKinds: try kinds(of: entityName, connection: connection))
+        table.hasChecksum = columns.contains(SQLiteRowChecksum.columnName)
+        table.hasVersions = SQLiteEntityVersions.columnNames.allSatisfy(columns.contains)
+        return table
+    }
+
+    /// Every column of the table of `entityName`, in table order (none when it does not exist).
+    private static func columnNames(of entityName: String, connection: SQLiteConnection) throws -> [String] {
         let statement = try connection.statement("SELECT name FROM pragma_table_info(?) ORDER BY cid")
+        defer { statement.reset() }
         statement.bindText(entityName, at: 1)
         var columns: [String] = []
         while try statement.step() { columns.append(statement.text(at: 0)) }
-        guard !columns.isEmpty else { return nil }
-        var table = SQLiteTable(
-            entityName: entityName,
-            columns: columns.filter { $0 != "daokit_key" && $0 != SQLiteRowChecksum.columnName },
-            recordedKinds: try kinds(of: entityName, connection: connection))
-        table.hasChecksum = columns.contains(SQLiteRowChecksum.columnName)
-        return table
+        return columns
     }
 
     /// The kinds every field of `entityName` has held, by field.
@@ -163,7 +189,7 @@ enum SQLiteSchema {
     /// creates the declared `indexes`. Runs inside the caller's write transaction.
     static func prepareTable(
         _ cached: SQLiteTable?, entityName: String, rows: [SQLiteEncodedRow], indexes: [StorageIndex],
-        connection: SQLiteConnection
+        versioning: EntityVersioning, connection: SQLiteConnection
     ) throws -> SQLiteTable {
         var table: SQLiteTable
         var wanted: [String] = []  // field columns the rows or the indexes need
@@ -184,9 +210,8 @@ enum SQLiteSchema {
         } else {
             table = SQLiteTable(entityName: entityName, columns: wanted, recordedKinds: [:])
             let definitions =
-                (["daokit_key TEXT NOT NULL PRIMARY KEY"] + wanted.map(columnDefinition) + [
-                    SQLiteRowChecksum.columnName
-                ])
+                (["daokit_key TEXT NOT NULL PRIMARY KEY"] + wanted.map(columnDefinition)
+                + [SQLiteRowChecksum.columnName] + SQLiteEntityVersions.columnNames)
                 .joined(separator: ", ")
             try connection.execute("CREATE TABLE \(table.quotedName) (\(definitions))")
         }
@@ -198,6 +223,20 @@ enum SQLiteSchema {
                 try connection.execute("ALTER TABLE \(table.quotedName) ADD COLUMN \(SQLiteRowChecksum.columnName)")
             }
             table.hasChecksum = true
+        }
+        if !table.hasVersions {
+            // A table of an earlier release: its rows are version 1 (NULL), as they were written.
+            let existing = try load(entityName, connection: connection)
+            if existing?.hasVersions != true {
+                let present = Set(try columnNames(of: entityName, connection: connection))
+                for name in SQLiteEntityVersions.columnNames where !present.contains(name) {
+                    try connection.execute("ALTER TABLE \(table.quotedName) ADD COLUMN \(name)")
+                }
+            }
+            table.hasVersions = true
+        }
+        if !versioning.isInitial {
+            try SQLiteEntityVersions.prepareVersioned(&table, versioning: versioning, connection: connection)
         }
         try recordKinds(of: rows, in: &table, connection: connection)
         if !table.indexesEnsured {

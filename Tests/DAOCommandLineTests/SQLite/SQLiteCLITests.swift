@@ -34,6 +34,29 @@ struct SQLiteCLITests {
         #expect(run.outputLines.contains { $0.hasPrefix("Note") && $0.contains(" 2 ") }, "\(run.outputLines)")
     }
 
+    @Test func inspectCountsRowsPerVersionAndVerifyNotesTheNewest() throws {
+        let database = try TemporaryDatabase()
+        defer { database.remove() }
+        let context = try database.open()
+        try context.save((1...3).map { CLITaskV1(id: $0, title: "t\($0)") })
+        try context.save((4...5).map { CLITaskV2(id: $0, title: "t\($0)", points: 1) })
+        let inspect = dao("inspect", database.file.path)
+        #expect(inspect.status == 0, "\(inspect.errors)")
+        #expect(inspect.outputLines.contains { $0.hasPrefix("Format  DAOKit SQLite layout 2,") }, "\(inspect.output)")
+        #expect(
+            inspect.outputLines.contains { $0.hasPrefix("Task") && $0.contains("1: 3, 2: 2") && $0.hasSuffix("none") },
+            "\(inspect.output)")
+        let verify = dao("verify", database.file.path)
+        #expect(verify.status == 0, "\(verify.output)")
+        #expect(
+            verify.outputLines.contains(
+                "note: \(database.file.path): Task: 2 rows of version 2, newer than the other 3 (version 1): code that reads up to version 1 can neither read nor replace them"
+            ), "\(verify.output)")
+        // One version: nothing to note.
+        try context.save((1...3).map { CLITaskV2(id: $0, title: "t\($0)", points: 1) })
+        #expect(!dao("verify", database.file.path).output.contains("note:"))
+    }
+
     @Test func dumpPrintsRowsAsJSONInTheirKinds() throws {
         let database = try populated()
         defer { database.remove() }
@@ -140,4 +163,20 @@ struct SQLiteCLITests {
             dao("demo", "--sqlite", database.file.path).outputLines.first
                 == "SQLite store: \(database.file.path)  (an earlier demo's data is replaced)")
     }
+}
+
+/// The first version of a task, for the version columns of `inspect` and `verify`.
+private struct CLITaskV1: Storable {
+    static let entityName = "Task"
+    var id: Int
+    var title: String
+}
+
+/// The second: `points` added with a default.
+private struct CLITaskV2: Storable {
+    static let entityName = "Task"
+    static let schema = EntitySchema(version: 2, steps: [2: [.added("points", default: 0)]])
+    var id: Int
+    var title: String
+    var points: Int
 }

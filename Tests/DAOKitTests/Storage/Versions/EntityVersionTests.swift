@@ -6,9 +6,9 @@ import Testing
 @testable import DAOKit
 
 /// The contexts that keep encoded records, so that a record outlives the code that wrote it.
-/// (The in-memory context keeps values; SQLite and PostgreSQL do not carry versions yet.)
+/// (The in-memory context keeps values; PostgreSQL's versions are tested in its package.)
 private let encodedRecordContexts: [ContextFactory] = [
-    .keyValueInMemory, .keyValueUserDefaults, .fileJSON, .filePropertyList,
+    .keyValueInMemory, .keyValueUserDefaults, .fileJSON, .filePropertyList, .sqliteFile,
 ]
 
 /// Expects `body` to throw a ``StorageError`` with `code`.

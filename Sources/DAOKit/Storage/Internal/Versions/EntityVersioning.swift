@@ -109,12 +109,43 @@ package struct EntityVersioning: Sendable {
         return plans[storedVersion - 1]
     }
 
+    /// The current names of the top-level fields that records of a version from `oldest` up to
+    /// the current one may not hold as the current entity reads them: added (such a record lacks
+    /// them and reads a default) or renamed (it holds them under an older name). A context that
+    /// filters or sorts stored fields without decoding them (SQL) must not do so on these while it
+    /// holds such records. A widened field is not among them: the stored value is the same number,
+    /// or the same case, only read as a wider type.
+    package func fieldsChanged(inRecordsFrom oldest: Int) -> Set<String> {
+        guard oldest < version else { return [] }
+        var changed: Set<String> = []
+        for plan in plans[max(oldest, 1) - 1..<plans.count] {
+            for (name, field) in plan.fields {
+                switch field {
+                case .defaulted: changed.insert(name)
+                case .stored(let stored, _) where stored != name: changed.insert(name)
+                case .stored: break
+                }
+            }
+        }
+        return changed
+    }
+
+    /// Whether any older record holds a field other than as the current entity reads it (see
+    /// ``fieldsChanged(inRecordsFrom:)``): whether a query must ask how old the stored records are.
+    package var changesFields: Bool { !fieldsChanged(inRecordsFrom: 1).isEmpty }
+
     /// Checks that a save may replace a record stamped `storedVersion`.
     /// - Throws: ``StorageError`` with ``StorageError/Kind/newerVersion(_:)`` when that record is
     ///   newer than this code: replacing it would lose what this code does not know.
     package func checkReplacing(storedVersion: Int, key: String, location: String?) throws(StorageError) {
         guard storedVersion > version else { return }
-        throw StorageError(
+        throw replacementRefused(storedVersion: storedVersion, key: key, location: location)
+    }
+
+    /// The error of a save that would replace a record written by `storedVersion`, newer than
+    /// this code (``checkReplacing(storedVersion:key:location:)``).
+    package func replacementRefused(storedVersion: Int, key: String, location: String?) -> StorageError {
+        StorageError(
             .newerVersion(
                 "written by version \(storedVersion); this build writes version \(version) and does not replace it"),
             entityName: entityName, key: key, location: location)

@@ -1,0 +1,41 @@
+import DAOKit
+
+/// Three releases of one stored entity, `VersionedTicket`, for ``VersionedRecordDifferential``:
+/// what each release's code declares. They share the entity name, so each reads what the others
+/// wrote.
+package struct FixtureVersionedTicketV1: Storable, Sendable {
+    package var id: Int
+    package var title: String
+    package var note: String
+    package var size: Int
+    package static var entityName: String { "VersionedTicket" }
+}
+
+/// Version 2: `points` added with a default, `size` widened to `Double`.
+package struct FixtureVersionedTicketV2: Storable, Sendable {
+    package var id: Int
+    package var title: String
+    package var note: String
+    package var size: Double
+    package var points: Int
+    package static var entityName: String { "VersionedTicket" }
+    package static let schema = EntitySchema(
+        version: 2, steps: [2: [.added("points", default: FixtureVersionedTicket.defaultPoints), .widened("size")]])
+}
+
+/// Version 3, the current one: `note` renamed `remark`. Its own domain type.
+package struct FixtureVersionedTicket: Storable, Hashable, Sendable {
+    package var id: Int
+    package var title: String
+    package var remark: String
+    package var size: Double
+    package var points: Int
+    package static var entityName: String { "VersionedTicket" }
+    package static let defaultPoints = 7
+    package static let schema = EntitySchema(
+        version: 3,
+        steps: [
+            2: [.added("points", default: defaultPoints), .widened("size")],
+            3: [.renamed("note", to: "remark")],
+        ])
+}
