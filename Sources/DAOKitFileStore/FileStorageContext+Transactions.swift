@@ -193,6 +193,12 @@ final class FileTransaction: Sendable {
         }
 
         mutating func record(_ change: RecordChange) {
+            var change = change
+            if cleared {
+                change.removedFirst = true
+            } else if let earlier = changes[change.fileName] {
+                change.removedFirst = earlier.removedFirst || earlier.contents == nil
+            }
             if changes.updateValue(change, forKey: change.fileName) == nil { order.append(change.fileName) }
         }
     }
@@ -368,6 +374,14 @@ final class FileTransaction: Sendable {
         let directory = try touch(E.self)
         guard let typeWrites = writes.types[directory.name] else { return try store.fetchReadable(type) }
         return try store.readable(E.self, files: try files(of: typeWrites), directoryPath: directory.path)
+    }
+
+    func fetchOlderRecords<E: Storable>(_ type: E.Type, olderThan version: Int) throws -> ReadableRecords<E, E.ID> {
+        let writes = try currentWrites()
+        let directory = try touch(E.self)
+        guard let typeWrites = writes.types[directory.name] else { return try store.fetchOlderRecords(type) }
+        return try store.readable(
+            E.self, files: try files(of: typeWrites), directoryPath: directory.path, olderThan: version)
     }
 
     func storedKeys<E: Storable>(_ type: E.Type) throws -> [String] {

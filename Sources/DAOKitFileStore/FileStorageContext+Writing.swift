@@ -16,6 +16,10 @@ struct RecordChange {
     var key: String
     var fileName: String
     var contents: Data?
+    /// Whether a transaction removed the committed record (one by one, or every record of the
+    /// type) before this write: what the write replaces is then gone, however new it was, and
+    /// its version is not checked (`checkReplacing`).
+    var removedFirst = false
 }
 
 /// The changes a batch makes in one entity folder: a batch of one type has one, a transaction's
@@ -352,7 +356,7 @@ extension FileStorageContext {
     func checkReplacing(
         _ previous: Data?, with change: RecordChange, versioning: EntityVersioning?, path: String
     ) throws {
-        guard let versioning, let previous, change.contents != nil,
+        guard let versioning, let previous, change.contents != nil, !change.removedFirst,
             let stored = codec.storedVersion(of: previous)
         else { return }
         try versioning.checkReplacing(storedVersion: stored, key: change.key, location: path)

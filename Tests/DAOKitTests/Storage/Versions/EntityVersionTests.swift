@@ -148,6 +148,35 @@ struct NewerRecordsTests {
     }
 
     @Test(arguments: encodedRecordContexts)
+    func aTransactionThatRemovesANewerRecordMayWriteInItsPlace(_ factory: ContextFactory) throws {
+        let fresh = try factory.make()
+        defer { fresh.cleanUp() }
+        let context = try #require(fresh.context as? any TransactionalStorageContext)
+        try context.save([
+            TicketV3(id: "a", title: "N", remark: "r", count: 0.5, points: 1),
+            TicketV3(id: "b", title: "N", remark: "r", count: 0.5, points: 1),
+        ])
+        try writeInPlace(on: context)
+        #expect(
+            try context.fetch(TicketV2.self, id: "a") == TicketV2(id: "a", title: "one", note: "", count: 0, points: 0))
+        #expect(
+            try context.fetch(TicketV2.self, id: "b") == TicketV2(id: "b", title: "all", note: "", count: 0, points: 0))
+    }
+
+    /// Removes "a" and writes it again, then removes every ticket and writes "b", as version 2.
+    private func writeInPlace<C: TransactionalStorageContext>(on context: C) throws {
+        try context.transaction { tx in
+            try tx.delete(TicketV3.self, ids: ["a"])
+            try tx.save([TicketV2(id: "a", title: "one", note: "", count: 0, points: 0)])
+        }
+        try context.transaction { tx in
+            let kept = try tx.fetch(TicketV2.self, id: "a")
+            try tx.deleteAll(TicketV3.self)
+            try tx.save([TicketV2(id: "b", title: "all", note: "", count: 0, points: 0)] + (kept.map { [$0] } ?? []))
+        }
+    }
+
+    @Test(arguments: encodedRecordContexts)
     func aVersionDeclaredReadableByOlderCodeIsReadByIt(_ factory: ContextFactory) throws {
         let fresh = try factory.make()
         defer { fresh.cleanUp() }
