@@ -145,6 +145,49 @@ func runTransactions<C: TransactionalStorageContext>(context: C) throws {
     }
 }
 
+/// The first version of the record the `migrations` harness writes.
+struct CrashMigrationV1: Storable {
+    static var entityName: String { "CrashMigration" }
+    var id: String
+    var generation: Int
+    var label: String
+}
+
+/// The second: `label` renamed `title`, `weight` added (default 1).
+struct CrashMigrationV2: Storable {
+    static var entityName: String { "CrashMigration" }
+    static let schema = EntitySchema(
+        version: 2, steps: [2: [.renamed("label", to: "title"), .added("weight", default: 1)]])
+    var id: String
+    var generation: Int
+    var title: String
+    var weight: Int
+}
+
+/// How many records the `migrations` harness writes per generation.
+let migrationRecords = 300
+
+/// Forever: replaces every record with version 1 records of the next generation (one
+/// transaction), then migrates them to version 2 with `migrate()`. The parent kills it at random
+/// and checks that the records are all of one version and one generation.
+func runMigrations<C: VersionedStorageContext>(context: C) throws {
+    let dao = BaseDao<CrashMigrationV2, CrashMigrationV2>(context: context)
+    var generation = try dao.read().map(\.generation).max() ?? 0
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    while true {
+        generation += 1
+        let g = generation
+        try context.transaction { tx in
+            try tx.deleteAll(CrashMigrationV2.self)
+            try tx.save(
+                (0..<migrationRecords).map { CrashMigrationV1(id: "m\($0)", generation: g, label: "g\(g)-\($0)") })
+        }
+        FileHandle.standardOutput.write(Data("seeded \(g)\n".utf8))
+        let migrated = try dao.migrate()
+        FileHandle.standardOutput.write(Data("migrated \(g) \(migrated)\n".utf8))
+    }
+}
+
 func runWriter(context: any StorageContext, prefix: String, count: Int) throws {
     var index = 0
     while index < count {
@@ -298,6 +341,10 @@ do {
         try runTransactions(context: try FileStorageContext(directory: URL(fileURLWithPath: arguments[2])))
     case (3, "sqlite-transactions"):
         try runTransactions(context: try SQLiteStorageContext(file: URL(fileURLWithPath: arguments[2])))
+    case (3, "migrations"):
+        try runMigrations(context: try FileStorageContext(directory: URL(fileURLWithPath: arguments[2])))
+    case (3, "sqlite-migrations"):
+        try runMigrations(context: try SQLiteStorageContext(file: URL(fileURLWithPath: arguments[2])))
     case (5, "sqlite-writer"):
         try runWriter(
             context: try SQLiteStorageContext(file: URL(fileURLWithPath: arguments[2])), prefix: arguments[3],

@@ -14,6 +14,12 @@ extension FileStorageContext {
     ///   cannot be read.
     public func fetchReadable<E: Storable>(_ type: E.Type) throws -> ReadableRecords<E, E.ID> {
         if let handleTransaction { return try handleTransaction.fetchReadable(type) }
+        return try readableRecordFiles(E.self, olderThan: nil)
+    }
+
+    /// The type's record files, listed and read under the read lock, as ``readable(_:files:directoryPath:olderThan:)``
+    /// returns them.
+    func readableRecordFiles<E: Storable>(_ type: E.Type, olderThan: Int?) throws -> ReadableRecords<E, E.ID> {
         let entityName = E.entityName
         let directoryPath = entityDirectoryPath(entityName)
         let files = try mapErrors(entityName: entityName, key: nil) {
@@ -21,18 +27,26 @@ extension FileStorageContext {
                 try recordFiles(in: directoryPath, around: pending)
             }
         }
-        return try readable(E.self, files: files, directoryPath: directoryPath)
+        return try readable(E.self, files: files, directoryPath: directoryPath, olderThan: olderThan)
     }
 
     /// What ``fetchReadable(_:)`` returns for `files`, the record files of the type's folder
     /// `directoryPath` with their contents.
+    /// - Parameter olderThan: when given, only the records of an older entity version (and the
+    ///   files whose version cannot be read, which fail).
     func readable<E: Storable>(
-        _ type: E.Type, files: [(name: String, contents: FileContents)], directoryPath: String
+        _ type: E.Type, files: [(name: String, contents: FileContents)], directoryPath: String,
+        olderThan: Int? = nil
     ) throws -> ReadableRecords<E, E.ID> {
         let entityName = E.entityName
         let versioning = try EntityVersioning.of(E.self)
         var result = ReadableRecords<E, E.ID>(values: [], failures: [])
         for (name, contents) in files {
+            if let olderThan, case .bytes(let data) = contents, let version = codec.storedVersion(of: data),
+                version >= olderThan
+            {
+                continue
+            }
             let path = directoryPath + "/" + name
             let nameKey = spelledOutKey(ofFileName: name)
             switch contents {

@@ -38,26 +38,8 @@ extension SQLiteStorageContext {
                 let rowid = statement.integer(at: rowidColumn)
                 if rowid <= lastRowid && rowidIsReal { outOfOrder += 1 }
                 lastRowid = rowid
-                do {
-                    result.values.append(
-                        try decodeRow(
-                            E.self, reader: reader, versioning: versioning, entityName: entityName, key: "",
-                            connection: connection))
-                } catch let error as StorageError where error.kind == .decodingFailed {
-                    let key = reader.key
-                    result.failures.append(
-                        UnreadableRecord(
-                            storageKey: key,
-                            error: StorageError(
-                                .decodingFailed, entityName: entityName, key: key, location: location,
-                                underlyingError: error.underlyingError)))
-                } catch let error as StorageError
-                    where error.kind.code == .corruptRecord || error.kind.code == .newerVersion
-                {
-                    // A damaged row, its key included, reported under the key it holds now; or a
-                    // row a newer version of the entity wrote.
-                    result.failures.append(UnreadableRecord(storageKey: reader.key, error: error))
-                }
+                try appendRow(
+                    to: &result, reader: reader, versioning: versioning, entityName: entityName, connection: connection)
             } while try statement.step()
             statement.reset()
             if outOfOrder > 0 {
@@ -71,6 +53,37 @@ extension SQLiteStorageContext {
             try crossCheck(&result, table: table, entityName: entityName, connection: connection)
             return result
         } ?? ReadableRecords(values: [], failures: [])
+    }
+
+    /// Adds the row `reader`'s statement stands on to `result`: its entity, or its failure when
+    /// it does not decode (``StorageError/Kind/decodingFailed`` naming its key and the file), its
+    /// bytes changed (``StorageError/Kind/corruptRecord(_:)``, under the key it holds now) or a
+    /// newer entity version wrote it (``StorageError/Kind/newerVersion(_:)``).
+    /// - Throws: any other failure, such as SQLite's.
+    func appendRow<E: Storable>(
+        to result: inout ReadableRecords<E, E.ID>, reader: SQLiteRowReader, versioning: EntityVersioning,
+        entityName: String, connection: SQLiteConnection
+    ) throws {
+        do {
+            result.values.append(
+                try decodeRow(
+                    E.self, reader: reader, versioning: versioning, entityName: entityName, key: "",
+                    connection: connection))
+        } catch let error as StorageError where error.kind == .decodingFailed {
+            let key = reader.key
+            result.failures.append(
+                UnreadableRecord(
+                    storageKey: key,
+                    error: StorageError(
+                        .decodingFailed, entityName: entityName, key: key, location: location,
+                        underlyingError: error.underlyingError)))
+        } catch let error as StorageError
+            where error.kind.code == .corruptRecord || error.kind.code == .newerVersion
+        {
+            // A damaged row, its key included, reported under the key it holds now; or a
+            // row a newer version of the entity wrote.
+            result.failures.append(UnreadableRecord(storageKey: reader.key, error: error))
+        }
     }
 
     /// Compares the rows a scan of the table found with the entries of the key's index, a second

@@ -129,3 +129,42 @@ extension CrashWriterHistory {
         return (sequence, torn)
     }
 }
+
+/// The record the `DAOKitCrashWriter migrations` child writes, read at its version 2 (its
+/// `CrashMigrationV2`).
+package struct CrashMigrationRecord: Storable, Equatable {
+    package static var entityName: String { "CrashMigration" }
+    package static let schema = EntitySchema(
+        version: 2, steps: [2: [.renamed("label", to: "title"), .added("weight", default: 1)]])
+    package var id: String
+    package var generation: Int
+    package var title: String
+    package var weight: Int
+}
+
+extension CrashWriterHistory {
+    /// Checks what the `DAOKitCrashWriter migrations` child leaves behind: 300 records (or none,
+    /// before its first generation), all of one generation G, each holding its title, and either
+    /// all of version 1 or all of version 2 — a `migrate()` that left some records old and some
+    /// new counts as torn (and is an expectation failure). Returns G, whether the records were
+    /// migrated, and how many migrations were torn (0 or 1).
+    package static func checkMigrations(_ context: some VersionedStorageContext, round: Int) throws -> (
+        generation: Int, migrated: Bool, torn: Int
+    ) {
+        let records = try context.fetchAll(CrashMigrationRecord.self)
+        let older = try context.fetchOlderRecords(CrashMigrationRecord.self)
+        #expect(older.failures.isEmpty, "round \(round): \(older.failures)")
+        if records.isEmpty { return (0, false, 0) }
+        let generation = records[0].generation
+        #expect(records.count == 300, "round \(round): \(records.count) records")
+        for record in records {
+            let number = record.id.dropFirst()
+            #expect(
+                record.generation == generation && record.title == "g\(generation)-\(number)" && record.weight == 1,
+                "round \(round): \(record) in generation \(generation)")
+        }
+        let torn = older.values.count != 0 && older.values.count != records.count
+        #expect(!torn, "round \(round): \(older.values.count) of \(records.count) records are still version 1")
+        return (generation, older.values.isEmpty, torn ? 1 : 0)
+    }
+}

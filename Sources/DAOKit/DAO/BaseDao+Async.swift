@@ -51,6 +51,12 @@ extension BaseDao where Domain: SendableMetatype, Entity: SendableMetatype {
         try await BlockingWork.run { try self.update(id: id, attempts: attempts, change) }
     }
 
+    /// ``migrate(progress:)`` on DAOKit's threads, where `progress` is called.
+    @discardableResult
+    public func migrate(progress: (@Sendable (MigrationProgress) -> Void)? = nil) async throws -> Int {
+        try await BlockingWork.run { try self.migrate(progress: progress) }
+    }
+
     /// ``update(_:ifUnchangedFrom:)`` on DAOKit's threads.
     public func update(_ domain: sending Domain, ifUnchangedFrom expected: sending Domain) async throws {
         try await BlockingWork.run { try self.update(domain, ifUnchangedFrom: expected) }

@@ -315,6 +315,37 @@ open class BaseDao<Domain: Codable & Identifiable, Entity: Storable>: @unchecked
         try context.delete(Entity.self, storageKeys: storageKeys)
     }
 
+    // MARK: - Versions
+
+    /// Rewrites every stored record that an older version of `Entity` wrote (see
+    /// ``EntitySchema``) at the current version, all in one transaction of the context: afterwards
+    /// every record is read without resolving old versions, and a query on a field that older
+    /// records hold differently is answered by the store again (SQL) instead of in Swift. A
+    /// no-op, writing nothing, when no record is older. Records a newer version wrote are left
+    /// alone.
+    ///
+    /// Whether a crash can leave part of it is the context's transaction's promise: none on the
+    /// file store and SQLite (every record is all-old or all-new), and what a batch promises on a
+    /// key-value store (see <doc:Transactions>).
+    ///
+    /// `progress` is called as the migration goes, with how many records it rewrote of how many:
+    /// once before the first write, then after every 1,000, and once when all are written (before
+    /// the commit); not at all when no record is older.
+    /// - Returns: how many records it rewrote.
+    /// - Throws: ``StorageError`` naming every older record that does not read (a damaged one, or
+    ///   one its version's steps cannot resolve), having written nothing; a failure to write or to
+    ///   commit, with nothing written; ``StorageError/Kind/unsupported(_:)`` when the context
+    ///   keeps no entity versions (it is not a ``VersionedStorageContext``).
+    @discardableResult
+    open func migrate(progress: ((MigrationProgress) -> Void)? = nil) throws -> Int {
+        guard let versioned = context as? any VersionedStorageContext else {
+            throw StorageError(
+                .unsupported("\(type(of: context)) keeps no entity versions, so it has no older records to migrate"),
+                entityName: Entity.entityName)
+        }
+        return try migrateOlderRecords(on: versioned, progress: progress)
+    }
+
     // MARK: - Async dispatch
 
     /// Whether the `async` overloads may skip this class's synchronous methods and await an

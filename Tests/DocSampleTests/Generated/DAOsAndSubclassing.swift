@@ -43,13 +43,13 @@ private struct DialogEntity: Storable {
     var messages: [MessageEntity]
 }
 
-// Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md:118
+// Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md:119
 private struct Chore: Codable, Identifiable, Equatable {
     var id: Int
     var title: String
 }
 
-// Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md:123
+// Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md:124
 private struct ChoreEntity: Storable {
     static let entityName = "Chore"   // explicit: renaming the type keeps the records
     var id: Int
@@ -57,7 +57,7 @@ private struct ChoreEntity: Storable {
     var syncedAt: Date?            // storage-only: works as it is
 }
 
-// Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md:130
+// Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md:131
 private final class RevisedChoreEntity: Storable {
     static let entityName = "RevisedChore"
     var id = 0
@@ -74,7 +74,7 @@ private final class RevisedChoreEntity: Storable {
     }
 }
 
-// Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md:172
+// Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md:173
 private final class MessagesDao: BaseDao<Message, MessageEntity>, @unchecked Sendable {
     func unread(in dialogID: String, limit: Int = 50) throws -> [Message] {
         try read(where: #Predicate { $0.dialogID == dialogID && !$0.isRead },
@@ -92,10 +92,10 @@ private final class MessagesDao: BaseDao<Message, MessageEntity>, @unchecked Sen
     }
 }
 
-// Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md:199
+// Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md:200
 private enum ValidationError: Error { case emptyText }
 
-// Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md:201
+// Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md:202
 private final class ValidatedMessagesDao: BaseDao<Message, MessageEntity>, @unchecked Sendable {
     override func persist(_ message: Message) throws {
         guard !message.text.isEmpty else { throw ValidationError.emptyText }
@@ -117,23 +117,23 @@ func dAOsAndSubclassingSamples() throws {
     try messages.persist(hello)
     let family = try dialogs.read(id: "family")            // Dialog? with its messages
     assert(family?.messages == [hello])
-    // Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md:103
+    // Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md:104
     do {
         try messages.create(hello)
         assertionFailure("the id is stored already")
     } catch let error as StorageError where error.kind == .duplicateID {
         print(error)  // Message "<uuid>": an entity with this id already exists
     }
-    // Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md:118
+    // Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md:119
     let chores = BaseDao<Chore, ChoreEntity>(context: context)
     let revisedChores = BaseDao<Chore, RevisedChoreEntity>(context: context)
     try chores.persist(Chore(id: 1, title: "Buy milk"))
     try revisedChores.persist(Chore(id: 1, title: "Buy bread"))
-    // Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md:172
+    // Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md:173
     let inbox = MessagesDao(context: context)
     let pending = try inbox.unread(in: "family")
     try inbox.markAllRead(in: "family")
-    // Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md:199
+    // Sources/DAOKit/DAOKit.docc/DAOsAndSubclassing.md:200
     let validated = ValidatedMessagesDao(context: context)
     var empty = hello
     empty.text = ""

@@ -66,9 +66,17 @@ func evolvingEntitiesSamples() throws {
     let tickets = KeyValueStorageContext(store: InMemoryKeyValueStore())
     try tickets.save([TicketRecordV1(id: "1", title: "Ship it", note: "by Friday")])
     let ticket = try tickets.fetch(TicketEntity.self, id: "1")  // points 0, remark "by Friday"
+    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:241
+    let dao = BaseDao<TicketEntity, TicketEntity>(context: tickets)
+    let rewritten = try dao.migrate { progress in
+        print("migrating tickets: \(progress)")  // "0 of 1 records", then "1 of 1 records"
+    }
+    print("rewrote \(rewritten) tickets")  // the first release's ticket, now stored as version 3
     // Every top-level constant and variable of the samples, read once.
     _ = snapshots
     _ = firstRun
     _ = tickets
     _ = ticket
+    _ = dao
+    _ = rewritten
 }

@@ -265,7 +265,11 @@ public final class KeyValueStorageContext: StorageContext {
     /// read is a failure too when `collectingReadFailures` is set, and otherwise throws.
     /// - Throws: ``StorageError`` with ``StorageError/Kind/io(_:)`` when the store cannot list its
     ///   keys (or read one, without `collectingReadFailures`).
-    func readRecords<E: Storable>(_ type: E.Type, collectingReadFailures: Bool) throws -> ReadableRecords<E, E.ID> {
+    /// - Parameter olderThan: when given, only the records stamped with an older version (and
+    ///   those whose version cannot be read, which fail).
+    func readRecords<E: Storable>(_ type: E.Type, collectingReadFailures: Bool, olderThan: Int? = nil) throws
+        -> ReadableRecords<E, E.ID>
+    {
         let entityName = E.entityName
         let versioning = try EntityVersioning.of(E.self)
         var result = ReadableRecords<E, E.ID>(values: [], failures: [])
@@ -277,6 +281,12 @@ public final class KeyValueStorageContext: StorageContext {
                         let text = try access(
                             entityName, record.key, record.storeKey, { try store.string(forKey: record.storeKey) })
                     else { return nil }
+                    if let olderThan,
+                        let version = KeyValueRecordFormat.storedVersion(of: text, location: record.storeKey),
+                        version >= olderThan
+                    {
+                        return nil
+                    }
                     return StoredRecord(key: record.key, storeKey: record.storeKey, text: text)
                 } catch let error as StorageError where collectingReadFailures {
                     result.failures.append(UnreadableRecord(storageKey: record.key, error: error))
