@@ -537,6 +537,13 @@ public final class SQLiteStorageContext: StorageContext {
         do {
             let kinds = { try SQLiteSchema.kinds(of: entityName, connection: connection) }
             guard let plan else { return try SQLiteRowDecoding.decode(E.self, reader: reader, kinds: kinds) }
+            if plan.crossesMigrationStep {
+                // A migration step reads the whole record: from the JSON object the row spells,
+                // whose kinds tell a Bool from an integer (the row's own decoder cannot).
+                return try ResolvedDecoding.decode(E.self, plan: plan, key: key.isEmpty ? reader.key : key) {
+                    try SQLiteRowDecoding.decodeThroughJSON($0, reader: reader, kinds: try kinds())
+                }
+            }
             return try ResolvedDecoding.decode(E.self, plan: plan) {
                 try SQLiteRowDecoding.decode($0, reader: reader, kinds: kinds)
             }

@@ -57,6 +57,12 @@ public struct EntityChange: Sendable, CustomStringConvertible {
         case renamed(from: String, to: String)
         case removed(field: String)
         case widened(field: String)
+        case migrated(MigrationStep)
+    }
+
+    /// The function of a migration step, as a value.
+    struct MigrationStep: Sendable {
+        let body: @Sendable (inout MigratingRecord) throws -> Void
     }
 
     let kind: Kind
@@ -86,6 +92,18 @@ public struct EntityChange: Sendable, CustomStringConvertible {
         EntityChange(kind: .widened(field: field))
     }
 
+    /// A change that lightweight declarations cannot say — a field that changes kind, splits in
+    /// two or is derived from others: `migrate` rewrites each record of the version before the
+    /// step into this version's fields (``MigratingRecord``), or throws to fail that record.
+    ///
+    /// A step that migrates declares nothing else. Records of older versions are read through
+    /// every step in order, this one included, each time they are read, until
+    /// ``BaseDao/migrate(progress:)`` rewrites them; so `migrate` must give the same result every
+    /// time for the same record, and must not depend on anything but the record.
+    public static func migrated(_ migrate: @escaping @Sendable (inout MigratingRecord) throws -> Void) -> EntityChange {
+        EntityChange(kind: .migrated(MigrationStep(body: migrate)))
+    }
+
     /// The change as it is declared, such as `renamed("note", to: "remark")`.
     public var description: String {
         switch kind {
@@ -93,6 +111,7 @@ public struct EntityChange: Sendable, CustomStringConvertible {
         case .renamed(let from, let to): "renamed(\(from.debugDescription), to: \(to.debugDescription))"
         case .removed(let field): "removed(\(field.debugDescription))"
         case .widened(let field): "widened(\(field.debugDescription))"
+        case .migrated: "migrated { … }"
         }
     }
 }

@@ -72,7 +72,7 @@ extension RecordCodec {
                 bytes, plain: { try jsonDecoder.decode(E.self, from: $0) },
                 keepingURLs: { try jsonDecoder.decode(URLKeepingDecodable<E>.self, from: $0).value })
         }
-        return try? ResolvedDecoding.decode(E.self, plan: plan) { resolved in
+        return try? ResolvedDecoding.decode(E.self, plan: plan, key: key) { resolved in
             try RelativeURLCoding.decode(
                 bytes, plain: { try jsonDecoder.decode(resolved, from: $0) },
                 keepingURLs: { try jsonDecoder.decode(URLKeepingDecodable<Resolved<E>>.self, from: $0).value })

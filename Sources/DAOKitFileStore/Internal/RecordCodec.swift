@@ -309,7 +309,8 @@ private struct DecodedRecord<Entity: Decodable>: Decodable {
             entity = try container.decode(Entity.self, forKey: .entity)
             return
         }
-        entity = try ResolvedDecoding.decode(Entity.self, plan: plan) { resolved in
+        let recordKey = askedKey ?? key
+        entity = try ResolvedDecoding.decode(Entity.self, plan: plan, key: recordKey) { resolved in
             try container.decode(resolved, forKey: .entity)
         }
     }

@@ -49,13 +49,17 @@ enum SQLiteRowDecoding {
         _ type: E.Type, reader: SQLiteRowReader, kinds: [String: SQLiteFieldKinds]
     ) throws -> E {
         var members: [String] = []
-        for (position, name) in reader.names.enumerated() {
+        for (position, name) in reader.names.enumerated() where !reservedColumns.contains(name) {
             let column = Int32(position + 1)
             guard let member = jsonText(reader: reader, column: column, kinds: kinds[name] ?? []) else { continue }
             members.append(try jsonString(name) + ":" + member)
         }
         return try decodeJSON(E.self, from: "{" + members.joined(separator: ",") + "}")
     }
+
+    /// DAOKit's own columns, which are not fields of the entity.
+    private static let reservedColumns: Set<String> = Set(
+        [SQLiteRowChecksum.columnName] + SQLiteEntityVersions.columnNames)
 
     /// The JSON text of a column's value, `nil` for NULL (the key is left out).
     private static func jsonText(reader: SQLiteRowReader, column: Int32, kinds: SQLiteFieldKinds) -> String? {

@@ -46,6 +46,33 @@ private struct TicketRecordV1: Storable {
     static var entityName: String { "TicketEntity" }
 }
 
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:201
+/// An estimate: a number of hours until version 2, text such as "3h" since.
+private struct EstimateEntity: Storable {
+    var id: String
+    var estimate: String
+
+    static let schema = EntitySchema(
+        version: 2,
+        steps: [
+            2: [
+                .migrated { record in
+                    let hours = try record.decode(Int.self, forField: "estimate")
+                    guard hours >= 0 else { throw record.failure("a negative estimate (\(hours) hours)") }
+                    try record.encode("\(hours)h", forField: "estimate")
+                }
+            ]
+        ])
+}
+
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:219
+/// The first release's declaration of the same records.
+private struct EstimateRecordV1: Storable {
+    var id: String
+    var estimate: Int
+    static var entityName: String { "EstimateEntity" }
+}
+
 /// Runs the statements of Sources/DAOKit/DAOKit.docc/EvolvingEntities.md's samples in document order.
 @Test("Sources/DAOKit/DAOKit.docc/EvolvingEntities.md: its samples compile and run")
 func evolvingEntitiesSamples() throws {
@@ -66,7 +93,13 @@ func evolvingEntitiesSamples() throws {
     let tickets = KeyValueStorageContext(store: InMemoryKeyValueStore())
     try tickets.save([TicketRecordV1(id: "1", title: "Ship it", note: "by Friday")])
     let ticket = try tickets.fetch(TicketEntity.self, id: "1")  // points 0, remark "by Friday"
-    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:241
+    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:201
+    let estimates = KeyValueStorageContext(store: InMemoryKeyValueStore())
+    try estimates.save([EstimateRecordV1(id: "1", estimate: 3), EstimateRecordV1(id: "2", estimate: -1)])
+    let estimate = try estimates.fetch(EstimateEntity.self, id: "1")  // estimate "3h"
+    let found = try estimates.fetchReadable(EstimateEntity.self)  // "1", and "2" as unreadable:
+    // "version 2's migration step failed for EstimateEntity "2": a negative estimate (-1 hours)"
+    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:286
     let dao = BaseDao<TicketEntity, TicketEntity>(context: tickets)
     let rewritten = try dao.migrate { progress in
         print("migrating tickets: \(progress)")  // "0 of 1 records", then "1 of 1 records"
@@ -77,6 +110,9 @@ func evolvingEntitiesSamples() throws {
     _ = firstRun
     _ = tickets
     _ = ticket
+    _ = estimates
+    _ = estimate
+    _ = found
     _ = dao
     _ = rewritten
 }

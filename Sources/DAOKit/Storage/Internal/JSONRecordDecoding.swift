@@ -26,7 +26,7 @@ package enum JSONRecordDecoding {
                     keepingURLs: { try decoder.decode(URLKeepingDecodable<E>.self, from: $0).value })
             }
             // A record of an older version: through its plan (see ResolvedDecoding).
-            return try ResolvedDecoding.decode(E.self, plan: plan) { resolved in
+            return try ResolvedDecoding.decode(E.self, plan: plan, key: key()) { resolved in
                 try RelativeURLCoding.decode(
                     data, plain: { try decoder.decode(resolved, from: $0) },
                     keepingURLs: { try decoder.decode(URLKeepingDecodable<Resolved<E>>.self, from: $0).value })

@@ -62,11 +62,16 @@ package struct EntityVersioning: Sendable {
                     "a step declares version \(step), but the versions with changes are 2 to \(schema.version)")
             }
             var changed: Set<String> = []
+            let migrates = changes.contains { if case .migrated = $0.kind { true } else { false } }
+            if migrates && changes.count > 1 {
+                throw invalid(
+                    "version \(step) has a migration step beside other changes; a migration step declares nothing else")
+            }
             for change in changes {
                 let name: String
                 switch change.kind {
                 case .added(let field, _, _), .removed(let field): name = field
-                case .widened: continue
+                case .widened, .migrated: continue
                 case .renamed(let from, let to):
                     guard from != to, !from.isEmpty else {
                         throw invalid("`\(to)`: version \(step) renames it to itself or from an empty name")
@@ -82,7 +87,8 @@ package struct EntityVersioning: Sendable {
         version = schema.version
         readableFrom = schema.readableFrom
         plans = (1..<schema.version).map { ResolutionPlan(schema, from: $0, entityName: E.entityName) }
-        try FieldTypeCheck.check(E.self, plans: plans, schema: schema)
+        // Defaults of the steps before a migration step are read by it, as JSON, not by the entity.
+        try FieldTypeCheck.check(E.self, plans: plans.filter { $0.steps == nil }, schema: schema)
     }
 
     /// How to read a record stamped `storedVersion` (1 when it carries none), which declares it is

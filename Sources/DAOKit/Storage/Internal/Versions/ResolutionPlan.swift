@@ -16,10 +16,25 @@ package final class ResolutionPlan: Sendable {
     let fields: [String: Field]
     /// Stored name to current name, for the renamed fields (for `allKeys`).
     let currentNames: [String: String]
+    /// For a record older than a migration step: every step from its version to the current one,
+    /// in order, applied to the record as a tree (``RecordMigration``) instead of through the
+    /// fields above; `nil` otherwise.
+    let steps: [(version: Int, changes: [EntityChange])]?
+
+    /// Whether the plan crosses a migration step, so that the record is read whole (``steps``).
+    package var crossesMigrationStep: Bool { steps != nil }
 
     init(_ schema: EntitySchema, from storedVersion: Int, entityName: String) {
         self.entityName = entityName
         self.storedVersion = storedVersion
+        let later = (storedVersion + 1...schema.version).map { ($0, schema.steps[$0] ?? []) }
+        if later.contains(where: { $0.1.contains { if case .migrated = $0.kind { true } else { false } } }) {
+            steps = later
+            fields = [:]
+            currentNames = [:]
+            return
+        }
+        steps = nil
         var fields: [String: Field] = [:]
         // Walk back from the current version: `byName` maps a field's name at the version reached
         // to its current name, for fields whose name changed; `resolved` holds current names that
@@ -47,7 +62,7 @@ package final class ResolutionPlan: Sendable {
                     fields[field] = .defaulted(value: value, valueType: valueType)
                 case .widened(let name):
                     if let field = current(of: name) { widened.insert(field) }
-                case .removed:
+                case .removed, .migrated:
                     break
                 }
             }

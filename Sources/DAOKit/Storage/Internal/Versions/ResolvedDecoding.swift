@@ -9,13 +9,20 @@ package enum ResolvedDecoding {
     /// The plan of the record being decoded, for ``Resolved``'s `init(from:)`, which cannot take
     /// arguments. A task-local value is also a thread's own outside tasks.
     @TaskLocal static var plan: ResolutionPlan?
+    /// The storage key of the record being decoded, when its plan crosses a migration step (the
+    /// step sees it: ``MigratingRecord/key``).
+    @TaskLocal static var key: String?
 
     /// Runs `decode` — which decodes a ``Resolved`` through the context's decoder — with `plan`,
     /// and returns the entity.
+    /// - Parameter key: the record's storage key, for a migration step; asked for only when the
+    ///   plan crosses one.
     package static func decode<E: Decodable>(
-        _ type: E.Type, plan: ResolutionPlan, _ decode: (Resolved<E>.Type) throws -> Resolved<E>
+        _ type: E.Type, plan: ResolutionPlan, key: @autoclosure () -> String = "",
+        _ decode: (Resolved<E>.Type) throws -> Resolved<E>
     ) throws -> E {
-        try $plan.withValue(plan) { try decode(Resolved<E>.self).value }
+        guard plan.steps != nil else { return try $plan.withValue(plan) { try decode(Resolved<E>.self).value } }
+        return try $key.withValue(key()) { try $plan.withValue(plan) { try decode(Resolved<E>.self).value } }
     }
 }
 
@@ -26,6 +33,20 @@ package struct Resolved<E: Decodable>: Decodable {
     package init(from decoder: any Decoder) throws {
         guard let plan = ResolvedDecoding.plan else {
             value = try E(from: decoder)
+            return
+        }
+        if plan.steps != nil {
+            // A record older than a migration step: read whole, rewritten step by step, then
+            // decoded (RecordMigration). A failed step is a failure to decode this record.
+            let key = ResolvedDecoding.key ?? ""
+            do {
+                value = try ResolvedDecoding.$plan.withValue(nil) {
+                    try RecordMigration.entity(E.self, from: try RecordTree(from: decoder), plan: plan, key: key)
+                }
+            } catch {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "\(error)", underlyingError: error))
+            }
             return
         }
         // The entity's nested values decode without the plan: only top-level fields change.
