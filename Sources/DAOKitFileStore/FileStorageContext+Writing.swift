@@ -220,8 +220,7 @@ extension FileStorageContext {
         defer { try? fileSystem.close(directory, path: directoryPath) }
         let previous = try previousContents(
             of: change.fileName, in: directory, path: path, entityName: entityName, key: change.key)
-        try checkReplacing(previous, with: change, versioning: versioning, path: path)
-        guard let contents = change.contents else {
+        guard let contents = try contents(replacing: previous, with: change, versioning: versioning, path: path) else {
             guard previous != nil else { return }
             try fileSystem.unlink(change.fileName, in: directory, path: path)
             do {
@@ -307,15 +306,16 @@ extension FileStorageContext {
                 let path = directoryPath + "/" + change.fileName
                 let previous = try previousContents(
                     of: change.fileName, in: fd, path: path, entityName: folder.entityName, key: change.key)
-                try checkReplacing(previous, with: change, versioning: folder.versioning, path: path)
-                if previous == nil && change.contents == nil { continue }
+                let contents = try contents(
+                    replacing: previous, with: change, versioning: folder.versioning, path: path)
+                if previous == nil && contents == nil { continue }
                 if journalFolder == nil { journalFolder = folder.directory.name }
                 entries.append(
                     Journal.Entry(
                         fileName: change.fileName, previousContents: previous,
                         directoryName: journalFolder == folder.directory.name ? nil : folder.directory.name))
                 // A file that did not exist is created empty, so there is nothing to cut.
-                files.append((change.fileName, change.contents, previous?.count ?? 0))
+                files.append((change.fileName, contents, previous?.count ?? 0))
             }
             opened[opened.count - 1].files = files
         }
@@ -347,6 +347,28 @@ extension FileStorageContext {
                 // Left for the next reader or writer, which rolls the journal back before going on.
             }
             throw error
+        }
+    }
+
+    /// The bytes to write for `change` over `previous` (`nil`: a removal): refuses to replace a
+    /// record a newer version wrote (``checkReplacing(_:with:versioning:path:)``), and keeps the
+    /// fields the entity declares removed that `previous` holds (``EntityVersioning/keptFields``;
+    /// not when the transaction removed the record first).
+    func contents(
+        replacing previous: Data?, with change: RecordChange, versioning: EntityVersioning?, path: String
+    ) throws -> Data? {
+        try checkReplacing(previous, with: change, versioning: versioning, path: path)
+        guard let contents = change.contents, let previous, let versioning, !versioning.keptFields.isEmpty,
+            !change.removedFirst
+        else { return change.contents }
+        do {
+            return try codec.keeping(
+                versioning.keptFields, from: previous, in: contents, key: change.key, versioning: versioning,
+                path: path)
+        } catch {
+            throw StorageError(
+                .encodingFailed, entityName: versioning.entityName, key: change.key, location: path,
+                underlyingError: error)
         }
     }
 

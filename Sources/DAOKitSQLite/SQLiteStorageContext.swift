@@ -221,6 +221,9 @@ public final class SQLiteStorageContext: StorageContext {
                     try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
                         try Self.exists(keys[position], in: table, connection: connection)
                     }
+                    // Fields the entity declares removed that a stored row holds stay in it.
+                    let kept = try Self.keptValues(
+                        of: keys, fields: versioning.keptFields, rows: rows, in: table, connection: connection)
                     if !unique.isEmpty && rows.count > 1 {
                         // The batch is judged by the state it leaves, as on every context: its
                         // stored rows go first, so that two of them may swap values (the unique
@@ -241,8 +244,8 @@ public final class SQLiteStorageContext: StorageContext {
                     for (position, row) in rows.enumerated() {
                         currentKey = keys[position]
                         try Self.bind(
-                            row, key: keys[position], stamp: stamp, to: statement, columns: table.columns,
-                            prefixes: prefixes)
+                            row, key: keys[position], stamp: stamp, kept: kept[keys[position]] ?? [], to: statement,
+                            columns: table.columns, prefixes: prefixes)
                         do {
                             try statement.run()
                             if connection.changes == 0 {
@@ -285,12 +288,44 @@ public final class SQLiteStorageContext: StorageContext {
         return versioning.replacementRefused(storedVersion: stored, key: key, location: location)
     }
 
-    /// Binds a row's key, values, checksum (``SQLiteRowChecksum``) and entity version (`stamp`,
-    /// ``SQLiteEntityVersions``) to the upsert statement of a table with `columns`, whose
-    /// checksum prefixes are `prefixes` (`nil`: no checksum, NULL).
+    /// The values that the stored rows under `keys` hold in `fields` (the entity's declared
+    /// removed fields) and the rows to write do not, by key: what a save keeps (see
+    /// ``EntityVersioning/keptFields``). Read before anything is written; nothing is read for an
+    /// entity that removed no field.
+    private static func keptValues(
+        of keys: [String], fields: Set<String>, rows: [SQLiteEncodedRow], in table: SQLiteTable,
+        connection: SQLiteConnection
+    ) throws -> [String: [(column: Int, value: SQLiteValue)]] {
+        let columns = table.columns.enumerated().filter { fields.contains($0.element) }
+        if columns.isEmpty { return [:] }
+        let statement = try connection.statement(
+            "SELECT \(columns.map { SQLiteDialect.quoted($0.element) }.joined(separator: ", ")) FROM \(table.quotedName) WHERE daokit_key = ?"
+        )
+        defer { statement.reset() }
+        var kept: [String: [(column: Int, value: SQLiteValue)]] = [:]
+        for (position, key) in keys.enumerated() {
+            statement.reset()
+            _ = statement.bindText(key, at: 1)
+            guard try statement.step() else { continue }
+            var values: [(column: Int, value: SQLiteValue)] = []
+            for (offset, column) in columns.enumerated() where !rows[position].names.contains(column.element) {
+                let value = statement.value(at: Int32(offset))
+                if case .null = value { continue }
+                values.append((column.offset, value))
+            }
+            if !values.isEmpty { kept[key] = values }
+        }
+        return kept
+    }
+
+    /// Binds a row's key, values, the values it keeps (`kept`, by column), checksum
+    /// (``SQLiteRowChecksum``) and entity version (`stamp`, ``SQLiteEntityVersions``) to the
+    /// upsert statement of a table with `columns`, whose checksum prefixes are `prefixes` (`nil`:
+    /// no checksum, NULL).
     private static func bind(
         _ row: SQLiteEncodedRow, key: String, stamp: (version: SQLiteValue, readableFrom: SQLiteValue),
-        to statement: SQLiteStatement, columns: [String], prefixes: [SQLiteRowChecksum.ColumnPrefix]?
+        kept: [(column: Int, value: SQLiteValue)], to statement: SQLiteStatement, columns: [String],
+        prefixes: [SQLiteRowChecksum.ColumnPrefix]?
     ) throws {
         statement.reset()
         _ = statement.bindText(key, at: 1)
@@ -307,6 +342,10 @@ public final class SQLiteStorageContext: StorageContext {
             hint = column + 1
             if let prefixes { checksum ^= SQLiteRowChecksum.contribution(prefixes[column], row.values[position]) }
             try statement.bind(row.values[position], at: Int32(column + 2))
+        }
+        for (column, value) in kept {
+            if let prefixes { checksum ^= SQLiteRowChecksum.contribution(prefixes[column], value) }
+            try statement.bind(value, at: Int32(column + 2))
         }
         if prefixes != nil, case .integer = stamp.version {
             checksum ^= SQLiteEntityVersions.checksumContribution(of: stamp)

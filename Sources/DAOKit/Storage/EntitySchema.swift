@@ -80,7 +80,8 @@ public struct EntityChange: Sendable, CustomStringConvertible {
         EntityChange(kind: .renamed(from: oldName, to: newName))
     }
 
-    /// The field `field` is no longer read: older records that hold it are read without it.
+    /// The field `field` is no longer read: older records that hold it are read without it, and a
+    /// save over a record that holds it keeps it, for code of an older version that still reads it.
     public static func removed(_ field: String) -> EntityChange {
         EntityChange(kind: .removed(field: field))
     }

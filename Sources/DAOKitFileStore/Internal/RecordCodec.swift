@@ -71,6 +71,29 @@ struct RecordCodec: Sendable {
         }
     }
 
+    /// The record file `contents`, about to replace `previous` at `path`, with the fields of
+    /// `kept` (the entity's declared removed fields, ``EntityVersioning/keptFields``) that
+    /// `previous` holds and `contents` does not; `contents` itself when there are none (or
+    /// `previous` does not read: there is nothing sound to keep).
+    func keeping(
+        _ kept: Set<String>, from previous: Data, in contents: Data, key: String, versioning: EntityVersioning,
+        path: String
+    ) throws -> Data {
+        guard let old = try? decode(RecordTree.self, from: previous, path: path, entityName: "", key: key),
+            case .object(let oldFields) = old.entity
+        else { return contents }
+        let keptFields = oldFields.filter { kept.contains($0.name) && $0.value != .null }
+        if keptFields.isEmpty { return contents }
+        guard
+            case .object(var fields) = try decode(RecordTree.self, from: contents, path: path, entityName: "", key: key)
+                .entity
+        else { return contents }
+        let missing = keptFields.filter { field in !fields.contains { $0.name == field.name } }
+        if missing.isEmpty { return contents }
+        fields += missing
+        return try encode(RecordTree.object(fields), key: key, versioning: versioning)
+    }
+
     /// The entity version of the record file `data` (1 when it carries none), for a save that is
     /// about to replace it; `nil` when the file is not a record this release reads, which a save
     /// replaces as it always has.

@@ -37,7 +37,7 @@ private struct TicketEntity: Storable {
         ])
 }
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:181
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:182
 /// The first release's declaration of the same records.
 private struct TicketRecordV1: Storable {
     var id: String
@@ -46,7 +46,7 @@ private struct TicketRecordV1: Storable {
     static var entityName: String { "TicketEntity" }
 }
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:201
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:202
 /// An estimate: a number of hours until version 2, text such as "3h" since.
 private struct EstimateEntity: Storable {
     var id: String
@@ -65,7 +65,7 @@ private struct EstimateEntity: Storable {
         ])
 }
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:219
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:220
 /// The first release's declaration of the same records.
 private struct EstimateRecordV1: Storable {
     var id: String
@@ -89,17 +89,17 @@ func evolvingEntitiesSamples() throws {
         firstRun = failure.description  // "… recorded the stored shape of TaskEntity at version 1 in …"
     }
     try checkTaskShapes(snapshots: snapshots)  // passes: the shape is the recorded one
-    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:181
+    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:182
     let tickets = KeyValueStorageContext(store: InMemoryKeyValueStore())
     try tickets.save([TicketRecordV1(id: "1", title: "Ship it", note: "by Friday")])
     let ticket = try tickets.fetch(TicketEntity.self, id: "1")  // points 0, remark "by Friday"
-    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:201
+    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:202
     let estimates = KeyValueStorageContext(store: InMemoryKeyValueStore())
     try estimates.save([EstimateRecordV1(id: "1", estimate: 3), EstimateRecordV1(id: "2", estimate: -1)])
     let estimate = try estimates.fetch(EstimateEntity.self, id: "1")  // estimate "3h"
     let found = try estimates.fetchReadable(EstimateEntity.self)  // "1", and "2" as unreadable:
     // "version 2's migration step failed for EstimateEntity "2": a negative estimate (-1 hours)"
-    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:286
+    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:302
     let dao = BaseDao<TicketEntity, TicketEntity>(context: tickets)
     let rewritten = try dao.migrate { progress in
         print("migrating tickets: \(progress)")  // "0 of 1 records", then "1 of 1 records"

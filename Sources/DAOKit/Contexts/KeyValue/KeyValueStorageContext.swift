@@ -113,7 +113,8 @@ public final class KeyValueStorageContext: StorageContext {
             // What each write replaces, read before the first write so a failing read changes nothing.
             var undo: [UndoEntry] = []
             undo.reserveCapacity(records.count)
-            for record in records {
+            for index in records.indices {
+                let record = records[index]
                 let previous = try access(entityName, record.key, record.storeKey) {
                     try store.string(forKey: record.storeKey)
                 }
@@ -124,8 +125,15 @@ public final class KeyValueStorageContext: StorageContext {
                     // replaced, as it always was).
                     try versioning.checkReplacing(storedVersion: stored, key: record.key, location: record.storeKey)
                 }
+                if let previous, !versioning.keptFields.isEmpty {
+                    // Fields the entity declares removed that the stored record holds stay in it.
+                    records[index].text = try KeyValueRecordFormat.keeping(
+                        versioning.keptFields, from: previous, in: record.text, versioning: versioning,
+                        location: record.storeKey)
+                }
                 undo.append(
-                    UndoEntry(key: record.key, storeKey: record.storeKey, written: record.text, previous: previous))
+                    UndoEntry(
+                        key: record.key, storeKey: record.storeKey, written: records[index].text, previous: previous))
             }
             try SaveModeCheck.validate(keys: keys, entityName: entityName, mode: mode) { position in
                 positions[keys[position]].map { undo[$0].previous != nil } ?? false

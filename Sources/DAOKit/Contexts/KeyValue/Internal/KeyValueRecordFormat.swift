@@ -87,6 +87,11 @@ enum KeyValueRecordFormat {
                 .encodingFailed, entityName: E.entityName, key: entity.id.storageKey,
                 location: location, underlyingError: error)
         }
+        return sealed(json, versioning: versioning, location: location)
+    }
+
+    /// The record text of the entity JSON `json`, sealed and stamped as ``encode(_:versioning:location:)`` says.
+    private static func sealed(_ json: Data, versioning: EntityVersioning, location: String) -> String {
         var bytes = [UInt8]()
         bytes.reserveCapacity(sealLength + entityField.count + json.count + 1)
         bytes.append(contentsOf: sealPrefix)
@@ -110,6 +115,26 @@ enum KeyValueRecordFormat {
         }
         for position in 0..<8 { bytes[sealPrefix.count + position] = CRC32C.hexDigit(of: crc, at: position) }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The record `text`, about to replace `previous` under `location`, with the fields of
+    /// `kept` (the entity's declared removed fields, ``EntityVersioning/keptFields``) that
+    /// `previous` holds and `text` does not; `text` itself when there are none (or `previous`'s
+    /// seal is broken: there is nothing sound to keep).
+    static func keeping(
+        _ kept: Set<String>, from previous: String, in text: String, versioning: EntityVersioning, location: String
+    ) throws -> String {
+        guard let old = entityJSON(of: previous, location: location),
+            case .object(let oldFields)? = try? RecordTree.decoder.decode(RecordTree.self, from: old)
+        else { return text }
+        let keptFields = oldFields.filter { kept.contains($0.name) && $0.value != .null }
+        guard !keptFields.isEmpty, let new = entityJSON(of: text, location: location),
+            case .object(var fields) = try RecordTree.decoder.decode(RecordTree.self, from: new)
+        else { return text }
+        let missing = keptFields.filter { field in !fields.contains { $0.name == field.name } }
+        if missing.isEmpty { return text }
+        fields += missing
+        return sealed(Data(RecordTree.object(fields).json.utf8), versioning: versioning, location: location)
     }
 
     /// The entity a record's text holds, stored under `location` (its store key), resolved from

@@ -20,6 +20,11 @@ package struct EntityVersioning: Sendable {
     package let readableFrom: Int
     /// The plan that resolves a record of each older version (1 up to `version - 1`).
     private let plans: [ResolutionPlan]
+    /// The fields a step declares removed (``EntityChange/removed(_:)``), and no later step
+    /// brings back: a save of a record that holds one keeps it, so that code of an older
+    /// version — a rollback, an older instance on the same store — still finds it (Protocol
+    /// Buffers' rule for unknown fields). A migration step or `migrate()` drops it on purpose.
+    package let keptFields: Set<String>
 
     /// Whether the entity declared nothing: records carry no version and read as they are.
     package var isInitial: Bool { version == 1 && readableFrom == 1 }
@@ -45,6 +50,7 @@ package struct EntityVersioning: Sendable {
         version = 1
         readableFrom = 1
         plans = []
+        keptFields = []
     }
 
     private init<E: Storable>(_ schema: EntitySchema, of type: E.Type) throws(StorageError) {
@@ -84,6 +90,18 @@ package struct EntityVersioning: Sendable {
                 }
             }
         }
+        var kept: Set<String> = []
+        for step in (1...schema.version).dropFirst() {
+            for change in schema.steps[step] ?? [] {
+                switch change.kind {
+                case .removed(let field): kept.insert(field)
+                case .added(let field, _, _), .renamed(_, let field): kept.remove(field)
+                case .migrated: kept.removeAll()  // what a migration step leaves is what the record holds
+                case .widened: break
+                }
+            }
+        }
+        keptFields = kept
         version = schema.version
         readableFrom = schema.readableFrom
         plans = (1..<schema.version).map { ResolutionPlan(schema, from: $0, entityName: E.entityName) }

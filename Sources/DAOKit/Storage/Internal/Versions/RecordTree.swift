@@ -10,7 +10,7 @@ import Foundation
 /// holds exactly: integers as `Int64`/`UInt64`, other numbers as `Decimal` when JSON spells them
 /// (its digits, not a `Double`'s) or as `Double`, dates and data as themselves (property lists),
 /// and NaN and the infinities as the strings DAOKit's JSON writes for them.
-enum RecordTree: Sendable, Equatable {
+package enum RecordTree: Sendable, Equatable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -24,7 +24,7 @@ enum RecordTree: Sendable, Equatable {
     /// Members in the order the record holds them.
     case object([(name: String, value: RecordTree)])
 
-    static func == (lhs: RecordTree, rhs: RecordTree) -> Bool {
+    package static func == (lhs: RecordTree, rhs: RecordTree) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case (.bool(let a), .bool(let b)): a == b
@@ -150,7 +150,7 @@ extension RecordTree: Decodable {
     /// Reads any value through any decoder, trying the kinds of value in turn: the single values
     /// from the most exact reading to the least, then an object, then an array. Slow (a thrown
     /// error per kind tried), and only used for records that a migration step rewrites.
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         if let single = try? decoder.singleValueContainer() {
             if single.decodeNil() {
                 self = .null
@@ -204,5 +204,37 @@ extension RecordTree: Decodable {
         var elements: [RecordTree] = []
         while !unkeyed.isAtEnd { elements.append(try unkeyed.decode(RecordTree.self)) }
         self = .array(elements)
+    }
+}
+
+extension RecordTree: Encodable {
+    /// Writes the tree back through any encoder, each leaf as the type it was read as, so that
+    /// the coder that read it writes the same record; an object's `null` members are left out,
+    /// as `encodeIfPresent` leaves out `nil`.
+    package func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .array(let elements):
+            var container = encoder.unkeyedContainer()
+            for element in elements { try container.encode(element) }
+        case .object(let members):
+            var container = encoder.container(keyedBy: StoredFieldKey.self)
+            for member in members where member.value != .null {
+                try container.encode(member.value, forKey: StoredFieldKey(member.name))
+            }
+        default:
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .null: try container.encodeNil()
+            case .bool(let value): try container.encode(value)
+            case .integer(let value): try container.encode(value)
+            case .unsigned(let value): try container.encode(value)
+            case .decimal(let value): try container.encode(value)
+            case .double(let value): try container.encode(value)
+            case .string(let value): try container.encode(value)
+            case .date(let value): try container.encode(value)
+            case .data(let value): try container.encode(value)
+            case .array, .object: break  // handled above
+            }
+        }
     }
 }
