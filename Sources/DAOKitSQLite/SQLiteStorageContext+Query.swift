@@ -19,7 +19,7 @@ extension SQLiteStorageContext {
             try connection.transaction(writing: false) {
                 // Kinds and rows from one snapshot: another process may add kinds meanwhile.
                 let translation = SQLiteQueryTranslation(
-                    query, kinds: try queryKinds(of: table, versioning: versioning, connection: connection))
+                    query, kinds: try queryKinds(of: table, versioning: versioning, for: query, connection: connection))
                 let (sql, arguments) = Self.select(query, translation, from: table)
                 let entities: [E] = try rows(
                     sql, arguments, versioning: versioning, entityName: entityName, connection: connection)
@@ -39,7 +39,8 @@ extension SQLiteStorageContext {
         let versioning = try EntityVersioning.of(E.self)
         return try read(entityName: entityName) { table, connection -> Int in
             try connection.transaction(writing: false) {
-                let kinds = try queryKinds(of: table, versioning: versioning, connection: connection)
+                let kinds = try queryKinds(
+                    of: table, versioning: versioning, for: StorageQuery(filter: filter), connection: connection)
                 let translation = SQLiteQueryTranslation(StorageQuery(filter: filter), kinds: kinds)
                 let condition = translation.condition.map { " WHERE " + $0 } ?? ""
                 if translation.conditionIsExact {
@@ -69,7 +70,8 @@ extension SQLiteStorageContext {
         try write(entityName: entityName) { table, connection in
             let translation = SQLiteQueryTranslation(
                 StorageQuery(filter: filter),
-                kinds: try queryKinds(of: table, versioning: versioning, connection: connection))
+                kinds: try queryKinds(
+                    of: table, versioning: versioning, for: StorageQuery(filter: filter), connection: connection))
             let condition = translation.condition.map { " WHERE " + $0 } ?? ""
             if translation.conditionIsExact {
                 let statement = try connection.statement("DELETE FROM \(table.quotedName)" + condition)
@@ -162,11 +164,11 @@ extension SQLiteStorageContext {
     /// fields that rows of an older entity version hold differently while such rows exist
     /// (``SQLiteEntityVersions/queryKinds(_:table:versioning:connection:)``).
     private func queryKinds(
-        of table: SQLiteTable, versioning: EntityVersioning, connection: SQLiteConnection
+        of table: SQLiteTable, versioning: EntityVersioning, for query: StorageQuery, connection: SQLiteConnection
     ) throws -> [String: SQLiteFieldKinds] {
         try SQLiteEntityVersions.queryKinds(
             try SQLiteSchema.kinds(of: table.entityName, connection: connection), table: table,
-            versioning: versioning, connection: connection)
+            versioning: versioning, fields: Set(query.fields.compactMap(\.keys.first)), connection: connection)
     }
 
     private func bind(_ arguments: [SQLiteValue], to statement: SQLiteStatement) throws {
@@ -184,7 +186,7 @@ extension SQLiteStorageContext {
         let versioning = try EntityVersioning.of(E.self)
         return try read(entityName: entityName) { table, connection in
             SQLiteQueryTranslation(
-                query, kinds: try queryKinds(of: table, versioning: versioning, connection: connection))
+                query, kinds: try queryKinds(of: table, versioning: versioning, for: query, connection: connection))
         }
     }
 
@@ -196,7 +198,7 @@ extension SQLiteStorageContext {
         let entityName = try Self.checkedName(E.self)
         let versioning = try EntityVersioning.of(E.self)
         return try read(entityName: entityName) { table, connection -> StorageAccess in
-            let kinds = try queryKinds(of: table, versioning: versioning, connection: connection)
+            let kinds = try queryKinds(of: table, versioning: versioning, for: query, connection: connection)
             let translation = SQLiteQueryTranslation(query, kinds: kinds)
             let (sql, arguments) =
                 counting && translation.conditionIsExact
@@ -227,7 +229,8 @@ extension SQLiteStorageContext {
         let entityName = try Self.checkedName(E.self)
         let versioning = try EntityVersioning.of(E.self)
         return try read(entityName: entityName) { table, connection in
-            let kinds = try queryKinds(of: table, versioning: versioning, connection: connection)
+            let kinds = try queryKinds(
+                of: table, versioning: versioning, for: StorageQuery(filter: filter), connection: connection)
             let translation = SQLiteQueryTranslation(StorageQuery(filter: filter), kinds: kinds)
             let (sql, arguments) = Self.countSQL(filter, translation, kinds: kinds, from: table)
             let statement = try connection.statement("EXPLAIN QUERY PLAN " + sql)
@@ -246,7 +249,7 @@ extension SQLiteStorageContext {
         let versioning = try EntityVersioning.of(E.self)
         return try read(entityName: entityName) { table, connection in
             let translation = SQLiteQueryTranslation(
-                query, kinds: try queryKinds(of: table, versioning: versioning, connection: connection))
+                query, kinds: try queryKinds(of: table, versioning: versioning, for: query, connection: connection))
             let (sql, arguments) = Self.select(query, translation, from: table)
             let statement = try connection.statement("EXPLAIN QUERY PLAN " + sql)
             defer { statement.reset() }

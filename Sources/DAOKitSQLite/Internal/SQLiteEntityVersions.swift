@@ -107,19 +107,21 @@ package enum SQLiteEntityVersions {
             location: location)
     }
 
-    /// `kinds` as a query may use them on `table`: the fields that rows of an older version than
-    /// the entity's hold differently (``EntityVersioning/fieldsChanged(inRecordsFrom:)``) are
-    /// marked ``SQLiteFieldKinds/opaque`` while the table holds such rows, so that no condition
-    /// or sort on them is translated and Swift answers from the resolved entities.
+    /// `kinds` as a query on `fields` (its top-level fields) may use them on `table`: the fields
+    /// that rows of an older version than the entity's hold differently
+    /// (``EntityVersioning/fieldsChanged(inRecordsFrom:)``) — every field, for rows older than a
+    /// migration step — are marked ``SQLiteFieldKinds/opaque`` while the table holds such rows,
+    /// so that no condition or sort on them is translated and Swift answers from the resolved
+    /// entities.
     static func queryKinds(
         _ kinds: [String: SQLiteFieldKinds], table: SQLiteTable, versioning: EntityVersioning,
-        connection: SQLiteConnection
+        fields: @autoclosure () -> Set<String>, connection: SQLiteConnection
     ) throws -> [String: SQLiteFieldKinds] {
         guard versioning.changesFields, let oldest = try oldestVersion(in: table, connection: connection) else {
             return kinds
         }
         var kinds = kinds
-        for name in versioning.fieldsChanged(inRecordsFrom: oldest) { kinds[name] = .opaque }
+        for name in versioning.fieldsChanged(inRecordsFrom: oldest) ?? fields() { kinds[name] = .opaque }
         return kinds
     }
 

@@ -139,8 +139,14 @@ public struct EntityShapeCheck<Entity: Storable>: Sendable {
         }
         // A change that decoding proves harmful is reported only when a record of the old shape
         // failed to decode: a type may cope with it (a `try?` with a fallback, say). A change of
-        // kind is reported in any case: a value of one kind that happens to decode as another
-        // (a date's number as a floating-point number) still needs a migration step.
+        // kind is reported in any case — a value of one kind that happens to decode as another
+        // (a date's number as a floating-point number) still needs a migration step — unless
+        // such records cross a declared migration step, and read.
+        let migrated =
+            !unreadable
+            && ((try? EntityVersioning.of(Entity.self).plan(
+                forStoredVersion: olderVersion, readableFrom: nil, key: "", location: ""))??.crossesMigrationStep
+                ?? false)
         for change in ShapeChange.changes(from: old.fields, to: current.fields) {
             switch change.kind {
             case .added(let value) where !value.isOptional && unreadable:
@@ -150,7 +156,8 @@ public struct EntityShapeCheck<Entity: Storable>: Sendable {
                 )
             case .renamed(let from, _, let new) where !new.isOptional && unreadable:
                 add(.renamed, change.path, Self.renameMessage(from: from, to: change.path))
-            case .kindChanged(let oldKind, let newKind) where !ShapeChange.isWidening(from: oldKind, to: newKind):
+            case .kindChanged(let oldKind, let newKind)
+            where !ShapeChange.isWidening(from: oldKind, to: newKind) && !migrated:
                 add(.kindChanged, change.path, Self.kindChangeMessage(change.path, oldKind, newKind))
             case .becameRequired where unreadable:
                 add(

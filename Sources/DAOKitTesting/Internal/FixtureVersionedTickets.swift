@@ -39,3 +39,32 @@ package struct FixtureVersionedTicket: Storable, Hashable, Sendable {
             3: [.renamed("note", to: "remark")],
         ])
 }
+
+/// The first version of a ticket whose second version's migration step rewrites it.
+package struct FixtureMigratedTicketV1: Storable, Sendable {
+    package var id: Int
+    package var title: String
+    package var size: Int
+    package static var entityName: String { "MigratedTicket" }
+}
+
+/// Version 2, the current one: `size` (hours) became a label, and `weight` is derived from it,
+/// by a migration step. Its own domain type.
+package struct FixtureMigratedTicket: Storable, Hashable, Sendable {
+    package var id: Int
+    package var title: String
+    package var size: String
+    package var weight: Int
+    package static var entityName: String { "MigratedTicket" }
+    package static let schema = EntitySchema(
+        version: 2,
+        steps: [
+            2: [
+                .migrated { record in
+                    let hours = try record.decode(Int.self, forField: "size")
+                    try record.encode(hours < 3 ? "S" : hours < 6 ? "M" : "L", forField: "size")
+                    try record.encode(hours * 2, forField: "weight")
+                }
+            ]
+        ])
+}

@@ -41,8 +41,71 @@ public enum VersionedRecordDifferential {
         let migrated = try dao.migrate()
         if migrated != 16 { lines.append("migrate() rewrote \(migrated) records instead of 16") }
         lines += try check(context, stage: "after migrate()")
+        lines += try migratedMismatches(in: context)
         return lines
     }
+
+    /// The same over records older than a migration step, which may rewrite any field: 8 records
+    /// of version 1 and 8 of version 2, then all of version 2 after `migrate()`.
+    private static func migratedMismatches(in context: any StorageContext) throws -> [String] {
+        try context.save((0..<8).map { FixtureMigratedTicketV1(id: 100 + $0, title: "t\($0 % 3)", size: $0) })
+        try context.save(
+            (0..<8).map {
+                FixtureMigratedTicket(id: 200 + $0, title: "t\($0 % 3)", size: ["S", "M", "L"][$0 % 3], weight: $0 * 3)
+            })
+        let dao = BaseDao<FixtureMigratedTicket, FixtureMigratedTicket>(context: context)
+        var lines = try agreement(
+            of: dao, predicates: migratedPredicates, sorts: migratedSorts, stage: "migration step")
+        let migrated = try dao.migrate()
+        if migrated != 8 { lines.append("migrate() rewrote \(migrated) migrated tickets instead of 8") }
+        lines += try agreement(
+            of: dao, predicates: migratedPredicates, sorts: migratedSorts, stage: "after migrate() through a step")
+        return lines
+    }
+
+    /// Each of `predicates` through `dao` — read, count, and a sorted page per sort — against the
+    /// full scan.
+    private static func agreement<T: Storable & Hashable>(
+        of dao: BaseDao<T, T>, predicates: [(String, Predicate<T>)], sorts: [(String, [SortDescriptor<T>])],
+        stage: String
+    ) throws -> [String] where T.ID == Int {
+        let all = try dao.read()
+        var lines: [String] = []
+        for (name, predicate) in predicates {
+            let expected = try all.filter(predicate.evaluate)
+            let read = try dao.read(where: predicate)
+            if Set(read) != Set(expected) || read.count != expected.count {
+                lines.append("\(stage): read(where: \(name)): expected \(expected.map(\.id)), got \(read.map(\.id))")
+            }
+            let count = try dao.count(where: predicate)
+            if count != expected.count {
+                lines.append("\(stage): count(where: \(name)): expected \(expected.count), got \(count)")
+            }
+            for (sortName, sort) in sorts {
+                let page = try dao.read(where: predicate, sortedBy: sort, limit: 5, offset: 1)
+                let expectedPage = Array(expected.sorted(using: sort).dropFirst().prefix(5))
+                if page != expectedPage {
+                    lines.append(
+                        "\(stage): read(where: \(name), sortedBy: \(sortName), limit: 5, offset: 1): expected \(expectedPage.map(\.id)), got \(page.map(\.id))"
+                    )
+                }
+            }
+        }
+        return lines
+    }
+
+    private static let migratedPredicates: [(String, Predicate<FixtureMigratedTicket>)] = [
+        ("size == \"M\"", #Predicate { $0.size == "M" }),
+        ("weight > 4", #Predicate { $0.weight > 4 }),
+        ("title == \"t1\" && weight < 10", #Predicate { $0.title == "t1" && $0.weight < 10 }),
+        ("[4, 6].contains(weight)", #Predicate { [4, 6].contains($0.weight) }),
+        ("size != \"L\"", #Predicate { $0.size != "L" }),
+    ]
+
+    private static let migratedSorts: [(String, [SortDescriptor<FixtureMigratedTicket>])] = [
+        ("weight, id", [SortDescriptor(\.weight), SortDescriptor(\.id)]),
+        ("size ↓, id", [SortDescriptor(\.size, order: .reverse), SortDescriptor(\.id)]),
+    ]
 
     private static func check(_ context: any StorageContext, stage: String) throws -> [String] {
         let dao = BaseDao<FixtureVersionedTicket, FixtureVersionedTicket>(context: context)

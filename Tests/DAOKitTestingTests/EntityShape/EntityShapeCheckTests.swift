@@ -102,6 +102,26 @@ enum Tasks {
         var due: Date?
     }
 
+    /// The same change, made by a migration step.
+    struct CountAsTextByStep: Storable {
+        static var entityName: String { "tasks" }
+        static let schema = EntitySchema(
+            version: 2,
+            steps: [
+                2: [
+                    .migrated { record in
+                        try record.encode(String(try record.decode(Int.self, forField: "count")), forField: "count")
+                    }
+                ]
+            ])
+        var id: String
+        var title: String
+        var note: String
+        var count: String
+        var status: Status
+        var due: Date?
+    }
+
     struct NoteRemoved: Storable {
         static var entityName: String { "tasks" }
         var id: String
@@ -269,6 +289,11 @@ struct EntityShapeCheckTests {
         #expect(problems.map(\.kind) == [.kindChanged])
         #expect(problems.first?.field == "count")
         #expect(problems.first?.message == "`count` changed from integer to string: add a migration step")
+    }
+
+    @Test func anIntegerThatBecameTextByAMigrationStepPasses() throws {
+        let found = try problems(from: Tasks.V1.self, to: Tasks.CountAsTextByStep.self, rollback: .notChecked)
+        #expect(found.isEmpty, "\(found)")
     }
 
     @Test func aRemovedRequiredFieldFailsBecauseThePreviousVersionCannotReadWhatThisOneWrites() throws {

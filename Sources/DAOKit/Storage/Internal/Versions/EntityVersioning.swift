@@ -138,11 +138,13 @@ package struct EntityVersioning: Sendable {
     /// them and reads a default) or renamed (it holds them under an older name). A context that
     /// filters or sorts stored fields without decoding them (SQL) must not do so on these while it
     /// holds such records. A widened field is not among them: the stored value is the same number,
-    /// or the same case, only read as a wider type.
-    package func fieldsChanged(inRecordsFrom oldest: Int) -> Set<String> {
+    /// or the same case, only read as a wider type. `nil` means every field: such records cross
+    /// a migration step, which may rewrite any field.
+    package func fieldsChanged(inRecordsFrom oldest: Int) -> Set<String>? {
         guard oldest < version else { return [] }
         var changed: Set<String> = []
         for plan in plans[max(oldest, 1) - 1..<plans.count] {
+            if plan.crossesMigrationStep { return nil }
             for (name, field) in plan.fields {
                 switch field {
                 case .defaulted: changed.insert(name)
@@ -156,7 +158,7 @@ package struct EntityVersioning: Sendable {
 
     /// Whether any older record holds a field other than as the current entity reads it (see
     /// ``fieldsChanged(inRecordsFrom:)``): whether a query must ask how old the stored records are.
-    package var changesFields: Bool { !fieldsChanged(inRecordsFrom: 1).isEmpty }
+    package var changesFields: Bool { fieldsChanged(inRecordsFrom: 1).map { !$0.isEmpty } ?? true }
 
     /// Checks that a save may replace a record stamped `storedVersion`.
     /// - Throws: ``StorageError`` with ``StorageError/Kind/newerVersion(_:)`` when that record is
