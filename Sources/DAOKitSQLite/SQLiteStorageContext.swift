@@ -583,9 +583,7 @@ public final class SQLiteStorageContext: StorageContext {
                     try SQLiteRowDecoding.decodeThroughJSON($0, reader: reader, kinds: try kinds())
                 }
             }
-            return try ResolvedDecoding.decode(E.self, plan: plan) {
-                try SQLiteRowDecoding.decode($0, reader: reader, kinds: kinds)
-            }
+            return try SQLiteRowDecoding.decode(E.self, reader: reader, plan: plan, kinds: kinds)
         } catch let error as StorageError {
             throw error
         } catch let failure as SQLiteError {

@@ -25,13 +25,20 @@ enum SQLiteRowDecoding {
     /// The entity in the reader's current row, which ``SQLiteRowReader/loadRow()`` read.
     /// - Parameter kinds: the kinds of the table's columns, asked for only by the JSON path.
     /// - Throws: a `DecodingError` (or what the entity's `init(from:)` throws).
+    /// - Parameter plan: how to read a row of an older entity version (not one that crosses a
+    ///   migration step); `nil` for a row of the current one.
     static func decode<E: Decodable>(
-        _ type: E.Type, reader: SQLiteRowReader, kinds: () throws -> [String: SQLiteFieldKinds]
+        _ type: E.Type, reader: SQLiteRowReader, plan: ResolutionPlan? = nil,
+        kinds: () throws -> [String: SQLiteFieldKinds]
     ) throws -> E {
         do {
-            return try E(from: RowDecoder(reader: reader))
+            guard let plan else { return try E(from: RowDecoder(reader: reader)) }
+            return try ResolvedDecoding.decode(E.self, plan: plan, from: RowDecoder(reader: reader))
         } catch is NeedsWholeRowJSON {
-            return try decodeThroughJSON(E.self, reader: reader, kinds: try kinds())
+            guard let plan else { return try decodeThroughJSON(E.self, reader: reader, kinds: try kinds()) }
+            return try ResolvedDecoding.decode(E.self, plan: plan) {
+                try decodeThroughJSON($0, reader: reader, kinds: try kinds())
+            }
         }
     }
 

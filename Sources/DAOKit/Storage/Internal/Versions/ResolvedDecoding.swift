@@ -26,6 +26,18 @@ package enum ResolvedDecoding {
     }
 }
 
+extension ResolvedDecoding {
+    /// `E` decoded by `decoder` — a context's own decoder of a whole record, such as an SQLite
+    /// row's — as a record of the plan's version: the same as ``Resolved``, without the
+    /// task-local value and the wrapper, which cost more than a row's own decoding. Not for a
+    /// plan that crosses a migration step (``ResolutionPlan/crossesMigrationStep``).
+    package static func decode<E: Decodable>(_ type: E.Type, plan: ResolutionPlan, from decoder: any Decoder) throws
+        -> E
+    {
+        try E(from: ResolvingDecoder(base: decoder, plan: plan))
+    }
+}
+
 /// An entity decoded through a record's ``ResolutionPlan`` (see ``ResolvedDecoding``).
 package struct Resolved<E: Decodable>: Decodable {
     package let value: E
