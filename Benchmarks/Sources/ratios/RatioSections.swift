@@ -4,7 +4,8 @@ enum RatioSections {
         [
             MappingRatioSection.self, CodableFloorRatioSection.self, DaoRatioSection.self, FileRatioSection.self,
             KeyValueRatioSection.self, QueryRatioSection.self, SQLiteRatioSection.self, ObserveRatioSection.self,
-            IndexRatioSection.self, TransactionRatioSection.self, ChecksumRatioSection.self,
+            IndexRatioSection.self, TransactionRatioSection.self, ChecksumRatioSection.self, VersionRatioSection.self,
+            MigrationRatioSection.self,
         ]
     }
 }
