@@ -579,7 +579,8 @@ public final class SQLiteStorageContext: StorageContext {
             if plan.crossesMigrationStep {
                 // A migration step reads the whole record: from the JSON object the row spells,
                 // whose kinds tell a Bool from an integer (the row's own decoder cannot).
-                return try ResolvedDecoding.decode(E.self, plan: plan, key: key.isEmpty ? reader.key : key) {
+                // The key from the row as loaded (see SQLiteRowReader's `row` for why not `reader.key`).
+                return try ResolvedDecoding.decode(E.self, plan: plan, key: key.isEmpty ? reader.text(0) : key) {
                     try SQLiteRowDecoding.decodeThroughJSON($0, reader: reader, kinds: try kinds())
                 }
             }

@@ -75,7 +75,8 @@ package enum SQLiteEntityVersions {
     }
 
     /// How to decode the row `reader` stands on (``SQLiteRowReader/loadRow()`` read it): `nil`
-    /// to decode it as it is, or the plan that resolves an older version.
+    /// to decode it as it is, or the plan that resolves an older version. Errors take the key
+    /// from the loaded row (column 0), not from SQLite, as the row's fence requires.
     /// - Throws: ``StorageError`` with ``StorageError/Kind/newerVersion(_:)`` for a row a newer
     ///   version wrote, ``StorageError/Kind/corruptRecord(_:)`` for a version that is not an
     ///   integer (a row without a checksum whose bytes changed).
@@ -96,14 +97,14 @@ package enum SQLiteEntityVersions {
             default:
                 throw StorageError(
                     .corruptRecord("the row's entity version is not a version"), entityName: entityName,
-                    key: key.isEmpty ? reader.key : key, location: location)
+                    key: key.isEmpty ? reader.text(0) : key, location: location)
             }
         }
         let version = try number(column) ?? 1
         if version == versioning.version { return nil }
         return try versioning.plan(
             forStoredVersion: version, readableFrom: try number(reader.readableFromColumn),
-            key: key.isEmpty ? reader.key : key,
+            key: key.isEmpty ? reader.text(0) : key,
             location: location)
     }
 

@@ -115,27 +115,7 @@ public enum VersionedRecordDifferential {
         if all.filter({ $0.points == FixtureVersionedTicket.defaultPoints }).count < 8 {
             lines.append("\(stage): the version 1 records did not read the declared default")
         }
-        for (name, predicate) in predicates {
-            let expected = try all.filter(predicate.evaluate)
-            let read = try dao.read(where: predicate)
-            if Set(read) != Set(expected) || read.count != expected.count {
-                lines.append("\(stage): read(where: \(name)): expected ids \(ids(expected)), got \(ids(read))")
-            }
-            let count = try dao.count(where: predicate)
-            if count != expected.count {
-                lines.append("\(stage): count(where: \(name)): expected \(expected.count), got \(count)")
-            }
-            for (sortName, sort) in sorts {
-                let page = try dao.read(where: predicate, sortedBy: sort, limit: 5, offset: 1)
-                let expectedPage = Array(expected.sorted(using: sort).dropFirst().prefix(5))
-                if page != expectedPage {
-                    lines.append(
-                        "\(stage): read(where: \(name), sortedBy: \(sortName), limit: 5, offset: 1): expected \(ids(expectedPage)), got \(ids(page))"
-                    )
-                }
-            }
-        }
-        return lines
+        return lines + (try agreement(of: dao, predicates: predicates, sorts: sorts, stage: stage))
     }
 
     /// 8 records of version 1 (ids 100…), 8 of version 2 (200…) and 8 of version 3 (300…),

@@ -23,7 +23,8 @@ package struct EntityVersioning: Sendable {
     /// The fields a step declares removed (``EntityChange/removed(_:)``), and no later step
     /// brings back: a save of a record that holds one keeps it, so that code of an older
     /// version — a rollback, an older instance on the same store — still finds it (Protocol
-    /// Buffers' rule for unknown fields). A migration step or `migrate()` drops it on purpose.
+    /// Buffers' rule for unknown fields); `migrate()` keeps it too. A later migration step ends
+    /// it: the record then holds what the step wrote.
     package let keptFields: Set<String>
 
     /// Whether the entity declared nothing: records carry no version and read as they are.
