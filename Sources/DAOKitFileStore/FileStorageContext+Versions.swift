@@ -1,6 +1,6 @@
 import DAOKit
 
-/// The records an older entity version wrote, for ``BaseDao/migrate(progress:)``.
+/// The records an older entity version wrote, for ``BaseDao/migrate(progress:)-4r1a4``.
 extension FileStorageContext: VersionedStorageContext {
     /// The records of the type whose envelope carries a version older than the entity's (no
     /// `dataVersion`: version 1), resolved to the current entity, and a failure for each that

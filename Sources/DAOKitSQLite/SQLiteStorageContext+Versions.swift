@@ -1,6 +1,6 @@
 import DAOKit
 
-/// The records an older entity version wrote, for ``BaseDao/migrate(progress:)``.
+/// The records an older entity version wrote, for ``BaseDao/migrate(progress:)-4r1a4``.
 extension SQLiteStorageContext: VersionedStorageContext {
     /// The rows of the type whose `daokit_version` is older than the entity's (NULL, or a table
     /// written before versions: version 1), resolved to the current entity, and a failure for

@@ -51,7 +51,7 @@ extension BaseDao where Domain: SendableMetatype, Entity: SendableMetatype {
         try await BlockingWork.run { try self.update(id: id, attempts: attempts, change) }
     }
 
-    /// ``migrate(progress:)`` on DAOKit's threads, where `progress` is called.
+    /// ``migrate(progress:)-4r1a4`` on DAOKit's threads, where `progress` is called.
     @discardableResult
     public func migrate(progress: (@Sendable (MigrationProgress) -> Void)? = nil) async throws -> Int {
         try await BlockingWork.run { try self.migrate(progress: progress) }

@@ -1,4 +1,4 @@
-/// The transaction of ``BaseDao/migrate(progress:)``, on the context opened as its own versioned
+/// The transaction of ``BaseDao/migrate(progress:)-4r1a4``, on the context opened as its own versioned
 /// type.
 extension BaseDao {
     /// How many records a migration writes per save: each save reports progress after it.

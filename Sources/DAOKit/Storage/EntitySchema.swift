@@ -99,7 +99,7 @@ public struct EntityChange: Sendable, CustomStringConvertible {
     ///
     /// A step that migrates declares nothing else. Records of older versions are read through
     /// every step in order, this one included, each time they are read, until
-    /// ``BaseDao/migrate(progress:)`` rewrites them; so `migrate` must give the same result every
+    /// ``BaseDao/migrate(progress:)-4r1a4`` rewrites them; so `migrate` must give the same result every
     /// time for the same record, and must not depend on anything but the record.
     public static func migrated(_ migrate: @escaping @Sendable (inout MigratingRecord) throws -> Void) -> EntityChange {
         EntityChange(kind: .migrated(MigrationStep(body: migrate)))

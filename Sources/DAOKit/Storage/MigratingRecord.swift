@@ -89,7 +89,7 @@ public struct MigratingRecord: Sendable {
 
     /// The error that fails this record with `reason`: throw it from the step. A lazy read then
     /// reports the record as unreadable (``StorageError/Kind/decodingFailed`` with this as its
-    /// ``StorageError/underlyingError``) and reads the others; ``BaseDao/migrate(progress:)``
+    /// ``StorageError/underlyingError``) and reads the others; ``BaseDao/migrate(progress:)-4r1a4``
     /// writes nothing and names it.
     public func failure(_ reason: String) -> MigrationFailure {
         failure(reason, field: nil)

@@ -1,5 +1,5 @@
 /// A ``TransactionalStorageContext`` that knows which version of its entity (``EntitySchema``)
-/// wrote each record, so that ``BaseDao/migrate(progress:)`` can rewrite the older ones at the
+/// wrote each record, so that ``BaseDao/migrate(progress:)-4r1a4`` can rewrite the older ones at the
 /// current version, all in one transaction.
 ///
 /// The key-value, file and SQLite contexts conform, and so does the in-memory context, which
@@ -15,7 +15,7 @@ public protocol VersionedStorageContext: TransactionalStorageContext {
     func fetchOlderRecords<E: Storable>(_ type: E.Type) throws -> ReadableRecords<E, E.ID>
 }
 
-/// How far ``BaseDao/migrate(progress:)`` is: records rewritten of those to rewrite.
+/// How far ``BaseDao/migrate(progress:)-4r1a4`` is: records rewritten of those to rewrite.
 public struct MigrationProgress: Sendable, Equatable, CustomStringConvertible {
     /// The records rewritten so far.
     public let done: Int

@@ -17,7 +17,7 @@ public enum VersionedRecordDifferential {
     /// Saves 8 records of each version, then checks `read(where:)`, `count(where:)`, sorted pages
     /// and `erase(where:)` for predicates on the added, the renamed, the widened and an unchanged
     /// field against a full scan (`read()` filtered, sorted and paged in Swift); then migrates
-    /// the older records (``BaseDao/migrate(progress:)``) and checks again.
+    /// the older records (``BaseDao/migrate(progress:)-4r1a4``) and checks again.
     /// - Precondition: the context is a ``VersionedStorageContext``.
     /// - Parameter makeContext: an empty context; called once, and once more per erase checked.
     /// - Returns: a line per disagreement; empty when the context agrees.

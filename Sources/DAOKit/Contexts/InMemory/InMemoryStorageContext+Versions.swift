@@ -1,5 +1,5 @@
 /// The in-memory context keeps values, not encoded records, so it never holds a record of an
-/// older entity version: ``BaseDao/migrate(progress:)`` has nothing to do on it.
+/// older entity version: ``BaseDao/migrate(progress:)-4r1a4`` has nothing to do on it.
 extension InMemoryStorageContext: VersionedStorageContext {
     /// No records: every value is held as the type that saved it.
     /// - Throws: ``StorageError/Code/invalidSchema`` for a schema that cannot be right, as the

@@ -1,4 +1,4 @@
-/// The records an older entity version wrote, for ``BaseDao/migrate(progress:)``.
+/// The records an older entity version wrote, for ``BaseDao/migrate(progress:)-4r1a4``.
 extension KeyValueStorageContext: VersionedStorageContext {
     /// The records of the type stamped with a version older than the entity's (a record without
     /// a stamp is version 1), resolved to the current entity, and a failure for each that does not
