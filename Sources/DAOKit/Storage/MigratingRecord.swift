@@ -34,8 +34,8 @@ public struct MigratingRecord: Sendable {
         self.fields = fields
     }
 
-    /// The names of the fields the record holds, in its order. A field whose value is `nil` may
-    /// be held as `null` or not at all.
+    /// The names of the fields the record holds, in no particular order (the context's decoder
+    /// lists them). A field whose value is `nil` may be held as `null` or not at all.
     public var fieldNames: [String] { fields.map(\.name) }
 
     /// Whether the record holds `field` with a value other than `null`.
