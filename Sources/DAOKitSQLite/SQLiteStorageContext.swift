@@ -296,6 +296,7 @@ public final class SQLiteStorageContext: StorageContext {
         of keys: [String], fields: Set<String>, rows: [SQLiteEncodedRow], in table: SQLiteTable,
         connection: SQLiteConnection
     ) throws -> [String: [(column: Int, value: SQLiteValue)]] {
+        if fields.isEmpty { return [:] }  // every save of an entity that removed nothing
         let columns = table.columns.enumerated().filter { fields.contains($0.element) }
         if columns.isEmpty { return [:] }
         let statement = try connection.statement(

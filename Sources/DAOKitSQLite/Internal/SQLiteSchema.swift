@@ -226,12 +226,10 @@ enum SQLiteSchema {
         }
         if !table.hasVersions {
             // A table of an earlier release: its rows are version 1 (NULL), as they were written.
-            let existing = try load(entityName, connection: connection)
-            if existing?.hasVersions != true {
-                let present = Set(try columnNames(of: entityName, connection: connection))
-                for name in SQLiteEntityVersions.columnNames where !present.contains(name) {
-                    try connection.execute("ALTER TABLE \(table.quotedName) ADD COLUMN \(name)")
-                }
+            // Another connection may have added the columns since this one looked.
+            let present = Set(try columnNames(of: entityName, connection: connection))
+            for name in SQLiteEntityVersions.columnNames where !present.contains(name) {
+                try connection.execute("ALTER TABLE \(table.quotedName) ADD COLUMN \(name)")
             }
             table.hasVersions = true
         }

@@ -79,16 +79,9 @@ struct OlderRecordsResolveTests {
 
     @Test(arguments: encodedRecordContexts)
     func aRecordThatDoesNotFitItsVersionStillFailsToDecode(_ factory: ContextFactory) throws {
-        // A version 1 record without `count`: the steps do not invent it.
-        struct Partial: Storable {
-            var id: String
-            var title: String
-            var note: String
-            static var entityName: String { "Ticket" }
-        }
         let fresh = try factory.make()
         defer { fresh.cleanUp() }
-        try fresh.context.save([Partial(id: "a", title: "T", note: "n")])
+        try fresh.context.save([TicketWithoutCount(id: "a", title: "T", note: "n")])
         expectFailure(.decodingFailed) { try fresh.context.fetch(TicketV3.self, id: "a") }
     }
 }

@@ -48,18 +48,11 @@ struct MigrateTests {
 
     @Test(arguments: versionedContexts)
     func aRecordThatDoesNotResolveFailsTheMigrationNamingItAndNothingIsWritten(_ factory: ContextFactory) throws {
-        // A version 1 record without `count`: the steps cannot make a version 3 ticket of it.
-        struct Partial: Storable {
-            var id: String
-            var title: String
-            var note: String
-            static var entityName: String { "Ticket" }
-        }
         let fresh = try factory.make()
         defer { fresh.cleanUp() }
         let context = fresh.context
         try context.save((0..<5).map { TicketV1(id: "a\($0)", title: "T", note: "n", count: $0) })
-        try context.save([Partial(id: "broken", title: "T", note: "n")])
+        try context.save([TicketWithoutCount(id: "broken", title: "T", note: "n")])
         let dao = BaseDao<TicketV3, TicketV3>(context: context)
         let error = try #require(throws: StorageError.self) { try dao.migrate() }
         #expect(error.key == "broken", "\(error)")

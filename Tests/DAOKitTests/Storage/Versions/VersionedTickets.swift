@@ -10,6 +10,14 @@ struct TicketV1: Storable, Equatable {
     static var entityName: String { "Ticket" }
 }
 
+/// A version 1 record without `count`: no step supplies it, so it does not read as a later version.
+struct TicketWithoutCount: Storable {
+    var id: String
+    var title: String
+    var note: String
+    static var entityName: String { "Ticket" }
+}
+
 /// Version 2: `points` added with a default, `count` widened to `Double`.
 struct TicketV2: Storable, Equatable {
     var id: String

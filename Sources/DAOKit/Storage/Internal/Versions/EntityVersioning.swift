@@ -26,6 +26,10 @@ package struct EntityVersioning: Sendable {
     /// Buffers' rule for unknown fields); `migrate()` keeps it too. A later migration step ends
     /// it: the record then holds what the step wrote.
     package let keptFields: Set<String>
+    /// Whether any older record holds a field other than as the current entity reads it (see
+    /// ``fieldsChanged(inRecordsFrom:)``): whether a query must ask how old the stored records
+    /// are. Found once, with the plans: every SQL query of the entity asks.
+    package let changesFields: Bool
 
     /// Whether the entity declared nothing: records carry no version and read as they are.
     package var isInitial: Bool { version == 1 && readableFrom == 1 }
@@ -52,6 +56,7 @@ package struct EntityVersioning: Sendable {
         readableFrom = 1
         plans = []
         keptFields = []
+        changesFields = false
     }
 
     private init<E: Storable>(_ schema: EntitySchema, of type: E.Type) throws(StorageError) {
@@ -106,6 +111,7 @@ package struct EntityVersioning: Sendable {
         version = schema.version
         readableFrom = schema.readableFrom
         plans = (1..<schema.version).map { ResolutionPlan(schema, from: $0, entityName: E.entityName) }
+        changesFields = Self.fieldsChanged(in: plans[...]).map { !$0.isEmpty } ?? true
         // Defaults of the steps before a migration step are read by it, as JSON, not by the entity.
         try FieldTypeCheck.check(E.self, plans: plans.filter { $0.steps == nil }, schema: schema)
     }
@@ -143,8 +149,13 @@ package struct EntityVersioning: Sendable {
     /// a migration step, which may rewrite any field.
     package func fieldsChanged(inRecordsFrom oldest: Int) -> Set<String>? {
         guard oldest < version else { return [] }
+        return Self.fieldsChanged(in: plans[max(oldest, 1) - 1..<plans.count])
+    }
+
+    /// What ``fieldsChanged(inRecordsFrom:)`` says of records of the versions `plans` read.
+    private static func fieldsChanged(in plans: ArraySlice<ResolutionPlan>) -> Set<String>? {
         var changed: Set<String> = []
-        for plan in plans[max(oldest, 1) - 1..<plans.count] {
+        for plan in plans {
             if plan.crossesMigrationStep { return nil }
             for (name, field) in plan.fields {
                 switch field {
@@ -156,10 +167,6 @@ package struct EntityVersioning: Sendable {
         }
         return changed
     }
-
-    /// Whether any older record holds a field other than as the current entity reads it (see
-    /// ``fieldsChanged(inRecordsFrom:)``): whether a query must ask how old the stored records are.
-    package var changesFields: Bool { fieldsChanged(inRecordsFrom: 1).map { !$0.isEmpty } ?? true }
 
     /// Checks that a save may replace a record stamped `storedVersion`.
     /// - Throws: ``StorageError`` with ``StorageError/Kind/newerVersion(_:)`` when that record is
