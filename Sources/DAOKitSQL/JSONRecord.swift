@@ -118,6 +118,15 @@ public enum JSONRecord {
             E.self, from: unescapedJSON(stored), key: key(), location: location, decoder: decoder)
     }
 
+    /// The entity a record holds, resolved through `plan` when an older version wrote it
+    /// (``Versioning/decode(_:from:storedVersion:readableFrom:key:location:)``).
+    static func decode<E: Storable>(
+        _ type: E.Type, from stored: Data, key: @autoclosure () -> String, location: String, plan: ResolutionPlan?
+    ) throws -> E {
+        try JSONRecordDecoding.decode(
+            E.self, from: unescapedJSON(stored), key: key(), location: location, decoder: decoder, plan: plan)
+    }
+
     /// Appends the JSON of one column value; returns its kind, `nil` for `nil`.
     private static func append(_ value: SQLiteValue, _ kind: SQLiteFieldKinds, to json: inout String) -> FieldKind? {
         switch value {

@@ -62,9 +62,27 @@ package struct FixtureMigratedTicket: Storable, Hashable, Sendable {
             2: [
                 .migrated { record in
                     let hours = try record.decode(Int.self, forField: "size")
+                    guard hours >= 0 else { throw record.failure("a ticket cannot take \(hours) hours") }
                     try record.encode(hours < 3 ? "S" : hours < 6 ? "M" : "L", forField: "size")
                     try record.encode(hours * 2, forField: "weight")
                 }
             ]
         ])
+}
+
+/// The first release of a note, for ``VersionedStorageContextContract``.
+package struct FixtureKeptNoteV1: Storable, Equatable, Sendable {
+    package var id: String
+    package var title: String
+    package var body: String
+    package static var entityName: String { "KeptNote" }
+}
+
+/// The second release stops reading `body`, and declares that the first still reads its records:
+/// its saves keep the body.
+package struct FixtureKeptNote: Storable, Equatable, Sendable {
+    package var id: String
+    package var title: String
+    package static var entityName: String { "KeptNote" }
+    package static let schema = EntitySchema(version: 2, readableFrom: 1, steps: [2: [.removed("body")]])
 }

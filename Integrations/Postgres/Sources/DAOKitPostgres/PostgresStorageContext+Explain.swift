@@ -14,9 +14,9 @@ extension PostgresStorageContext: ExplainingStorageContext {
         let entityName = E.entityName
         let table = try table(E.self)
         try await ensureTable(entityName, table: table)
-        let kinds = try await kinds(of: entityName, refresh: true).kinds
-        var (sql, parameters, _) = selectStatement(query, table: table, entityName: entityName, kinds: kinds)
-        if counting, let count = countStatement(query.filter, table: table, entityName: entityName, kinds: kinds) {
+        let basis = try await currentBasis(of: E.self, query: query)
+        var (sql, parameters, _) = selectStatement(query, table: table, entityName: entityName, basis: basis)
+        if counting, let count = countStatement(query.filter, table: table, entityName: entityName, basis: basis) {
             (sql, parameters) = count
         }
         let explain = PostgresQuery(unsafeSQL: "EXPLAIN " + sql, binds: parameters.bindings)

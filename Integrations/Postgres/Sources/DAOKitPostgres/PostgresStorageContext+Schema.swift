@@ -5,7 +5,7 @@ import PostgresNIO
 /// Creating DAOKit's tables on first use, and reading what `daokit_field_kinds` records.
 extension PostgresStorageContext {
     /// Creates the schema, DAOKit's tables and the entity's table unless this context did before,
-    /// and brings a table of the earlier layout to this one (see ``PostgresSchema``). Runs under
+    /// and brings a table of an earlier layout to this one (see ``PostgresSchema``). Runs under
     /// an advisory lock, so that instances starting together do not race on
     /// `CREATE … IF NOT EXISTS` (which is not safe against itself) or on the migration.
     ///
@@ -31,13 +31,17 @@ extension PostgresStorageContext {
             var tableBinds = PostgresBindings()
             tableBinds.append(table)
             let layout = PostgresQuery(unsafeSQL: PostgresSchema.layoutOfTable, binds: tableBinds)
-            var migration: String?
-            for try await (current, primaryKey) in try await connection.query(layout, logger: Self.logger).decode(
-                (Bool, String?).self)
-            where !current {
-                migration = PostgresSchema.migrateTable(table, primaryKey: primaryKey)
+            var migrations: [String] = []
+            for try await (current, primaryKey, versioned) in try await connection.query(layout, logger: Self.logger)
+                .decode((Bool, String?, Bool).self)
+            {
+                if !current { migrations.append(PostgresSchema.migrateTable(table, primaryKey: primaryKey)) }
+                // Asked first: `ADD COLUMN IF NOT EXISTS` would lock the table even when it has them.
+                if !versioned { migrations.append(PostgresSchema.addVersionColumns(table)) }
             }
-            if let migration { try await connection.execute(PostgresQuery(unsafeSQL: migration), logger: Self.logger) }
+            for migration in migrations {
+                try await connection.execute(PostgresQuery(unsafeSQL: migration), logger: Self.logger)
+            }
             var binds = PostgresBindings()
             binds.append(entityName)
             try await connection.execute(

@@ -95,6 +95,11 @@ public final class PostgresStorageContext: AsyncStorageContext, Sendable {
         /// expressions read a string there as a non-finite number (see
         /// `PostgresSchema.uniqueExpression(_:numeric:record:)`); the lookups of a violation use them.
         var uniqueNumericFields: Set<String>?
+        /// Whether this context indexed the version column (``PostgresSchema/createVersionIndex(_:entityName:schema:)``).
+        var versionIndexEnsured = false
+        /// The oldest entity version of the table's rows as a query last saw it (0: no rows), for
+        /// an entity whose older records hold fields otherwise; `nil` until read.
+        var oldestVersion: Int?
     }
 
     /// A context that connects as `configuration` says, with a pool it owns (closed by
