@@ -141,32 +141,39 @@ enum PostgresSchema {
     /// The statement that creates an entity's table.
     static func createTable(_ table: String) -> String {
         "CREATE TABLE IF NOT EXISTS \(table) (daokit_key text COLLATE \"C\" NOT NULL, record jsonb NOT NULL, \(keyHashColumn), "
-            + "\(versionColumn) integer, \(readableFromColumn) integer)"
+            + "\(versionColumn) integer NOT NULL, \(readableFromColumn) integer)"
     }
 
-    /// The column of the entity version that wrote a row (``JSONRecord/Versioning/storedVersion``):
-    /// NULL for version 1, so that an entity that declares no versions stores rows as before.
+    /// The column of the entity version that wrote a row: 1 for an entity that declares none.
+    ///
+    /// `NOT NULL` without a default, so that an instance of an earlier release, which does not
+    /// know the column, cannot write to the table at all: it would otherwise replace a row a newer
+    /// version wrote, or leave a stale version beside a record it rewrote.
     static let versionColumn = "daokit_version"
     /// The column of the oldest version that reads a row, when older than the row's own
     /// (``JSONRecord/Versioning/storedReadableFrom``); else NULL.
     static let readableFromColumn = "daokit_readable_from"
 
-    /// The statement that gives a table of an earlier release, made before entity versions, the
-    /// two version columns: NULL in every row, which is version 1, as those rows were written.
-    static func addVersionColumns(_ table: String) -> String {
-        "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS \(versionColumn) integer, ADD COLUMN IF NOT EXISTS \(readableFromColumn) integer"
+    /// The statements that give a table of an earlier release, made before entity versions, the
+    /// two version columns: version 1 in every row, as those rows were written (a default the
+    /// server keeps in the table's description, without rewriting a row), then no default.
+    static func addVersionColumns(_ table: String) -> [String] {
+        [
+            "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS \(versionColumn) integer NOT NULL DEFAULT 1, "
+                + "ADD COLUMN IF NOT EXISTS \(readableFromColumn) integer",
+            "ALTER TABLE \(table) ALTER COLUMN \(versionColumn) DROP DEFAULT",
+        ]
     }
 
-    /// The version of a row of the table (or `EXCLUDED` row) `table`: 1 when it has none.
+    /// The version of a row of the table (or `EXCLUDED` row) `table`.
     static func storedVersion(in table: String) -> String {
-        "coalesce(\(table).\(versionColumn), 1)"
+        "\(table).\(versionColumn)"
     }
 
-    /// The oldest entity version of the rows of `table` (1 for a row without one), 0 when it has
-    /// none: two lookups in the index ``createVersionIndex(_:entityName:schema:)`` makes.
+    /// The oldest entity version of the rows of `table`, 0 when it has none: one lookup in the
+    /// index ``createVersionIndex(_:entityName:schema:)`` makes.
     static func oldestVersion(in table: String) -> String {
-        "coalesce((SELECT 1 FROM \(table) WHERE \(versionColumn) IS NULL LIMIT 1), "
-            + "(SELECT min(\(versionColumn)) FROM \(table)), 0)"
+        "coalesce((SELECT min(\(versionColumn)) FROM \(table)), 0)"
     }
 
     /// The statement that indexes the version column of an entity whose older records hold

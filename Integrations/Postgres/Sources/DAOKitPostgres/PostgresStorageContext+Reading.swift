@@ -80,7 +80,7 @@ extension PostgresStorageContext {
     struct Row: Sendable {
         var keyColumn: ByteBuffer
         var json: ByteBuffer
-        /// `daokit_version`: `nil` for version 1.
+        /// `daokit_version` (never NULL; `nil` would read as version 1).
         var version: Int?
         /// `daokit_readable_from`: `nil` when the row is readable from its own version only.
         var readableFrom: Int?

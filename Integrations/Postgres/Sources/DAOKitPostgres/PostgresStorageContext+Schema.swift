@@ -37,7 +37,7 @@ extension PostgresStorageContext {
             {
                 if !current { migrations.append(PostgresSchema.migrateTable(table, primaryKey: primaryKey)) }
                 // Asked first: `ADD COLUMN IF NOT EXISTS` would lock the table even when it has them.
-                if !versioned { migrations.append(PostgresSchema.addVersionColumns(table)) }
+                if !versioned { migrations += PostgresSchema.addVersionColumns(table) }
             }
             for migration in migrations {
                 try await connection.execute(PostgresQuery(unsafeSQL: migration), logger: Self.logger)

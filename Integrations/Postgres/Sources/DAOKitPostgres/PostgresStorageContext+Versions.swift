@@ -3,9 +3,9 @@ import DAOKitSQL
 import PostgresNIO
 
 /// Entity versions (``EntitySchema``) on PostgreSQL: each row keeps the version that wrote it in
-/// `daokit_version` and `daokit_readable_from` (``PostgresSchema/versionColumn``), both NULL for
-/// version 1, so an entity that declares nothing stores rows as before and a row of an earlier
-/// release reads as version 1.
+/// `daokit_version` (``PostgresSchema/versionColumn``; 1 for an entity that declares none, and for
+/// every row of a table an earlier release made), and in `daokit_readable_from` the oldest version
+/// that reads it, when older (else NULL).
 ///
 /// - **Reads** resolve an older row on the fly (``JSONRecord/Versioning``), without writing; a
 ///   row a newer version wrote fails to read with ``StorageError/Kind/newerVersion(_:)``, beside
@@ -37,8 +37,7 @@ extension PostgresStorageContext: VersionedStorageContext {
     public func fetchOlderRecords<E: Storable>(_ type: E.Type) async throws -> ReadableRecords<E, E.ID> {
         let versioning = try JSONRecord.Versioning.of(E.self)
         if versioning.version == 1 { return ReadableRecords(values: [], failures: []) }
-        let column = PostgresSchema.versionColumn
-        return try await readRows(E.self, where: "\(column) IS NULL OR \(column) < \(versioning.version)")
+        return try await readRows(E.self, where: "\(PostgresSchema.versionColumn) < \(versioning.version)")
     }
 
     /// Indexes the version column of an entity whose older records hold fields otherwise than it

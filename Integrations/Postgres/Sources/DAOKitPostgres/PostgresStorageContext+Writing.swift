@@ -57,9 +57,8 @@ extension PostgresStorageContext {
         binds.append(fresh.kinds)
         binds.append(PostgresSchema.channel)
         binds.append(notification)
-        for number in [versioning.storedVersion, versioning.storedReadableFrom] {
-            if let number { binds.append(number) } else { binds.appendNull() }
-        }
+        binds.append(versioning.version)
+        if let readableFrom = versioning.storedReadableFrom { binds.append(readableFrom) } else { binds.appendNull() }
         let recordKinds = """
             INSERT INTO \(kindsSchema).daokit_field_kinds (entity_name, field, kind) \
             SELECT $3, * FROM unnest($4::text[], $5::text[]) ON CONFLICT DO NOTHING
