@@ -9,7 +9,7 @@ import DAOKitTesting
 import Foundation
 import Testing
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:35
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:34
 private struct TaskEntity: Storable {
     var id: String
     var title: String
@@ -17,14 +17,14 @@ private struct TaskEntity: Storable {
     var due: Date?
 }
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:42
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:41
 /// Called from a test of the app, with a folder next to the test file, such as
 /// `URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("EntityShapes")`.
 private func checkTaskShapes(snapshots: URL) throws {
     try EntityShapeCheck(TaskEntity.self, version: 1, snapshots: snapshots).verify()
 }
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:151
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:150
 private struct TicketEntity: Storable {
     var id: String
     var title: String
@@ -39,7 +39,7 @@ private struct TicketEntity: Storable {
         ])
 }
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:182
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:181
 /// The first release's declaration of the same records.
 private struct TicketRecordV1: Storable {
     var id: String
@@ -48,7 +48,7 @@ private struct TicketRecordV1: Storable {
     static var entityName: String { "TicketEntity" }
 }
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:202
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:201
 /// An estimate: a number of hours until version 2, text such as "3h" since.
 private struct EstimateEntity: Storable {
     var id: String
@@ -67,7 +67,7 @@ private struct EstimateEntity: Storable {
         ])
 }
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:220
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:219
 /// The first release's declaration of the same records.
 private struct EstimateRecordV1: Storable {
     var id: String
@@ -75,7 +75,7 @@ private struct EstimateRecordV1: Storable {
     static var entityName: String { "EstimateEntity" }
 }
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:348
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:359
 /// Release 1.
 private struct TaskV1: Storable, Equatable {
     static var entityName: String { "Task" }
@@ -88,7 +88,7 @@ private struct TaskV1: Storable, Equatable {
     enum Status: String, Codable, CaseIterable { case open, done }
 }
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:360
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:371
 /// Release 2 adds `points` with a default and stops reading `note`. Release 1 still reads what
 /// release 2 writes over its records (the note is kept), so release 2 says so: it may be rolled
 /// back.
@@ -103,7 +103,7 @@ private struct TaskV2: Storable, Equatable {
     var points: Int
 }
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:374
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:385
 /// Release 3 renames `title`, lets `status` be `archived`, and turns the estimate into text.
 private struct TaskV3: Storable, Equatable {
     static var entityName: String { "Task" }
@@ -128,7 +128,7 @@ private struct TaskV3: Storable, Equatable {
     enum Status: String, Codable, CaseIterable { case open, done, archived }
 }
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:398
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:409
 /// The three releases, one after the other, on `context`; returns the tasks release 3 reads.
 private func shipThreeReleases<C: VersionedStorageContext>(on context: C) throws -> [TaskV3] {
     // Release 1 writes two tasks.
@@ -156,7 +156,7 @@ private func shipThreeReleases<C: VersionedStorageContext>(on context: C) throws
     return try tasks3.read(sortedBy: [SortDescriptor(\.id)])
 }
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:425
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:436
 /// Thrown when a release reads something else than the example says.
 private struct ExampleFailure: Error {}
 
@@ -167,7 +167,7 @@ func evolvingEntitiesSamples() throws {
         .appendingPathComponent("doc-sample-EvolvingEntities-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
-    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:53
+    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:52
     let snapshots = folder.appendingPathComponent("EntityShapes")
     var firstRun = ""
     do {
@@ -176,11 +176,11 @@ func evolvingEntitiesSamples() throws {
         firstRun = failure.description  // "… recorded the stored shape of TaskEntity at version 1 in …"
     }
     try checkTaskShapes(snapshots: snapshots)  // passes: the shape is the recorded one
-    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:182
+    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:181
     let tickets = KeyValueStorageContext(store: InMemoryKeyValueStore())
     try tickets.save([TicketRecordV1(id: "1", title: "Ship it", note: "by Friday")])
     let ticket = try tickets.fetch(TicketEntity.self, id: "1")  // points 0, remark "by Friday"
-    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:202
+    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:201
     let estimates = KeyValueStorageContext(store: InMemoryKeyValueStore())
     try estimates.save([EstimateRecordV1(id: "1", estimate: 3), EstimateRecordV1(id: "2", estimate: -1)])
     let estimate = try estimates.fetch(EstimateEntity.self, id: "1")  // estimate "3h"
@@ -192,7 +192,7 @@ func evolvingEntitiesSamples() throws {
         print("migrating tickets: \(progress)")  // "0 of 1 records", then "1 of 1 records"
     }
     print("rewrote \(rewritten) tickets")  // the first release's ticket, now stored as version 3
-    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:345
+    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:356
     let expected = [
         TaskV3(id: "1", name: "Plan", estimate: "3h", status: .open, points: 5),
         TaskV3(id: "2", name: "Ship", estimate: "8h", status: .archived, points: 0),
