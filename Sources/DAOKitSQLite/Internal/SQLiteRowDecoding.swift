@@ -32,8 +32,10 @@ enum SQLiteRowDecoding {
         kinds: () throws -> [String: SQLiteFieldKinds]
     ) throws -> E {
         do {
-            guard let plan else { return try E(from: RowDecoder(reader: reader)) }
-            return try ResolvedDecoding.decode(E.self, plan: plan, from: RowDecoder(reader: reader))
+            guard let plan else { return try E(from: RowDecoder(reader: reader, plan: nil)) }
+            // An older row: the row decoder resolves it itself, from the columns under the names
+            // they answer to in that version, and the declared defaults.
+            return try reader.withNames(of: plan) { try E(from: RowDecoder(reader: reader, plan: plan)) }
         } catch is NeedsWholeRowJSON {
             guard let plan else { return try decodeThroughJSON(E.self, reader: reader, kinds: try kinds()) }
             return try ResolvedDecoding.decode(E.self, plan: plan) {
@@ -99,11 +101,14 @@ enum SQLiteRowDecoding {
 
 private struct RowDecoder: Decoder {
     let reader: SQLiteRowReader
+    /// The plan of a row of an older version, whose fields the reader's names already map
+    /// (``SQLiteRowReader/withNames(of:_:)``): it supplies the defaults of fields such rows lack.
+    let plan: ResolutionPlan?
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(RowKeyedContainer<Key>(reader: reader))
+        KeyedDecodingContainer(RowKeyedContainer<Key>(reader: reader, plan: plan))
     }
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw SQLiteRowDecoding.NeedsWholeRowJSON() }
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
@@ -113,29 +118,63 @@ private struct RowDecoder: Decoder {
 
 private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let reader: SQLiteRowReader
+    let plan: ResolutionPlan?
     var codingPath: [any CodingKey] { [] }
 
     var allKeys: [Key] {
-        reader.names.indices.compactMap { position in
+        let stored = reader.names.indices.compactMap { position in
             reader.isNull(Int32(position + 1)) ? nil : Key(stringValue: reader.names[position])
         }
+        return stored + (plan?.defaultedFields.compactMap { Key(stringValue: $0) } ?? [])
     }
 
-    func contains(_ key: Key) -> Bool { !reader.isNull(reader.column(key.stringValue)) }
+    func contains(_ key: Key) -> Bool {
+        !reader.isNull(reader.column(key.stringValue)) || plan?.defaultIsNil(key.stringValue) != nil
+    }
 
-    func decodeNil(forKey key: Key) throws -> Bool { reader.isNull(reader.column(key.stringValue)) }
+    func decodeNil(forKey key: Key) throws -> Bool {
+        guard let column = presentColumn(key) else { return plan?.defaultIsNil(key.stringValue) ?? true }
+        return reader.isNull(column)
+    }
 
-    /// The column of `key`, which must hold a value.
+    /// The error of a field the row does not hold.
+    private func missing(_ key: Key) -> DecodingError {
+        DecodingError.keyNotFound(
+            key,
+            .init(codingPath: [], debugDescription: "No value associated with key \(key.stringValue.debugDescription)"))
+    }
+
+    /// The value of `key` in a row of an older version that lacks it: its declared default.
+    /// - Throws: `DecodingError.keyNotFound` when the field has none, as for a current row.
     @inline(__always)
-    private func column(_ key: Key) throws -> Int32 {
-        guard let column = reader.column(key.stringValue), !reader.isNull(column) else {
-            throw DecodingError.keyNotFound(
-                key,
-                .init(
-                    codingPath: [], debugDescription: "No value associated with key \(key.stringValue.debugDescription)"
-                ))
+    private func defaultValue<T>(_ key: Key, _ type: T.Type) throws -> T {
+        guard let declared = plan?.declaredDefault(of: key.stringValue) else { throw missing(key) }
+        if let value = declared.value as? T { return value }
+        throw DecodingError.typeMismatch(
+            T.self,
+            DecodingError.Context(
+                codingPath: [key],
+                debugDescription:
+                    "the default declared for \(plan?.entityName ?? "")'s `\(key.stringValue)` is a \(declared.valueType), "
+                    + "but the entity decodes the field as \(T.self)"))
+    }
+
+    /// The value of `key` as `read` reads its column, or, in a row of an older version that
+    /// lacks it, its declared default.
+    @inline(__always)
+    private func value<T>(_ key: Key, _ read: (Int32) throws -> T) throws -> T {
+        guard let column = presentColumn(key) else { return try defaultValue(key, T.self) }
+        return try read(column)
+    }
+
+    /// ``value(_:_:)`` for `decodeIfPresent`: `nil` for a NULL column, unless a default applies.
+    @inline(__always)
+    private func valueIfPresent<T>(_ key: Key, _ read: (Int32) throws -> T) throws -> T? {
+        guard let column = presentColumn(key) else {
+            guard let isNil = plan?.defaultIsNil(key.stringValue), !isNil else { return nil }
+            return try defaultValue(key, T.self)
         }
-        return column
+        return try read(column)
     }
 
     /// The column of `key` when it holds a value; `nil` when it is NULL or missing.
@@ -145,64 +184,68 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         return column
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try reader.bool(try column(key), [key]) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try reader.string(try column(key), [key]) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try reader.double(try column(key), [key]) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try value(key) { try reader.bool($0, [key]) } }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try value(key) { try reader.string($0, [key]) }
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try value(key) { try reader.double($0, [key]) }
+    }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        Float(try reader.double(try column(key), [key]))
+        try value(key) { Float(try reader.double($0, [key])) }
     }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try reader.integer(Int.self, try column(key), [key])
+        try value(key) { try reader.integer(Int.self, $0, [key]) }
     }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
-        try reader.integer(Int8.self, try column(key), [key])
+        try value(key) { try reader.integer(Int8.self, $0, [key]) }
     }
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
-        try reader.integer(Int16.self, try column(key), [key])
+        try value(key) { try reader.integer(Int16.self, $0, [key]) }
     }
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-        try reader.integer(Int32.self, try column(key), [key])
+        try value(key) { try reader.integer(Int32.self, $0, [key]) }
     }
     func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        try reader.integer(Int64.self, try column(key), [key])
+        try value(key) { try reader.integer(Int64.self, $0, [key]) }
     }
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
-        try reader.integer(UInt.self, try column(key), [key])
+        try value(key) { try reader.integer(UInt.self, $0, [key]) }
     }
     func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
-        try reader.integer(UInt8.self, try column(key), [key])
+        try value(key) { try reader.integer(UInt8.self, $0, [key]) }
     }
     func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
-        try reader.integer(UInt16.self, try column(key), [key])
+        try value(key) { try reader.integer(UInt16.self, $0, [key]) }
     }
     func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
-        try reader.integer(UInt32.self, try column(key), [key])
+        try value(key) { try reader.integer(UInt32.self, $0, [key]) }
     }
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-        try reader.integer(UInt64.self, try column(key), [key])
+        try value(key) { try reader.integer(UInt64.self, $0, [key]) }
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try ColumnValue.decode(T.self, reader: reader, column: try column(key), path: [key])
+        try value(key) { try ColumnValue.decode(T.self, reader: reader, column: $0, path: [key]) }
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        try presentColumn(key).map { try reader.bool($0, [key]) }
+        try valueIfPresent(key) { try reader.bool($0, [key]) }
     }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        try presentColumn(key).map { try reader.string($0, [key]) }
+        try valueIfPresent(key) { try reader.string($0, [key]) }
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        try presentColumn(key).map { try reader.double($0, [key]) }
+        try valueIfPresent(key) { try reader.double($0, [key]) }
     }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        try presentColumn(key).map { try reader.integer(Int.self, $0, [key]) }
+        try valueIfPresent(key) { try reader.integer(Int.self, $0, [key]) }
     }
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-        try presentColumn(key).map { try reader.integer(Int64.self, $0, [key]) }
+        try valueIfPresent(key) { try reader.integer(Int64.self, $0, [key]) }
     }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try presentColumn(key).map { try ColumnValue.decode(T.self, reader: reader, column: $0, path: [key]) }
+        try valueIfPresent(key) { try ColumnValue.decode(T.self, reader: reader, column: $0, path: [key]) }
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws

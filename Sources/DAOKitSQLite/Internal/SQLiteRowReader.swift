@@ -14,8 +14,15 @@ import Foundation
 /// `sqlite3_column_*` calls.
 final class SQLiteRowReader {
     let statement: OpaquePointer
-    /// Field column names; the name at position `i` is SQLite column `i + 1`.
-    let names: [String]
+    /// Field column names; the name at position `i` is SQLite column `i + 1`. While a row of an
+    /// older entity version is decoded (``withNames(of:_:)``), the names its fields answer to.
+    private(set) var names: [String]
+    /// The column names as the table has them (``names`` outside ``withNames(of:_:)``).
+    let storedNames: [String]
+    /// ``names`` for each plan a row of this query was decoded with, and for the last one.
+    private var namesByPlan: [ObjectIdentifier: [String]] = [:]
+    private var lastPlan: ObjectIdentifier?
+    private var lastPlanNames: [String] = []
     /// The next column position a lookup tries first.
     private var hint = 0
     /// What checks each row against its stored checksum.
@@ -44,6 +51,7 @@ final class SQLiteRowReader {
         let count = Int(statement.columnCount)
         let columnNames = (0..<count).map { statement.columnName(Int32($0)) }
         names = Array(columnNames.dropFirst())
+        storedNames = names
         checksums = SQLiteRowChecksum.RowLayout(names: columnNames)
         versionColumn = columnNames.firstIndex(of: SQLiteEntityVersions.versionColumn).map(Int32.init)
         readableFromColumn = columnNames.firstIndex(of: SQLiteEntityVersions.readableFromColumn).map(Int32.init)
@@ -71,6 +79,30 @@ final class SQLiteRowReader {
     /// Column `column` of the row ``loadRow()`` read.
     @inline(__always)
     func value(_ column: Int32) -> SQLiteColumnValue { row[Int(column)] }
+
+    /// Runs `body` with ``names`` the names the columns answer to in a record of `plan`'s version
+    /// (``ResolutionPlan/currentNames(ofStored:)``), so that the row decoder finds a renamed
+    /// field under its current name and no field under a name it does not hold there.
+    @inline(__always)
+    func withNames<R>(of plan: ResolutionPlan, _ body: () throws -> R) rethrows -> R {
+        let id = ObjectIdentifier(plan)
+        if lastPlan != id {
+            // Rows of one version usually follow each other: the dictionary only for a change.
+            if let known = namesByPlan[id] {
+                lastPlanNames = known
+            } else {
+                lastPlanNames = plan.currentNames(ofStored: storedNames)
+                namesByPlan[id] = lastPlanNames
+            }
+            lastPlan = id
+        }
+        names = lastPlanNames
+        defer {
+            names = storedNames
+            hint = 0
+        }
+        return try body()
+    }
 
     /// The SQLite column holding field `name`, or `nil` when the table has no such column.
     @inline(__always)

@@ -78,6 +78,21 @@ struct OlderRecordsResolveTests {
     }
 
     @Test(arguments: encodedRecordContexts)
+    func aFieldRemovedAndAddedBackReadsItsDefaultNotTheOldValue(_ factory: ContextFactory) throws {
+        let fresh = try factory.make()
+        defer { fresh.cleanUp() }
+        try fresh.context.save([TicketV1(id: "a", title: "T", note: "an old note", count: 1)])
+        try fresh.context.save([TicketNoteAddedBack(id: "b", title: "U", note: 5)])
+        #expect(
+            try fresh.context.fetch(TicketNoteAddedBack.self, id: "a")
+                == TicketNoteAddedBack(id: "a", title: "T", note: 0))
+        #expect(
+            try fresh.context.fetchAll(TicketNoteAddedBack.self).sorted { $0.id < $1.id } == [
+                TicketNoteAddedBack(id: "a", title: "T", note: 0), TicketNoteAddedBack(id: "b", title: "U", note: 5),
+            ])
+    }
+
+    @Test(arguments: encodedRecordContexts)
     func aRecordThatDoesNotFitItsVersionStillFailsToDecode(_ factory: ContextFactory) throws {
         let fresh = try factory.make()
         defer { fresh.cleanUp() }

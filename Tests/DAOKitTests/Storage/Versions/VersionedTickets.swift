@@ -104,3 +104,14 @@ struct TicketOptionalDefault: Storable, Equatable {
     static let schema = EntitySchema(
         version: 2, steps: [2: [.added("due", default: 5), .added("label", default: String?.none)]])
 }
+
+/// Version 3 of another line: version 2 removed `note`, version 3 added a `note` of another kind
+/// back with a default, which version 1 records read instead of their old note.
+struct TicketNoteAddedBack: Storable, Equatable {
+    var id: String
+    var title: String
+    var note: Int
+    static var entityName: String { "Ticket" }
+    static let schema = EntitySchema(
+        version: 3, steps: [2: [.removed("note"), .removed("count")], 3: [.added("note", default: 0)]])
+}

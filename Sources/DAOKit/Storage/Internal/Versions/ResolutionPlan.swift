@@ -9,13 +9,15 @@ package final class ResolutionPlan: Sendable {
         case defaulted(value: any Sendable, valueType: String)
     }
 
-    let entityName: String
+    package let entityName: String
     /// The record's version.
     let storedVersion: Int
     /// The fields that do not read as themselves, by current name.
     let fields: [String: Field]
     /// Stored name to current name, for the renamed fields (for `allKeys`).
     let currentNames: [String: String]
+    /// The ``Field/defaulted(value:valueType:)`` fields, as a list (``declaredDefault(of:)``).
+    let defaults: [DeclaredDefault]
     /// For a record older than a migration step: every step from its version to the current one,
     /// in order, applied to the record as a tree (``RecordMigration``) instead of through the
     /// fields above; `nil` otherwise.
@@ -32,6 +34,7 @@ package final class ResolutionPlan: Sendable {
             steps = later
             fields = [:]
             currentNames = [:]
+            defaults = []
             return
         }
         steps = nil
@@ -76,5 +79,58 @@ package final class ResolutionPlan: Sendable {
         }
         self.fields = fields
         self.currentNames = byName
+        defaults = fields.compactMap { name, field in
+            guard case .defaulted(let value, let valueType) = field else { return nil }
+            return DeclaredDefault(name: name, value: value, valueType: valueType)
+        }
+    }
+}
+
+/// What a context's own decoder needs to resolve a record of the plan's version itself, without
+/// the layer of ``ResolvedDecoding`` (SQLite's row decoder, whose lookups by name that layer would
+/// double): the name each stored field answers to, and the declared defaults. For a plan that
+/// does not cross a migration step.
+extension ResolutionPlan {
+    /// The names the fields `storedNames` of such a record answer to, in order: a renamed field's
+    /// current name; a name no entity field has (it starts with NUL) for a field whose name a
+    /// current field now has but that does not hold that field (its predecessor of the same name,
+    /// or a field since renamed away or added back with a default); else the stored name.
+    package func currentNames(ofStored storedNames: [String]) -> [String] {
+        storedNames.map { stored in
+            if let current = currentNames[stored] { return current }
+            switch fields[stored] {
+            case .stored(let name, _) where name != stored: return "\u{0}" + stored
+            case .defaulted: return "\u{0}" + stored
+            default: return stored
+            }
+        }
+    }
+
+    /// The current fields that such records lack and that read their declared default.
+    package var defaultedFields: [String] { defaults.map(\.name) }
+
+    /// A field's declared default.
+    package struct DeclaredDefault: Sendable {
+        /// The field's current name.
+        package let name: String
+        /// The default.
+        package let value: any Sendable
+        /// The name of the default's type, for errors.
+        package let valueType: String
+    }
+
+    /// The declared default of the current field `name`; `nil` when the field has none (it is
+    /// stored in such records). A search of a list (of one or two fields, typically): cheaper
+    /// than hashing the name.
+    @inline(__always)
+    package func declaredDefault(of name: String) -> DeclaredDefault? {
+        for field in defaults where field.name == name { return field }
+        return nil
+    }
+
+    /// Whether the declared default of the current field `name` is `nil`; `nil` when the field
+    /// has no default.
+    package func defaultIsNil(_ name: String) -> Bool? {
+        declaredDefault(of: name).map { isNil($0.value) }
     }
 }
