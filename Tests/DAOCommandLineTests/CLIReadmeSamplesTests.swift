@@ -46,9 +46,9 @@ struct CLIReadmeSamplesTests {
                         Lock file  .lock present
                         Journal    none (no batch has run yet)
 
-                        Entity         Directory        Records   Size
-                        MessageEntity  ^message^entity        1  230 B
-                        Total                                 1  230 B
+                        Entity         Directory        Records  Versions   Size
+                        MessageEntity  ^message^entity        1  1: 1      230 B
+                        Total                                 1            230 B
 
                         Leftovers: none
                         """, in: store))

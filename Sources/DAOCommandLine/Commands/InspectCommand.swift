@@ -17,23 +17,28 @@ struct InspectCommand {
     static func report(_ scan: StoreScan) -> [String] {
         var versions: [Int: Int] = [:]
         var unreadable = 0
-        var rows: [[String]] = [["Entity", "Directory", "Records", "Size"]]
+        var rows: [[String]] = [["Entity", "Directory", "Records", "Versions", "Size"]]
         var totalSize = 0
         for entity in scan.entities {
             var size = 0
+            var dataVersions = EntityVersionCounts()
             for record in entity.records {
                 let (bytes, result) = record.readEnvelope()
                 size += bytes ?? 0
                 switch result {
-                case .success(let stored): versions[stored.formatVersion, default: 0] += 1
+                case .success(let stored):
+                    versions[stored.formatVersion, default: 0] += 1
+                    dataVersions.count(stored.dataVersion)
                 case .failure: unreadable += 1
                 }
             }
             totalSize += size
             let records = entity.listingError == nil ? String(entity.records.count) : "unreadable"
-            rows.append([entity.displayName, entity.directoryName, records, TextLayout.byteCount(size)])
+            rows.append([
+                entity.displayName, entity.directoryName, records, dataVersions.description, TextLayout.byteCount(size),
+            ])
         }
-        rows.append(["Total", "", String(scan.recordCount), TextLayout.byteCount(totalSize)])
+        rows.append(["Total", "", String(scan.recordCount), "", TextLayout.byteCount(totalSize)])
 
         var lines = TextLayout.table([
             ["Store", scan.root],
@@ -45,7 +50,7 @@ struct InspectCommand {
         if scan.entities.isEmpty {
             lines.append("No entities yet.")
         } else {
-            lines += TextLayout.table(rows, rightAligned: [2, 3])
+            lines += TextLayout.table(rows, rightAligned: [2, 4])
         }
         lines.append("")
         let leftovers = leftoverLines(scan)

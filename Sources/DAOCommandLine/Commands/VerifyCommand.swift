@@ -6,16 +6,19 @@ import DAOKitStoreFormat
 /// It reports what the store would have to repair on its next open (an unfinished or torn
 /// journal, temporary files, trash directories) as well as what it cannot repair (records that do
 /// not parse, records in the wrong file, foreign files): a store that verifies clean is one the
-/// next open leaves exactly as it is.
+/// next open leaves exactly as it is. It also notes, without counting it a problem, each entity
+/// whose newest records a newer entity version wrote than every other record.
 struct VerifyCommand {
     let console: Console
 
     func run(directory: String) throws -> Int32 {
-        let (scan, problems) = try StoreReadLock.withSharedLock(directory: directory, command: "verify") {
+        let (scan, findings) = try StoreReadLock.withSharedLock(directory: directory, command: "verify") {
             let scan = try StoreScan.scan(directory, command: "verify")
-            return (scan, Self.problems(in: scan))
+            return (scan, Self.findings(in: scan))
         }
+        let problems = findings.problems
         for problem in problems { console.line(problem) }
+        for note in findings.notes { console.line("note: \(note)") }
         // Only the envelope: dao cannot know the Swift types, so it never decodes an entity, and
         // says so, lest "sound" be read as "every record reads".
         let checked =
@@ -30,10 +33,12 @@ struct VerifyCommand {
     }
 
     /// Every problem, as `PATH: what is wrong`, in the order of the layout: the store's own files,
-    /// then entity by entity.
-    static func problems(in scan: StoreScan) -> [String] {
+    /// then entity by entity; and the notes, which are no problem: each entity whose newest
+    /// records a newer entity version wrote than every other (``EntityVersionCounts``).
+    static func findings(in scan: StoreScan) -> (problems: [String], notes: [String]) {
         let root = scan.root
         var problems: [String] = []
+        var notes: [String] = []
         let journalPath = root + "/" + FileStoreLayout.journalFileName
         switch scan.journal {
         case .absent, .idle:
@@ -97,12 +102,18 @@ struct VerifyCommand {
                     "\(entity.path)/\(name): not a record file (records end in .json or .plist), so the store never reads it"
                 )
             }
+            var versions = EntityVersionCounts()
             for record in entity.records {
-                if case .failure(let problem) = record.readChecked() {
-                    problems.append("\(record.path): \(problem)")
+                switch record.readChecked() {
+                case .success(let stored): versions.count(stored.dataVersion)
+                case .failure(let problem): problems.append("\(record.path): \(problem)")
                 }
             }
+            if let note = versions.newestVersionNote(location: entity.path, entity: entity.displayName, unit: "record")
+            {
+                notes.append(note)
+            }
         }
-        return problems
+        return (problems, notes)
     }
 }

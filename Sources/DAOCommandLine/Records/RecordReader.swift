@@ -13,6 +13,8 @@ struct StoredRecord: Equatable {
     let entity: JSONValue
     /// Whether the record carried a checksum, which matched (version 2 records).
     var isSealed = false
+    /// The entity version that wrote it: the envelope's `dataVersion`, 1 when it has none.
+    var dataVersion = 1
 }
 
 /// Why a record file is not a readable record; the description is a complete sentence fragment
@@ -98,6 +100,17 @@ enum RecordReader {
             }
             return .failure(RecordProblem(RecordEnvelope.checksumMismatch))
         }
-        return .success(StoredRecord(formatVersion: version, key: key, entity: entity, isSealed: isSealed))
+        var dataVersion = 1
+        if let value = document[member: "dataVersion"] {
+            guard case .number(let text) = value, let number = Int(text), number >= 1 else {
+                return .failure(
+                    RecordProblem(
+                        "the record's \"dataVersion\" field is \(value.kindDescription), not an entity version"))
+            }
+            dataVersion = number
+        }
+        return .success(
+            StoredRecord(formatVersion: version, key: key, entity: entity, isSealed: isSealed, dataVersion: dataVersion)
+        )
     }
 }

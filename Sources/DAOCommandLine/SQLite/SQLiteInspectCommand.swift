@@ -82,9 +82,12 @@ struct SQLiteInspectCommand {
                     }.reduce(0, +)
             }
             // "1: 8, 3: 16": how many rows each entity version wrote.
-            let versions = try database.rowsPerVersion(of: table).map { "\($0.version): \($0.rows)" }
+            var versions = EntityVersionCounts()
+            for (version, rows) in try database.rowsPerVersion(of: table) {
+                versions.count(Int(version), times: Int(rows))
+            }
             rows.append([
-                table, String(count), versions.isEmpty ? "-" : versions.joined(separator: ", "),
+                table, String(count), versions.description,
                 String(try database.fieldColumns(of: table).count),
                 size.map(TextLayout.byteCount) ?? "-", indexes.isEmpty ? "none" : indexes.joined(separator: " "),
             ])

@@ -49,19 +49,11 @@ struct SQLiteVerifyCommand {
         return ExitStatus.problems
     }
 
-    /// The note on `table` when rows of several entity versions are stored: how many the newest
-    /// version wrote, and that older code cannot read them; `nil` for a table of one version.
+    /// The note on `table` when rows of several entity versions are stored (``EntityVersionCounts``).
     static func newestVersionNote(_ table: String, in database: SQLiteStoreFile) throws(SQLiteToolError) -> String? {
-        let versions = try database.rowsPerVersion(of: table)
-        guard versions.count > 1, let newest = versions.last else { return nil }
-        let others = versions.dropLast()
-        let older = others.map(\.rows).reduce(0, +)
-        let span =
-            others.count == 1
-            ? "version \(others[others.startIndex].version)"
-            : "versions \(others.first!.version)–\(others.last!.version)"
-        return
-            "\(database.path): \(table): \(TextLayout.count(Int(newest.rows), "row")) of version \(newest.version), newer than the other \(older) (\(span)): code that reads up to version \(others.last!.version) can neither read nor replace them"
+        var versions = EntityVersionCounts()
+        for (version, rows) in try database.rowsPerVersion(of: table) { versions.count(Int(version), times: Int(rows)) }
+        return versions.newestVersionNote(location: database.path, entity: table, unit: "row")
     }
 
     /// The storage classes each recorded kind is stored as.

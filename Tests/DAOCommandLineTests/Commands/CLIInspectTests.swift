@@ -22,7 +22,8 @@ struct CLIInspectTests {
             #expect(lines.contains("Journal    empty (every batch finished)"))
             #expect(
                 lines.contains {
-                    $0.hasPrefix("Note") && $0.contains("^note") && $0.hasSuffix("  3  \(sizes.reduce(0, +)) B")
+                    $0.hasPrefix("Note") && $0.contains("^note") && $0.contains("  3  1: 3 ")
+                        && $0.hasSuffix(" \(sizes.reduce(0, +)) B")
                 })
             #expect(lines.contains { $0.hasPrefix("Reading") && $0.contains("^reading") })
             #expect(lines.contains { $0.hasPrefix("Total") && $0.contains(" 4 ") })
@@ -52,6 +53,49 @@ struct CLIInspectTests {
             #expect(
                 run.outputLines.contains("Format     JSON (.json), format versions 1 × 1, 2 × 2; 1 unreadable record"))
             #expect(run.outputLines.last == "Run 'dao verify \(store.path)' for every problem, one per line.")
+        }
+    }
+
+    @Test func inspectCountsRecordsPerEntityVersionAndVerifyNotesTheNewest() throws {
+        try CLIStore.with { store in
+            let context = try store.context()
+            try context.save((1...3).map { CLITaskV1(id: $0, title: "t\($0)") })
+            try context.save((4...5).map { CLITaskV2(id: $0, title: "t\($0)", points: 1) })
+            let inspect = dao("inspect", store.path)
+            #expect(inspect.status == 0, "\(inspect.errors)")
+            #expect(
+                inspect.outputLines.contains { $0.hasPrefix("Task") && $0.contains("  5  1: 3, 2: 2  ") },
+                "\(inspect.output)")
+            let verify = dao("verify", store.path)
+            #expect(verify.status == 0, "\(verify.output)")
+            #expect(
+                verify.outputLines.contains {
+                    $0.hasPrefix("note: \(store.path)/")
+                        && $0.hasSuffix(
+                            ": Task: 2 records of version 2, newer than the other 3 (version 1): code that reads up to version 1 can neither read nor replace them"
+                        )
+                }, "\(verify.output)")
+            #expect(verify.outputLines.last?.hasPrefix("OK: ") == true, "a note is no problem: \(verify.output)")
+            // One version: nothing to note.
+            try context.save((1...3).map { CLITaskV2(id: $0, title: "t\($0)", points: 1) })
+            #expect(!dao("verify", store.path).output.contains("note:"))
+        }
+    }
+
+    @Test func verifyReportsADataVersionThatIsNoVersion() throws {
+        try CLIStore.with { store in
+            let context = try store.withNotes(1)
+            let n0 = URL(fileURLWithPath: store.notePath("n0", in: context))
+            try Data(
+                #"{"dataVersion":"two","entity":{"id":"n0","number":0,"text":"note 0"},"formatVersion":1,"key":"n0"}"#
+                    .utf8
+            ).write(to: n0)
+            let verify = dao("verify", store.path)
+            #expect(verify.status == 1)
+            #expect(
+                verify.outputLines.contains(
+                    "\(n0.path): the record's \"dataVersion\" field is a string, not an entity version"),
+                "\(verify.output)")
         }
     }
 
@@ -116,7 +160,7 @@ struct CLIInspectTests {
             try context.save([LongNamed(id: 1)])
             let size = try Data(contentsOf: context.fileURL(for: LongNamed.self, id: 1)).count
             let lines = dao("inspect", store.path).outputLines
-            #expect(lines.contains { $0.hasPrefix("#") && $0.hasSuffix(" 1  \(size) B") })
+            #expect(lines.contains { $0.hasPrefix("#") && $0.contains(" 1  1: 1 ") && $0.hasSuffix(" \(size) B") })
             // dump still finds it by its real name.
             #expect(dao("dump", store.path, LongNamed.entityName).status == 0)
         }

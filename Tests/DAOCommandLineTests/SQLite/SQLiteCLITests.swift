@@ -164,19 +164,3 @@ struct SQLiteCLITests {
                 == "SQLite store: \(database.file.path)  (an earlier demo's data is replaced)")
     }
 }
-
-/// The first version of a task, for the version columns of `inspect` and `verify`.
-private struct CLITaskV1: Storable {
-    static let entityName = "Task"
-    var id: Int
-    var title: String
-}
-
-/// The second: `points` added with a default.
-private struct CLITaskV2: Storable {
-    static let entityName = "Task"
-    static let schema = EntitySchema(version: 2, steps: [2: [.added("points", default: 0)]])
-    var id: Int
-    var title: String
-    var points: Int
-}

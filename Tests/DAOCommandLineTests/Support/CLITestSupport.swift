@@ -189,3 +189,20 @@ struct CLITestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+/// The first version of a task, for the entity versions `inspect` and `verify` show, in file stores and
+/// SQLite alike.
+struct CLITaskV1: Storable {
+    static let entityName = "Task"
+    var id: Int
+    var title: String
+}
+
+/// The second: `points` added with a default.
+struct CLITaskV2: Storable {
+    static let entityName = "Task"
+    static let schema = EntitySchema(version: 2, steps: [2: [.added("points", default: 0)]])
+    var id: Int
+    var title: String
+    var points: Int
+}

@@ -7,7 +7,7 @@ import DAOKitFileStore
 import Foundation
 import Testing
 
-// Sources/DAOKit/DAOKit.docc/DaoTool.md:41
+// Sources/DAOKit/DAOKit.docc/DaoTool.md:45
 private struct Message: Codable, Identifiable {
     var id: UUID
     var dialogID: String
@@ -17,7 +17,7 @@ private struct Message: Codable, Identifiable {
     var isRead: Bool
 }
 
-// Sources/DAOKit/DAOKit.docc/DaoTool.md:50
+// Sources/DAOKit/DAOKit.docc/DaoTool.md:54
 private struct MessageEntity: Storable {
     var id: UUID
     var dialogID: String
@@ -34,7 +34,7 @@ func daoToolSamples() throws {
         .appendingPathComponent("doc-sample-DaoTool-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
-    // Sources/DAOKit/DAOKit.docc/DaoTool.md:37
+    // Sources/DAOKit/DAOKit.docc/DaoTool.md:41
     let chatStore = folder.appendingPathComponent("chat-store")
     let store = try FileStorageContext(directory: chatStore)
     let messages = BaseDao<Message, MessageEntity>(context: store)
