@@ -75,7 +75,7 @@ private struct EstimateRecordV1: Storable {
     static var entityName: String { "EstimateEntity" }
 }
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:359
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:360
 /// Release 1.
 private struct TaskV1: Storable, Equatable {
     static var entityName: String { "Task" }
@@ -88,7 +88,7 @@ private struct TaskV1: Storable, Equatable {
     enum Status: String, Codable, CaseIterable { case open, done }
 }
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:371
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:372
 /// Release 2 adds `points` with a default and stops reading `note`. Release 1 still reads what
 /// release 2 writes over its records (the note is kept), so release 2 says so: it may be rolled
 /// back.
@@ -103,7 +103,7 @@ private struct TaskV2: Storable, Equatable {
     var points: Int
 }
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:385
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:386
 /// Release 3 renames `title`, lets `status` be `archived`, and turns the estimate into text.
 private struct TaskV3: Storable, Equatable {
     static var entityName: String { "Task" }
@@ -128,7 +128,7 @@ private struct TaskV3: Storable, Equatable {
     enum Status: String, Codable, CaseIterable { case open, done, archived }
 }
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:409
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:410
 /// The three releases, one after the other, on `context`; returns the tasks release 3 reads.
 private func shipThreeReleases<C: VersionedStorageContext>(on context: C) throws -> [TaskV3] {
     // Release 1 writes two tasks.
@@ -156,7 +156,7 @@ private func shipThreeReleases<C: VersionedStorageContext>(on context: C) throws
     return try tasks3.read(sortedBy: [SortDescriptor(\.id)])
 }
 
-// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:436
+// Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:437
 /// Thrown when a release reads something else than the example says.
 private struct ExampleFailure: Error {}
 
@@ -186,13 +186,13 @@ func evolvingEntitiesSamples() throws {
     let estimate = try estimates.fetch(EstimateEntity.self, id: "1")  // estimate "3h"
     let found = try estimates.fetchReadable(EstimateEntity.self)  // "1", and "2" as unreadable:
     // "version 2's migration step failed for EstimateEntity "2": a negative estimate (-1 hours)"
-    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:302
+    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:303
     let dao = BaseDao<TicketEntity, TicketEntity>(context: tickets)
     let rewritten = try dao.migrate { progress in
         print("migrating tickets: \(progress)")  // "0 of 1 records", then "1 of 1 records"
     }
     print("rewrote \(rewritten) tickets")  // the first release's ticket, now stored as version 3
-    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:356
+    // Sources/DAOKit/DAOKit.docc/EvolvingEntities.md:357
     let expected = [
         TaskV3(id: "1", name: "Plan", estimate: "3h", status: .open, points: 5),
         TaskV3(id: "2", name: "Ship", estimate: "8h", status: .archived, points: 0),
