@@ -304,3 +304,25 @@ struct UnversionedRecordLayoutTests {
         #expect(texts.contains { $0.contains(#""dataReadableFrom":3,"dataVersion":4,"entity":"#) })
     }
 }
+
+@Suite("Observation delivers older records as the current entity reads them")
+struct OlderRecordObservationTests {
+    @Test(arguments: encodedRecordContexts)
+    func anObservationOfAnAddedFieldSeesOlderRecordsWithTheirDefault(_ factory: ContextFactory) async throws {
+        let fresh = try factory.make()
+        defer { fresh.cleanUp() }
+        let context = fresh.context
+        try context.save([TicketV1(id: "a", title: "Old", note: "n", count: 1)])
+        try context.save([TicketV3(id: "b", title: "New", remark: "r", count: 2, points: 3)])
+        let tickets = BaseDao<TicketV3, TicketV3>(context: context)
+        let recorder = StreamRecorder(tickets.observe(where: #Predicate { $0.points == 7 }))
+        defer { recorder.cancel() }
+        let a = TicketV3(id: "a", title: "Old", remark: "n", count: 1, points: 7)
+        #expect(await recorder.waitUntil { $0.last == [a] }, "\(recorder.elements)")
+        // Another version 1 record arrives: the observer gets it resolved, beside the first.
+        try context.save([TicketV1(id: "c", title: "Older", note: "m", count: 4)])
+        let c = TicketV3(id: "c", title: "Older", remark: "m", count: 4, points: 7)
+        #expect(await recorder.waitUntil { Set($0.last?.map(\.id) ?? []) == ["a", "c"] }, "\(recorder.elements)")
+        #expect(recorder.elements.last?.sorted { $0.id < $1.id } == [a, c])
+    }
+}
