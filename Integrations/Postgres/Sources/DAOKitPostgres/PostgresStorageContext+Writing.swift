@@ -115,21 +115,18 @@ extension PostgresStorageContext {
         table: String, entityName: String, server: String, deleteFirst: PostgresQuery?,
         versioning: JSONRecord.Versioning
     ) async throws {
+        // One statement: the kinds, the rows and the notification together.
+        let upsertStatement = """
+            WITH kinds AS (\(recordKinds)), saved AS (\(upsert)) \
+            SELECT (SELECT count(*) FROM saved), \(notifyCall("$6", "$7"))::text
+            """
         switch mode {
         case .upsert:
-            // One statement: the kinds, the rows and the notification together.
-            let sql = """
-                WITH kinds AS (\(recordKinds)), saved AS (\(upsert)) \
-                SELECT (SELECT count(*) FROM saved), \(notifyCall("$6", "$7"))::text
-                """
             try await transaction(entityName: entityName) { connection in
-                let kept = try await Self.run(deleteFirst, on: connection)
-                let written = try await Self.count(PostgresQuery(unsafeSQL: sql, binds: binds), on: connection)
-                if written < keys.count {
-                    throw try await self.newerRow(
-                        among: keys, table: table, entityName: entityName, versioning: versioning, on: connection)
-                }
-                try await Self.restore(kept, in: table, on: connection)
+                try await self.upsertRows(
+                    PostgresQuery(unsafeSQL: upsertStatement, binds: binds), deleteFirst: deleteFirst, keys: keys,
+                    table: table,
+                    entityName: entityName, versioning: versioning, on: connection)
             }
         case .insert:
             let version = PostgresSchema.versionColumn
@@ -159,10 +156,6 @@ extension PostgresStorageContext {
             let lock = PostgresQuery(
                 unsafeSQL: "SELECT daokit_key FROM \(table) WHERE \(PostgresSchema.keyIsIn("$1::text[]")) FOR UPDATE",
                 binds: lockBinds)
-            let sql = """
-                WITH kinds AS (\(recordKinds)), saved AS (\(upsert)) \
-                SELECT (SELECT count(*) FROM saved), \(notifyCall("$6", "$7"))::text
-                """
             try await transaction(entityName: entityName) { connection in
                 var stored: Set<String> = []
                 for try await key in try await connection.query(lock, logger: Self.logger).decode(String.self) {
@@ -172,15 +165,29 @@ extension PostgresStorageContext {
                     throw StorageError(
                         .missingID, entityName: entityName, key: Self.storageKey(missing), location: server)
                 }
-                let kept = try await Self.run(deleteFirst, on: connection)
-                let written = try await Self.count(PostgresQuery(unsafeSQL: sql, binds: binds), on: connection)
-                if written < keys.count {
-                    throw try await self.newerRow(
-                        among: keys, table: table, entityName: entityName, versioning: versioning, on: connection)
-                }
-                try await Self.restore(kept, in: table, on: connection)
+                try await self.upsertRows(
+                    PostgresQuery(unsafeSQL: upsertStatement, binds: binds), deleteFirst: deleteFirst, keys: keys,
+                    table: table,
+                    entityName: entityName, versioning: versioning, on: connection)
             }
         }
+    }
+
+    /// Runs `deleteFirst`, if any, then `upsert` (which counts the rows it wrote), then gives the
+    /// rows back what `deleteFirst` kept of them.
+    /// - Throws: ``StorageError/Kind/newerVersion(_:)`` when the upsert left a row a newer version
+    ///   wrote (``newerRow(among:table:entityName:versioning:on:)``).
+    private func upsertRows(
+        _ upsert: PostgresQuery, deleteFirst: PostgresQuery?, keys: [String], table: String, entityName: String,
+        versioning: JSONRecord.Versioning, on connection: PostgresConnection
+    ) async throws {
+        let kept = try await Self.run(deleteFirst, on: connection)
+        let written = try await Self.count(upsert, on: connection)
+        if written < keys.count {
+            throw try await newerRow(
+                among: keys, table: table, entityName: entityName, versioning: versioning, on: connection)
+        }
+        try await Self.restore(kept, in: table, on: connection)
     }
 
     /// The statement that deletes a batch's stored rows before it writes them (see
