@@ -8,10 +8,11 @@ extension JSONRecord {
     /// older records are stored. The same rules as DAOKit's own contexts, so a version means the
     /// same in each.
     ///
-    /// A context keeps two numbers beside each record, ``storedVersion`` and
-    /// ``storedReadableFrom``, both `nil` for an entity that declares nothing, so that such an
-    /// entity's records are stored exactly as before versions existed, and a record that carries
-    /// none reads as version 1. It reads a record through
+    /// A context keeps two numbers beside each record: the version, ``storedVersion`` (`nil` for
+    /// an entity that declares nothing, so that its records are stored exactly as before versions
+    /// existed; or ``version`` always, as PostgreSQL's `NOT NULL` column does), and
+    /// ``storedReadableFrom``; a record that carries no version reads as version 1. It reads a
+    /// record through
     /// ``decode(_:from:storedVersion:readableFrom:key:location:)``; it never replaces a record a
     /// newer version wrote (its upsert compares the stored version with ``version`` and fails the
     /// save with ``replacementRefused(storedVersion:key:location:)``); a save keeps the stored
